@@ -1,0 +1,1 @@
+"""The ``llmist`` command line."""

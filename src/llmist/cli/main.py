@@ -1,0 +1,25 @@
+"""Entry point of the ``llmist`` command: one Typer app, one module per command."""
+
+from __future__ import annotations
+
+import typer
+
+app = typer.Typer(
+    name="llmist",
+    help="Tool calling for any text model: parse, inspect and run gadget calls.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+
+@app.command()
+def version() -> None:
+    """Print the installed llmist version."""
+    from llmist import __version__
+
+    typer.echo(__version__)
+
+
+def main() -> None:
+    """Run the command line (the ``llmist`` console script)."""
+    app()

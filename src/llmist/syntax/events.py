@@ -1,0 +1,77 @@
+"""What the parsers emit: one small frozen dataclass per event, each tagged with ``type``.
+
+A parser turns model text into a stream of these:
+
+- ``TextEvent``: prose outside any call.
+- ``ArgsPartialEvent``: a block-format argument value growing while its block streams.
+- ``GadgetCallEvent``: a complete call (``ParsedCall``), ready to validate and run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal, TypeAlias
+
+__all__ = ["ArgsPartialEvent", "GadgetCallEvent", "ParsedCall", "SyntaxEvent", "TextEvent"]
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedCall:
+    """One gadget call as the model wrote it, before validation against a schema."""
+
+    gadget_name: str
+    """Name from the header (block) or the first header token (emoji)."""
+    invocation_id: str
+    """Explicit id from the header, else ``gadget_<n>`` (unique per process)."""
+    parameters_raw: str
+    """Block: the raw text between the header line and the end, stripped. Emoji: the body."""
+    parameters: dict[str, Any] | None
+    """Block: the parsed parameters; ``None`` when ``parse_error`` is set. Emoji: ``None``."""
+    parse_error: str | None
+    """What was wrong with the parameters, or ``None``."""
+    dependencies: tuple[str, ...]
+    """Invocation ids this call waits for: de-duplicated, in header order."""
+    syntax: Literal["block", "emoji"] = "block"
+    """Which call syntax produced the call."""
+    raw_args: str | None = None
+    """Emoji: header text after the tool name, stripped (``""`` if none)."""
+    body: str | None = None
+    """Emoji: the text between the header and the end marker."""
+
+
+@dataclass(frozen=True, slots=True)
+class TextEvent:
+    """Text the model wrote outside any call."""
+
+    type: ClassVar[str] = "text"
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class GadgetCallEvent:
+    """A complete gadget call."""
+
+    type: ClassVar[str] = "gadget_call"
+    call: ParsedCall
+
+
+@dataclass(frozen=True, slots=True)
+class ArgsPartialEvent:
+    """A block-format argument value as it streams (raw text, not yet coerced)."""
+
+    type: ClassVar[str] = "gadget_args_partial"
+    invocation_id: str
+    """Id of the call being streamed; the same id its ``GadgetCallEvent`` will carry."""
+    gadget_name: str
+    field_path: str
+    """The argument's pointer, e.g. ``content`` or ``items/0/name``."""
+    value: str
+    """The whole value so far (never ends in a partial marker while incomplete)."""
+    delta: str
+    """What ``value`` gained since the previous partial of this field."""
+    is_field_complete: bool
+    """True once a following marker (or the block's end) proved the value final."""
+
+
+SyntaxEvent: TypeAlias = TextEvent | GadgetCallEvent | ArgsPartialEvent
+"""Any event a call parser emits."""

@@ -1,0 +1,239 @@
+"""Block-format parameters: ``!!!ARG:pointer`` lines assembled into nested data.
+
+Each argument is a JSON-pointer-like path (``config/timeout``, ``items/0/name``) on its own
+line after the arg prefix, followed by its value (every line up to the next argument).
+Numeric segments make arrays, others objects. Single-line values are coerced (``true``,
+``false``, ``-?[0-9]+(.[0-9]+)?``); with a schema, coercion follows the type the schema
+declares at that path instead.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any, Literal, TypeAlias
+
+from pydantic import BaseModel
+
+__all__ = ["BlockParseError", "Schema", "parse_block_params"]
+
+Schema: TypeAlias = type[BaseModel] | Mapping[str, Any]
+"""A Pydantic model class or a JSON-schema dict."""
+
+_TypeHint: TypeAlias = Literal["string", "number", "integer", "boolean", "unknown"]
+
+_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?").fullmatch
+_INDEX = re.compile(r"[0-9]+").fullmatch
+
+
+class BlockParseError(ValueError):
+    """The parameters of a block cannot be assembled (duplicate pointer, bad array index)."""
+
+
+def parse_block_params(
+    content: str, *, arg_prefix: str = "!!!ARG:", schema: Schema | None = None
+) -> dict[str, Any]:
+    """Assemble the ``!!!ARG:`` lines of ``content`` into a dict.
+
+    Raises :class:`BlockParseError` with ``Duplicate pointer: <p>``,
+    ``Array index gap: expected <n>, got <m>`` or ``Invalid array index: <seg>``.
+    """
+    hints = _schema_hints(schema) if schema is not None else None
+    result: dict[str, Any] = {}
+    seen: set[str] = set()
+    parts = content.split(arg_prefix)
+    for i in range(1, len(parts)):
+        part = parts[i]
+        newline = part.find("\n")
+        if newline == -1:
+            pointer = part.strip()
+            value = ""
+            if not pointer:
+                continue
+        else:
+            pointer = part[:newline].strip()
+            if not pointer:
+                continue
+            value = part[newline + 1 :]
+            if value[-1:] == "\n":
+                value = value[:-1]
+        if pointer in seen:
+            raise BlockParseError(f"Duplicate pointer: {pointer}")
+        seen.add(pointer)
+        coerced = _coerce(value, hints.hint(pointer) if hints is not None else "unknown")
+        if "/" in pointer:
+            _set_nested(result, pointer.split("/"), coerced)
+        else:
+            result[pointer] = coerced
+    return result
+
+
+def coerce_scalar(value: str) -> str | int | float | bool:
+    """Schema-less coercion of one single-line value: booleans and plain decimal numbers."""
+    coerced: str | int | float | bool = _coerce(value, "unknown")
+    return coerced
+
+
+def _coerce(value: str, hint: _TypeHint) -> Any:
+    if "\n" in value or hint == "string":
+        return value
+    trimmed = value.strip()
+    if hint == "boolean":
+        return True if trimmed == "true" else False if trimmed == "false" else value
+    if hint == "number" or hint == "integer":
+        return _parse_number(trimmed, value)
+    if trimmed == "true":
+        return True
+    if trimmed == "false":
+        return False
+    if trimmed and (trimmed[0] in "-0123456789") and _NUMBER(trimmed):
+        return float(trimmed) if "." in trimmed else int(trimmed)
+    return value
+
+
+def _parse_number(trimmed: str, original: str) -> Any:
+    """Any finite decimal number a schema's number field can take ("1e3", " 42 ", "-0.5")."""
+    if not trimmed or "_" in trimmed:
+        return original
+    try:
+        return int(trimmed)
+    except ValueError:
+        pass
+    try:
+        number = float(trimmed)
+    except ValueError:
+        return original
+    if number != number or number in (float("inf"), float("-inf")):
+        return original
+    return number
+
+
+def _set_nested(root: dict[str, Any], segments: list[str], value: Any) -> None:
+    current: dict[str, Any] | list[Any] = root
+    last = len(segments) - 1
+    for depth, segment in enumerate(segments):
+        is_last = depth == last
+        if isinstance(current, list):
+            if not _INDEX(segment):
+                raise BlockParseError(f"Invalid array index: {segment}")
+            index = int(segment)
+            if index > len(current):
+                raise BlockParseError(f"Array index gap: expected {len(current)}, got {index}")
+            if is_last:
+                if index == len(current):
+                    current.append(value)
+                else:
+                    current[index] = value
+                return
+            if index == len(current):
+                current.append([] if _INDEX(segments[depth + 1]) else {})
+            child = current[index]
+        else:
+            if is_last:
+                current[segment] = value
+                return
+            child = current.get(segment)
+            if child is None:
+                child = current[segment] = [] if _INDEX(segments[depth + 1]) else {}
+        if not isinstance(child, (dict, list)):
+            path = "/".join(segments[: depth + 1])
+            raise BlockParseError(
+                f"Pointer conflict: {'/'.join(segments)} goes inside {path}, which already holds a value"
+            )
+        current = child
+
+
+class _SchemaHints:
+    """Answers "what type does the schema expect at this pointer?" for one JSON schema."""
+
+    __slots__ = ("_cache", "_defs", "_root")
+
+    def __init__(self, schema: Mapping[str, Any]) -> None:
+        self._root = schema
+        self._defs: Mapping[str, Any] = schema.get("$defs") or schema.get("definitions") or {}
+        self._cache: dict[str, _TypeHint] = {}
+
+    def hint(self, pointer: str) -> _TypeHint:
+        cached = self._cache.get(pointer)
+        if cached is None:
+            cached = self._cache[pointer] = self._lookup(pointer.split("/"))
+        return cached
+
+    def _lookup(self, segments: list[str]) -> _TypeHint:
+        node: Mapping[str, Any] | None = self._resolve(self._root)
+        for segment in segments:
+            if node is None:
+                return "unknown"
+            node = self._child(node, segment)
+        return _leaf_type(node) if node is not None else "unknown"
+
+    def _child(self, node: Mapping[str, Any], segment: str) -> Mapping[str, Any] | None:
+        properties = node.get("properties")
+        if isinstance(properties, Mapping) and segment in properties:
+            return self._resolve(properties[segment])
+        if _INDEX(segment):
+            items = node.get("items")
+            if isinstance(items, Mapping):
+                return self._resolve(items)
+            prefix = node.get("prefixItems")
+            if isinstance(prefix, list) and int(segment) < len(prefix):
+                return self._resolve(prefix[int(segment)])
+        extra = node.get("additionalProperties")
+        if isinstance(extra, Mapping):
+            return self._resolve(extra)
+        return None
+
+    def _resolve(self, node: Any) -> Mapping[str, Any] | None:
+        """Follow ``$ref`` and unwrap ``Optional[X]`` / single-member ``allOf``."""
+        for _ in range(32):  # bounded: a self-referencing $ref must not loop forever
+            if not isinstance(node, Mapping):
+                return None
+            ref = node.get("$ref")
+            if isinstance(ref, str):
+                node = self._defs.get(ref.rsplit("/", 1)[-1])
+                continue
+            for key in ("anyOf", "oneOf"):
+                options = node.get(key)
+                if isinstance(options, list):
+                    real = [o for o in options if not (isinstance(o, Mapping) and o.get("type") == "null")]
+                    if len(real) != 1:
+                        return None
+                    node = real[0]
+                    break
+            else:
+                all_of = node.get("allOf")
+                if isinstance(all_of, list) and len(all_of) == 1:
+                    node = all_of[0]
+                    continue
+                return node
+        return None
+
+
+def _leaf_type(node: Mapping[str, Any]) -> _TypeHint:
+    kind = node.get("type")
+    if isinstance(kind, list):
+        real = [k for k in kind if k != "null"]
+        kind = real[0] if len(real) == 1 else None
+    if kind in ("string", "number", "integer", "boolean"):
+        return kind  # type: ignore[no-any-return]
+    if kind is None and "enum" in node:
+        values = node["enum"]
+        if values and all(isinstance(v, str) for v in values):
+            return "string"
+    if kind is None and isinstance(node.get("const"), str):
+        return "string"
+    return "unknown"
+
+
+@lru_cache(maxsize=256)
+def _model_hints(model: type[BaseModel]) -> _SchemaHints:
+    return _SchemaHints(model.model_json_schema())
+
+
+def _schema_hints(schema: Schema) -> _SchemaHints:
+    if isinstance(schema, type) and issubclass(schema, BaseModel):
+        return _model_hints(schema)
+    if isinstance(schema, Mapping):
+        return _SchemaHints(schema)
+    raise TypeError(f"schema must be a Pydantic model class or a JSON-schema dict, got {type(schema).__name__}")
