@@ -1,0 +1,161 @@
+"""MockModel: a scripted, offline model for tests, demos and benchmarks.
+
+It implements the :class:`~llmist.providers.base.Provider` protocol, so any agent runs with it
+exactly as with a real model. Each model call takes the next scripted response::
+
+    model = MockModel(["!!!GADGET_START:add\\n!!!ARG:a\\n2\\n!!!ARG:b\\n3\\n!!!GADGET_END", "5"])
+
+or asks a function of the conversation (sync or async), so a test can react to gadget results::
+
+    model = MockModel(lambda messages: "done" if "5" in messages[-1].text else "...")
+
+Responses stream in chunks (``chunk_size``, explicit boundaries, or a chunker function) with an
+optional delay per chunk, so tests reproduce how a small local model's ragged streaming splits
+markers. Every request is recorded; :meth:`MockModel.assert_complete` fails when scripted turns
+were left unused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from typing import TypeAlias
+
+from llmist.providers.base import LLMChunk, LLMRequest, Message, Usage
+
+__all__ = ["MockModel", "MockModelExhausted", "MockResponder", "MockSplit", "estimate_tokens"]
+
+MockResponder: TypeAlias = Callable[[Sequence[Message]], "str | Awaitable[str]"]
+"""A function of the conversation that returns (or resolves to) the next response text."""
+
+MockSplit: TypeAlias = "int | Sequence[int] | Callable[[str], Iterable[str]]"
+"""How a response is cut into chunks: a chunk size, explicit cut offsets, or a chunker function."""
+
+
+class MockModelExhausted(AssertionError):
+    """The agent asked a :class:`MockModel` for more responses than were scripted."""
+
+
+def estimate_tokens(text: str) -> int:
+    """A rough token count (4 characters per token), at least 1 for non-empty text."""
+    return (len(text) + 3) // 4
+
+
+class MockModel:
+    """A scripted model that streams canned responses (see the module docstring).
+
+    Args:
+        responses: One entry per model call: a string, or an exception instance to raise
+            (to test error handling); or a function of the conversation returning the next text.
+        chunk_size: Characters per streamed chunk; ``None`` sends each response as one chunk.
+        split: Instead of ``chunk_size``: explicit cut offsets (``[3, 10]`` gives
+            ``text[:3], text[3:10], text[10:]``) or a function returning the chunks.
+        delay_s: Seconds to sleep before each chunk (simulates a slow model).
+        finish_reason: Reported on the final chunk.
+        name: Provider id reported to hooks and in logs.
+    """
+
+    offline: bool = True
+    """Marks a test double: :func:`llmist.testing.block_real_models` lets it through."""
+
+    def __init__(
+        self,
+        responses: Sequence[str | BaseException] | MockResponder,
+        *,
+        chunk_size: int | None = None,
+        split: Sequence[int] | Callable[[str], Iterable[str]] | None = None,
+        delay_s: float = 0.0,
+        finish_reason: str = "stop",
+        name: str = "mock",
+    ) -> None:
+        if chunk_size is not None and chunk_size < 1:
+            raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
+        if chunk_size is not None and split is not None:
+            raise ValueError("pass chunk_size or split, not both")
+        self.name = name
+        self._script: list[str | BaseException] | None = None
+        self._responder: MockResponder | None = None
+        if callable(responses):
+            self._responder = responses
+        else:
+            self._script = list(responses)
+        self._chunk_size = chunk_size
+        self._split = split
+        self._delay_s = delay_s
+        self._finish_reason = finish_reason
+        self.requests: list[LLMRequest] = []
+        """Every request received, in order (messages as sent)."""
+        self.responses: list[str] = []
+        """Every response text streamed, in order."""
+
+    @property
+    def calls(self) -> int:
+        """How many times the model was called."""
+        return len(self.requests)
+
+    @property
+    def remaining(self) -> int:
+        """Scripted responses not used yet (0 for a function-driven model)."""
+        return 0 if self._script is None else len(self._script) - len(self.requests)
+
+    def assert_complete(self) -> None:
+        """Fail when scripted responses were left unused (the run stopped earlier than scripted)."""
+        if self.remaining > 0:
+            assert self._script is not None
+            unused = self._script[len(self.requests) :]
+            raise AssertionError(
+                f"MockModel: {len(unused)} scripted response(s) never requested "
+                f"(model called {len(self.requests)} of {len(self._script)} times); first unused: {unused[0]!r}"
+            )
+
+    def reset(self) -> None:
+        """Forget recorded requests so the script can run again from the start."""
+        self.requests.clear()
+        self.responses.clear()
+
+    async def _next_text(self, request: LLMRequest) -> str:
+        turn = len(self.requests)
+        self.requests.append(request)
+        if self._responder is not None:
+            out = self._responder(request.messages)
+            text = await out if inspect.isawaitable(out) else out
+            if not isinstance(text, str):
+                raise TypeError(f"MockModel responder must return str, got {type(text).__name__}")
+            return text
+        assert self._script is not None
+        if turn >= len(self._script):
+            raise MockModelExhausted(
+                f"MockModel: the agent made model call #{turn + 1} but only {len(self._script)} "
+                f"response(s) were scripted; add a response or check why the loop did not stop"
+            )
+        item = self._script[turn]
+        if isinstance(item, BaseException):
+            raise item
+        return item
+
+    def _chunks(self, text: str) -> Iterable[str]:
+        if self._split is not None:
+            if callable(self._split):
+                return [c for c in self._split(text) if c]
+            cuts = [0, *sorted(self._split), len(text)]
+            return [text[a:b] for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
+        size = self._chunk_size
+        if size is None or size >= len(text):
+            return (text,) if text else ()
+        return [text[i : i + size] for i in range(0, len(text), size)]
+
+    async def stream(self, request: LLMRequest) -> AsyncIterator[LLMChunk]:
+        """Stream the next scripted response in chunks; the last chunk carries usage."""
+        text = await self._next_text(request)
+        self.responses.append(text)
+        delay = self._delay_s
+        for chunk in self._chunks(text):
+            if delay:
+                await asyncio.sleep(delay)
+            yield LLMChunk(text=chunk)
+        usage = Usage(
+            input_tokens=sum(estimate_tokens(m.text) for m in request.messages),
+            output_tokens=estimate_tokens(text),
+        )
+        yield LLMChunk(usage=usage, finish_reason=self._finish_reason)

@@ -1,0 +1,102 @@
+"""MockModel: scripted responses, chunking, delays, usage, recording, exhaustion."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from llmist.providers.base import LLMChunk, LLMRequest, Message, Provider
+from llmist.providers.mock import MockModel, MockModelExhausted
+
+
+def _req(text: str = "hi") -> LLMRequest:
+    return LLMRequest(model="mock", messages=[Message("user", text)])
+
+
+async def _chunks(model: MockModel, text: str = "hi") -> list[LLMChunk]:
+    return [c async for c in model.stream(_req(text))]
+
+
+def test_mock_model_is_a_provider() -> None:
+    assert isinstance(MockModel(["x"]), Provider)
+
+
+async def test_scripted_responses_come_one_per_call() -> None:
+    model = MockModel(["first", "second"])
+    first = "".join(c.text for c in await _chunks(model))
+    second = "".join(c.text for c in await _chunks(model))
+    assert (first, second) == ("first", "second")
+
+
+async def test_chunk_size_splits_the_text() -> None:
+    chunks = await _chunks(MockModel(["abcdefg"], chunk_size=3))
+    assert [c.text for c in chunks[:-1]] == ["abc", "def", "g"]
+
+
+async def test_split_offsets_cut_where_asked() -> None:
+    chunks = await _chunks(MockModel(["abcdefg"], split=[1, 5]))
+    assert [c.text for c in chunks[:-1]] == ["a", "bcde", "fg"]
+
+
+async def test_split_function_chooses_chunks() -> None:
+    chunks = await _chunks(MockModel(["a b c"], split=lambda t: t.split(" ")))
+    assert [c.text for c in chunks[:-1]] == ["a", "b", "c"]
+
+
+async def test_last_chunk_carries_usage_and_finish_reason() -> None:
+    last = (await _chunks(MockModel(["12345678"]), text="abcd"))[-1]
+    assert last.finish_reason == "stop"
+    assert last.usage is not None
+    assert (last.usage.input_tokens, last.usage.output_tokens) == (1, 2)
+
+
+async def test_responder_function_sees_the_conversation() -> None:
+    def answer(messages: Sequence[Message]) -> str:
+        return messages[-1].text.upper()
+
+    assert "".join(c.text for c in await _chunks(MockModel(answer), "hey")) == "HEY"
+
+
+async def test_async_responder_is_awaited() -> None:
+    async def answer(messages: Sequence[Message]) -> str:
+        return "async"
+
+    assert "".join(c.text for c in await _chunks(MockModel(answer))) == "async"
+
+
+async def test_scripted_exception_is_raised() -> None:
+    with pytest.raises(RuntimeError, match="boom"):
+        await _chunks(MockModel([RuntimeError("boom")]))
+
+
+async def test_requests_are_recorded() -> None:
+    model = MockModel(["a"])
+    await _chunks(model, "question")
+    assert model.calls == 1
+    assert model.requests[0].messages[0].text == "question"
+
+
+async def test_running_past_the_script_says_so() -> None:
+    model = MockModel(["only"])
+    await _chunks(model)
+    with pytest.raises(MockModelExhausted, match="only 1 response"):
+        await _chunks(model)
+
+
+async def test_assert_complete_fails_on_unused_responses() -> None:
+    model = MockModel(["a", "b"])
+    await _chunks(model)
+    with pytest.raises(AssertionError, match="1 scripted response"):
+        model.assert_complete()
+
+
+async def test_assert_complete_passes_when_all_used() -> None:
+    model = MockModel(["a"])
+    await _chunks(model)
+    model.assert_complete()
+
+
+def test_chunk_size_and_split_are_exclusive() -> None:
+    with pytest.raises(ValueError, match="not both"):
+        MockModel(["a"], chunk_size=2, split=[1])
