@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import itertools
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from typing import TypeAlias
 
@@ -139,7 +140,7 @@ class MockModel:
             if callable(self._split):
                 return [c for c in self._split(text) if c]
             cuts = [0, *sorted(self._split), len(text)]
-            return [text[a:b] for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
+            return [text[a:b] for a, b in itertools.pairwise(cuts) if b > a]
         size = self._chunk_size
         if size is None or size >= len(text):
             return (text,) if text else ()

@@ -1,0 +1,122 @@
+"""The fluent builder behind ``LLMist.create_agent()``: every ``with_*`` sets one ``Agent`` option."""
+
+from __future__ import annotations
+
+from typing import Any, Self
+
+from llmist.agent.agent import Agent, AgentStream, HumanInputHandler
+from llmist.agent.hooks import Hooks, merge_hooks
+from llmist.agent.prompt import Syntax
+from llmist.providers.base import Provider
+
+__all__ = ["AgentBuilder"]
+
+
+class AgentBuilder:
+    """Collects options and builds an :class:`~llmist.agent.Agent` (the same object as keyword
+    construction gives). Each ``with_*`` returns the builder, so calls chain."""
+
+    def __init__(self, client: Any = None) -> None:
+        self._opts: dict[str, Any] = {}
+        self._hooks: list[Hooks] = []
+        self._gadgets: list[object] = []
+        self._client = client
+
+    def _set(self, key: str, value: Any) -> Self:
+        self._opts[key] = value
+        return self
+
+    def with_model(self, model: str | Provider) -> Self:
+        """The model: ``"mock"``, ``"provider:model"``, an alias, or a provider instance."""
+        return self._set("model", model)
+
+    def with_gadgets(self, *gadgets: object) -> Self:
+        """Add gadgets: instances, ``Gadget`` classes or ``@gadget`` functions."""
+        self._gadgets.extend(gadgets)
+        return self
+
+    def with_system(self, system: str) -> Self:
+        """Replace the default preamble of the system prompt (the gadget section stays)."""
+        return self._set("system", system)
+
+    def with_system_extra(self, text: str) -> Self:
+        """Add instructions after the preamble of the system prompt."""
+        return self._set("system_extra", text)
+
+    def with_hooks(self, *hooks: Hooks) -> Self:
+        """Add hook sets; several calls and several sets merge in order."""
+        self._hooks.extend(hooks)
+        return self
+
+    def with_syntax(self, syntax: Syntax) -> Self:
+        """The call syntax the model is taught: ``"block"`` (default) or ``"emoji"``."""
+        return self._set("syntax", syntax)
+
+    def with_max_iterations(self, n: int) -> Self:
+        """Stop after ``n`` model calls."""
+        return self._set("max_iterations", n)
+
+    def with_max_gadgets_per_response(self, n: int) -> Self:
+        """Run at most ``n`` calls per response; later ones are reported to the model as not run."""
+        return self._set("max_gadgets_per_response", n)
+
+    def with_budget(self, *, max_cost: float | None = None, max_tokens: int | None = None) -> Self:
+        """Stop once the run has cost ``max_cost`` USD or used ``max_tokens`` tokens."""
+        self._opts["max_cost"] = max_cost
+        return self._set("max_tokens", max_tokens)
+
+    def with_gadget_output_limit(self, enabled: bool) -> Self:
+        """Turn output limiting (and the ``GadgetOutputViewer`` gadget) on or off."""
+        return self._set("gadget_output_limit", enabled)
+
+    def with_gadget_output_limit_percent(self, percent: float) -> Self:
+        """Limit each gadget output to ``percent`` of the model's context window."""
+        self._opts["gadget_output_limit"] = True
+        return self._set("gadget_output_limit_percent", percent)
+
+    def with_gadget_start_prefix(self, prefix: str) -> Self:
+        """Custom block start marker (default ``!!!GADGET_START:``)."""
+        return self._set("gadget_start_prefix", prefix)
+
+    def with_gadget_end_prefix(self, prefix: str) -> Self:
+        """Custom block end marker (default ``!!!GADGET_END``)."""
+        return self._set("gadget_end_prefix", prefix)
+
+    def with_gadget_arg_prefix(self, prefix: str) -> Self:
+        """Custom argument marker (default ``!!!ARG:``)."""
+        return self._set("gadget_arg_prefix", prefix)
+
+    def with_temperature(self, temperature: float | None) -> Self:
+        """Sampling temperature (default 0; ``None`` leaves the provider's default)."""
+        return self._set("temperature", temperature)
+
+    def with_option(self, name: str, value: Any) -> Self:
+        """Set any other ``Agent`` keyword argument."""
+        return self._set(name, value)
+
+    def on_human_input(self, handler: HumanInputHandler) -> Self:
+        """Answer ``HumanInputRequired`` questions from gadgets (sync or async ``question -> answer``)."""
+        return self._set("on_human_input", handler)
+
+    def build(self) -> Agent:
+        """The configured agent."""
+        opts = dict(self._opts)
+        if "model" not in opts:
+            raise ValueError("AgentBuilder: call .with_model(...) before building (e.g. 'mock' or 'openai:gpt-4o')")
+        if self._hooks:
+            opts["hooks"] = merge_hooks(*self._hooks)
+        if self._client is not None:
+            opts.setdefault("llm_client", self._client)
+        return Agent(gadgets=list(self._gadgets), **opts)
+
+    def ask(self, prompt: str) -> AgentStream:
+        """Build the agent and start a run; iterate the returned stream for its events."""
+        return self.build().stream(prompt)
+
+    async def ask_and_collect(self, prompt: str) -> str:
+        """Build the agent, run it to the end, and return the final text."""
+        return (await self.build().run(prompt)).output
+
+    def __repr__(self) -> str:
+        return f"AgentBuilder({self._opts!r}, gadgets={len(self._gadgets)}, hooks={len(self._hooks)})"
+

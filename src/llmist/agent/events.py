@@ -1,0 +1,56 @@
+"""What ``Agent.stream()`` yields: the parser's events plus the loop's own.
+
+Each event is a small frozen dataclass with a class-level ``type`` tag; :data:`AgentEvent` is
+their union. From the syntax layer: ``TextEvent`` ("text"), ``ArgsPartialEvent``
+("gadget_args_partial"), ``GadgetCallEvent`` ("gadget_call"). Added here:
+``GadgetResultEvent`` ("gadget_result"), ``GadgetSkippedEvent`` ("gadget_skipped") and
+``LLMResponseEndEvent`` ("llm_response_end").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeAlias
+
+from llmist.execution import GadgetExecutionResult
+from llmist.providers.base import Usage
+from llmist.syntax import ArgsPartialEvent, GadgetCallEvent, TextEvent
+
+__all__ = ["AgentEvent", "GadgetResultEvent", "GadgetSkippedEvent", "LLMResponseEndEvent"]
+
+
+@dataclass(frozen=True, slots=True)
+class GadgetResultEvent:
+    """A gadget call finished (successfully or with an error)."""
+
+    type: ClassVar[str] = "gadget_result"
+    result: GadgetExecutionResult
+
+
+@dataclass(frozen=True, slots=True)
+class GadgetSkippedEvent:
+    """A call was not run because a call it depends on failed."""
+
+    type: ClassVar[str] = "gadget_skipped"
+    gadget_name: str
+    invocation_id: str
+    parameters: dict[str, Any] | None
+    failed_dependency: str
+    """Invocation id of the dependency that failed."""
+    failed_dependency_error: str
+    """That dependency's error."""
+
+
+@dataclass(frozen=True, slots=True)
+class LLMResponseEndEvent:
+    """The model finished one response (its calls may still be running)."""
+
+    type: ClassVar[str] = "llm_response_end"
+    finish_reason: str | None
+    usage: Usage | None
+
+
+AgentEvent: TypeAlias = (
+    TextEvent | ArgsPartialEvent | GadgetCallEvent | GadgetResultEvent | GadgetSkippedEvent | LLMResponseEndEvent
+)
+"""Any event ``Agent.stream()`` yields."""
