@@ -1,0 +1,37 @@
+"""One narrow function around griffe: a docstring's summary text and its parameter descriptions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["ParsedDocstring", "parse_docstring"]
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedDocstring:
+    """The parts of a function's docstring a gadget uses."""
+
+    description: str
+    """The text sections (everything except Args/Returns/Raises...), joined."""
+    params: dict[str, str] = field(default_factory=dict)
+    """Parameter name to its description, from a Google, NumPy or Sphinx parameter section."""
+
+
+def parse_docstring(text: str) -> ParsedDocstring:
+    """Split ``text`` (an already dedented docstring) into description and parameter descriptions."""
+    import griffe  # lazy: keeps `import llmist` fast
+
+    docstring = griffe.Docstring(text, lineno=1)
+    quiet: Any = {"google": {"warnings": False}, "numpy": {"warnings": False}, "sphinx": {"warnings": False}}
+    sections = griffe.parse_auto(docstring, per_style_options=quiet)
+    texts: list[str] = []
+    params: dict[str, str] = {}
+    for section in sections:
+        if section.kind is griffe.DocstringSectionKind.text:
+            texts.append(str(section.value).strip())
+        elif section.kind in (griffe.DocstringSectionKind.parameters, griffe.DocstringSectionKind.other_parameters):
+            for param in section.value:
+                if param.description:
+                    params[param.name] = " ".join(param.description.split())
+    return ParsedDocstring(description="\n\n".join(t for t in texts if t), params=params)
