@@ -119,4 +119,3 @@ class AgentBuilder:
 
     def __repr__(self) -> str:
         return f"AgentBuilder({self._opts!r}, gadgets={len(self._gadgets)}, hooks={len(self._hooks)})"
-

@@ -20,9 +20,9 @@ import inspect
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeAlias, TypeVar
+from typing import Any, TypeAlias, TypeVar
 
-from llmist.execution import DependencyAction, DependencySkipContext, GadgetExecutionResult
+from llmist.execution import DependencySkipDecision, DependencySkipInfo, GadgetExecutionResult, GadgetSkip
 from llmist.providers.base import Message, Usage
 from llmist.syntax import ArgsPartialEvent
 
@@ -51,7 +51,6 @@ __all__ = [
 logger = logging.getLogger("llmist.agent.hooks")
 
 T = TypeVar("T")
-C = TypeVar("C")
 
 
 # --- contexts handed to hooks ------------------------------------------------------------
@@ -83,6 +82,8 @@ class LLMCompleteContext:
     """Cost of this call in USD (0 when the model's price is unknown)."""
     synthetic: bool = False
     """True when a controller supplied the response instead of the model."""
+    provider: str = ""
+    """Provider id (``"openai"``, ``"mock"``...)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,8 +165,7 @@ LLMCallAction: TypeAlias = Proceed | SkipLLMCall
 LLMErrorAction: TypeAlias = Rethrow | Recover
 GadgetAction: TypeAlias = Proceed | SkipGadget
 
-_MaybeAwaitable: TypeAlias = "T | Awaitable[T]"
-Observer: TypeAlias = Callable[[C], "None | Awaitable[None]"]
+_MaybeAwaitable: TypeAlias = T | Awaitable[T]
 
 
 # --- the three kinds ---------------------------------------------------------------------
@@ -183,7 +183,7 @@ class Observers:
     on_args_partial: Callable[[ArgsPartialEvent], Any] | None = None
     on_gadget_start: Callable[[GadgetContext], Any] | None = None
     on_gadget_complete: Callable[[GadgetExecutionResult], Any] | None = None
-    on_gadget_skipped: Callable[[DependencySkipContext], Any] | None = None
+    on_gadget_skipped: Callable[[GadgetSkip], Any] | None = None
     on_iteration: Callable[[IterationContext], Any] | None = None
 
 
@@ -210,7 +210,8 @@ class Controllers:
     before_llm_call: Callable[[LLMCallContext], _MaybeAwaitable[LLMCallAction | None]] | None = None
     after_llm_error: Callable[[LLMErrorContext], _MaybeAwaitable[LLMErrorAction | None]] | None = None
     before_gadget: Callable[[GadgetContext], _MaybeAwaitable[GadgetAction | None]] | None = None
-    on_dependency_skipped: Callable[[DependencySkipContext], _MaybeAwaitable[DependencyAction | None]] | None = None
+    on_dependency_skipped: Callable[[DependencySkipInfo], _MaybeAwaitable[DependencySkipDecision | None]] | None = None
+    """Return ``DependencySkipDecision("skip" | "execute_anyway" | "use_fallback", fallback_result)``."""
 
 
 @dataclass(slots=True)

@@ -33,8 +33,8 @@ _log = _logging.getLogger("llmist.agent")
 class CostModel(Protocol):
     """Anything that prices a model call from its usage (e.g. the providers' ``ModelRegistry``)."""
 
-    def cost_of(self, model: str, usage: Usage) -> float | None:
-        """USD for ``usage`` on ``model``, or ``None`` when the price is unknown."""
+    def cost(self, model: str, usage: Usage, provider: str | None = None) -> float:
+        """USD for ``usage`` on ``model`` (0 when the price is unknown)."""
         ...
 
 
@@ -92,7 +92,11 @@ class HookPresets:
             state["iterations"] += 1
             state["in"] += ctx.usage.input_tokens
             state["out"] += ctx.usage.output_tokens
-            cost = model_registry.cost_of(ctx.model, ctx.usage) if model_registry is not None else ctx.cost
+            cost = (
+                model_registry.cost(ctx.model, ctx.usage, ctx.provider or None)
+                if model_registry is not None
+                else ctx.cost
+            )
             state["llm"] += cost or 0.0
             if on_progress is not None:
                 on_progress(snapshot())
@@ -104,7 +108,9 @@ class HookPresets:
                 on_progress(snapshot())
 
         return Hooks(
-            observers=Observers(on_llm_call_start=on_start, on_llm_call_complete=on_complete, on_gadget_complete=on_gadget)
+            observers=Observers(
+                on_llm_call_start=on_start, on_llm_call_complete=on_complete, on_gadget_complete=on_gadget
+            )
         )
 
     @staticmethod
@@ -116,8 +122,9 @@ class HookPresets:
             log.log(level, "iteration %d: calling %s (%d messages)", ctx.iteration, ctx.model, len(ctx.messages))
 
         def llm_done(ctx: LLMCompleteContext) -> None:
-            log.log(level, "iteration %d: %s answered %d chars, %d tokens in / %d out",
-                    ctx.iteration, ctx.model, len(ctx.text), ctx.usage.input_tokens, ctx.usage.output_tokens)  # fmt: skip
+            u = ctx.usage
+            log.log(level, "iteration %d: %s answered %d chars, %d tokens in / %d out", ctx.iteration, ctx.model,
+                    len(ctx.text), u.input_tokens, u.output_tokens)  # fmt: skip
 
         def gadget_start(ctx: GadgetContext) -> None:
             log.log(level, "gadget %s (%s) starting with %s", ctx.gadget_name, ctx.invocation_id, ctx.parameters)
@@ -161,7 +168,9 @@ class HookPresets:
             report(f"gadget:{r.gadget_name}:{r.invocation_id}", r.execution_time_ms)
 
         return Hooks(
-            observers=Observers(on_llm_call_start=llm_start, on_llm_call_complete=llm_done, on_gadget_complete=gadget_done)
+            observers=Observers(
+                on_llm_call_start=llm_start, on_llm_call_complete=llm_done, on_gadget_complete=gadget_done
+            )
         )
 
     @staticmethod

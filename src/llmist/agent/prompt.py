@@ -7,6 +7,7 @@ when the agent has gadgets.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
@@ -100,7 +101,7 @@ def render_system_prompt(
 def estimate_prompt_tokens(text: str) -> int:
     """Tokens of ``text``: exact with tiktoken (``cl100k_base``) when installed, else chars / 4."""
     try:
-        import tiktoken
+        tiktoken = importlib.import_module("tiktoken")
     except ImportError:
         return (len(text) + 3) // 4
     try:

@@ -1,0 +1,207 @@
+"""The calls of each response: submitted to the execution layer's scheduler as they are parsed,
+their results turned into events and hook calls, ordered for the conversation."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from llmist.agent.conversation import not_run_message
+from llmist.agent.events import AgentEvent, GadgetResultEvent, GadgetSkippedEvent
+from llmist.agent.hooks import GadgetContext, SkipGadget, call_controller, call_observer
+from llmist.execution import (
+    BeforeGadgetDecision,
+    GadgetCallInfo,
+    GadgetExecutionResult,
+    GadgetExecutor,
+    GadgetScheduler,
+)
+from llmist.gadgets import AbortSignal, GadgetOutputStore, GadgetOutputViewer
+from llmist.syntax import ParsedCall
+
+if TYPE_CHECKING:
+    from llmist.agent._loop import RunConfig, _RunState
+
+__all__ = ["ResponseCalls"]
+
+_LAST = 1 << 30
+
+
+class _Scheduler(GadgetScheduler):
+    """The execution scheduler plus a non-blocking take of results finished so far, so the loop
+    can emit them between model chunks."""
+
+    def has_ready(self) -> bool:
+        return bool(self._out)
+
+    def take_ready(self) -> list[GadgetExecutionResult]:
+        out = list(self._out)
+        self._out.clear()
+        return out
+
+
+class ResponseCalls:
+    """Runs the calls of one run, response by response (one executor per run, one scheduler per
+    response). Created inside the running event loop."""
+
+    def __init__(self, cfg: RunConfig, st: _RunState, signal: AbortSignal) -> None:
+        self._cfg = cfg
+        self._st = st
+        agent = cfg.agent
+        gadgets: list[Any] = list(cfg.gadgets)
+        store: GadgetOutputStore | None = None
+        if cfg.output_char_limit is not None:
+            store = GadgetOutputStore(cfg.output_char_limit)
+            if not any(g.name == GadgetOutputViewer.name for g in gadgets):
+                gadgets.append(GadgetOutputViewer(store))
+        obs, icp, ctl = cfg.observers, cfg.interceptors, cfg.controllers
+        wants_before = (ctl is not None and ctl.before_gadget is not None) or (
+            obs is not None and obs.on_gadget_start is not None
+        )
+        wants_params = icp is not None and icp.intercept_gadget_parameters is not None
+        self._executor = GadgetExecutor(
+            gadgets,
+            default_timeout_s=agent.gadget_timeout_s,
+            arg_prefix=cfg.markers.arg,
+            llm_client=agent.llm_client,
+            on_human_input=_async_handler(agent.on_human_input),
+            output_store=store,
+            before_gadget=self._before_gadget if wants_before else None,
+            intercept_parameters=self._intercept_parameters if wants_params else None,
+        )
+        self._on_skipped = ctl.on_dependency_skipped if ctl is not None else None
+        self._by_id: dict[str, GadgetExecutionResult] = {}
+        self._sched: _Scheduler | None = None
+        self._iteration = 0
+        self._pos: dict[str, int] = {}
+        self._resp: list[GadgetExecutionResult] = []
+        self.completion: str | None = None
+        """The ``TaskCompletionSignal`` summary, once a gadget raised it."""
+        self._loop = asyncio.get_running_loop()
+        signal.add_listener(self._on_abort)
+
+    # --- per response -------------------------------------------------------------------
+
+    def start_response(self, iteration: int) -> None:
+        """Begin the calls of a new response."""
+        self._iteration = iteration
+        self._sched = None
+        self._pos = {}
+        self._resp = []
+
+    def submit(self, call: ParsedCall, n: int) -> list[GadgetExecutionResult]:
+        """Start ``call`` (the ``n``-th of its response); returns results known at once (a call
+        over ``max_gadgets_per_response``)."""
+        self._pos.setdefault(call.invocation_id, n)
+        limit = self._cfg.agent.max_gadgets_per_response
+        if limit is not None and n > limit:
+            params = dict(call.parameters or {})
+            return [
+                GadgetExecutionResult(
+                    call.gadget_name, call.invocation_id, params, None, not_run_message(limit), 0.0, status="error"
+                )
+            ]
+        sched = self._sched
+        if sched is None:
+            sched = self._sched = _Scheduler(
+                self._executor, on_dependency_skipped=self._on_skipped, completed=self._by_id
+            )
+        sched.submit(call)
+        return []
+
+    def has_ready(self) -> bool:
+        """Whether results finished since the last take."""
+        return self._sched is not None and self._sched.has_ready()
+
+    def take_ready(self) -> list[GadgetExecutionResult]:
+        """Results finished so far (without waiting)."""
+        return self._sched.take_ready() if self._sched is not None else []
+
+    async def finish_response(self) -> AsyncIterator[GadgetExecutionResult]:
+        """The response ended: wait for its remaining calls, yielding results as they finish."""
+        sched = self._sched
+        if sched is None:
+            return
+        sched.close()
+        async for r in sched:
+            yield r
+
+    def ordered(self) -> list[GadgetExecutionResult]:
+        """This response's results in the order the model wrote the calls."""
+        pos = self._pos
+        return sorted(self._resp, key=lambda r: pos.get(r.invocation_id, _LAST))
+
+    async def finish_result(self, r: GadgetExecutionResult) -> AgentEvent:
+        """Apply interceptors and observers to a finished call, record it, and make its event."""
+        cfg = self._cfg
+        icp, obs = cfg.interceptors, cfg.observers
+        if icp is not None and icp.intercept_gadget_result is not None:
+            r = icp.intercept_gadget_result(r)
+        st = self._st
+        st.results.append(r)
+        st.gadget_cost += r.cost
+        self._resp.append(r)
+        self._by_id[r.invocation_id] = r
+        if r.breaks_loop and self.completion is None:
+            self.completion = r.result or ""
+        skip = r.skip
+        if skip is not None:
+            if obs is not None and obs.on_gadget_skipped is not None:
+                await call_observer(obs.on_gadget_skipped, skip)
+            return GadgetSkippedEvent(
+                skip.gadget_name, skip.invocation_id, skip.parameters, skip.failed_dependency,
+                skip.failed_dependency_error,
+            )  # fmt: skip
+        if obs is not None and obs.on_gadget_complete is not None:
+            await call_observer(obs.on_gadget_complete, r)
+        return GadgetResultEvent(r)
+
+    # --- hook adapters ------------------------------------------------------------------
+
+    async def _before_gadget(self, info: GadgetCallInfo) -> BeforeGadgetDecision | None:
+        ctx = GadgetContext(self._iteration, info.gadget_name, info.invocation_id, info.parameters)
+        ctl, obs = self._cfg.controllers, self._cfg.observers
+        if ctl is not None and ctl.before_gadget is not None:
+            action = await call_controller(ctl.before_gadget, ctx)
+            if isinstance(action, SkipGadget):
+                return BeforeGadgetDecision("skip", action.result)
+        if obs is not None and obs.on_gadget_start is not None:
+            await call_observer(obs.on_gadget_start, ctx)
+        return None
+
+    def _intercept_parameters(self, gadget_name: str, raw: dict[str, Any]) -> dict[str, Any]:
+        icp = self._cfg.interceptors
+        assert icp is not None and icp.intercept_gadget_parameters is not None
+        return icp.intercept_gadget_parameters(raw, GadgetContext(self._iteration, gadget_name, "", raw))
+
+    # --- cancellation -------------------------------------------------------------------
+
+    def _on_abort(self, reason: object) -> None:
+        with contextlib.suppress(RuntimeError):  # loop already closed: nothing left to cancel
+            self._loop.call_soon_threadsafe(self._cancel_now)
+
+    def _cancel_now(self) -> None:
+        if self._sched is not None:
+            self._sched.cancel("the run was cancelled")
+
+    async def shutdown(self) -> None:
+        """Cancel anything still running (the run ended early or failed) and wait for it."""
+        sched = self._sched
+        if sched is not None:
+            await sched.__aexit__(None, None, None)
+
+
+def _async_handler(fn: Callable[[str], str | Awaitable[str]] | None) -> Callable[[str], Awaitable[str]] | None:
+    if fn is None:
+        return None
+    if inspect.iscoroutinefunction(fn):
+        return fn
+
+    async def ask(question: str) -> str:
+        answer = fn(question)
+        return await answer if inspect.isawaitable(answer) else answer
+
+    return ask

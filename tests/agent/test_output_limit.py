@@ -1,0 +1,48 @@
+"""Outputs too large for the context are stored; the model reads them with GadgetOutputViewer."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from llmist import Agent, gadget
+from llmist.providers.base import Message
+from llmist.testing import MockModel, block_call
+
+
+@gadget
+def big_log() -> str:
+    """Returns a big log."""
+    return "\n".join(f"line {i} {'ERROR' if i % 100 == 0 else 'ok'}" for i in range(2000))
+
+
+def _script(messages: Sequence[Message]) -> str:
+    last = messages[-1].text
+    if messages[-1].role == "user":
+        return block_call("big_log")
+    found = re.search(r'id "([^"]+)"', last)
+    if found and "GadgetOutputViewer" in last:
+        return block_call("GadgetOutputViewer", id=found.group(1), patterns=[{"regex": "ERROR"}], limit="3-")
+    return "Done: " + last.splitlines()[-1]
+
+
+async def test_large_output_is_stored_and_read_back_with_the_viewer() -> None:
+    model = MockModel(_script)
+    agent = Agent(model=model, gadgets=[big_log], context_window=1000, gadget_output_limit_percent=10)
+    result = await agent.run("find errors")
+    notice, viewed = (r.result or "" for r in result.gadget_results)
+    assert "returned too much data" in notice and "GadgetOutputViewer" in notice
+    assert viewed.splitlines() == ["line 0 ERROR", "line 100 ERROR", "line 200 ERROR"]
+    assert result.output == "Done: line 200 ERROR"
+
+
+async def test_viewer_is_listed_in_the_prompt_when_limiting_is_on() -> None:
+    assert "GadgetOutputViewer" in Agent(model="mock", gadgets=[big_log]).system_prompt
+
+
+async def test_limit_off_passes_outputs_whole_and_hides_the_viewer() -> None:
+    model = MockModel([block_call("big_log"), "ok"])
+    agent = Agent(model=model, gadgets=[big_log], context_window=1000, gadget_output_limit=False)
+    result = await agent.run("q")
+    assert (result.gadget_results[0].result or "").count("\n") == 1999
+    assert "GadgetOutputViewer" not in agent.system_prompt

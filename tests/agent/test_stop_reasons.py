@@ -1,0 +1,106 @@
+"""Every way a run ends, and what AgentResult says about it."""
+
+from __future__ import annotations
+
+from llmist import Agent, Hooks, Observers
+from llmist.agent import LLMCompleteContext
+from llmist.gadgets import AbortSignal
+from llmist.providers.base import Usage
+from llmist.testing import MockModel, block_call, collect_events
+
+from .conftest import add, finish
+
+
+async def test_no_calls_stops_with_the_text_as_output() -> None:
+    result = await Agent(model=MockModel(["  All done.  "]), gadgets=[add]).run("q")
+    assert (result.stop_reason, result.output, result.iterations) == ("no_calls", "All done.", 1)
+
+
+async def test_task_completion_signal_stops_with_its_summary() -> None:
+    model = MockModel([block_call("finish", summary="finished it"), "never asked"])
+    result = await Agent(model=model, gadgets=[finish]).run("q")
+    assert (result.stop_reason, result.output, model.calls) == ("task_complete", "finished it", 1)
+    assert result.gadget_results[0].breaks_loop
+
+
+async def test_max_iterations_stops_a_model_that_keeps_calling() -> None:
+    model = MockModel(lambda messages: block_call("add", a=1, b=1))
+    result = await Agent(model=model, gadgets=[add], max_iterations=3).run("q")
+    assert (result.stop_reason, result.iterations, len(result.gadget_results)) == ("max_iterations", 3, 3)
+
+
+async def test_token_budget_stops_the_run() -> None:
+    model = MockModel(lambda messages: block_call("add", a=1, b=1))
+    result = await Agent(model=model, gadgets=[add], max_tokens=1, max_iterations=10).run("q")
+    assert (result.stop_reason, result.iterations) == ("budget", 1)
+
+
+class _Prices:
+    def cost(self, model: str, usage: Usage, provider: str | None = None) -> float:
+        return 0.01
+
+    def get(self, model: str, provider: str | None = None) -> None:
+        return None
+
+
+class _PricedMock(MockModel):
+    offline = False  # priced like a real model, still scripted
+
+
+async def test_cost_budget_stops_the_run() -> None:
+    from llmist.testing import RealModelRequestBlocked  # noqa: F401  (the guard is bypassed below)
+    from llmist.agent import _guard
+
+    model = _PricedMock(lambda messages: block_call("add", a=1, b=1))
+    agent = Agent(model=model, gadgets=[add], max_cost=0.025, model_registry=_Prices())
+    _guard.set_blocked(-1)
+    try:
+        result = await agent.run("q")
+    finally:
+        _guard.set_blocked(+1)
+    assert (result.stop_reason, result.iterations) == ("budget", 3)
+    assert abs(result.llm_cost - 0.03) < 1e-9 and result.cost == result.llm_cost + result.gadget_cost
+
+
+async def test_cancel_before_start_runs_nothing() -> None:
+    signal = AbortSignal()
+    signal.abort("user pressed stop")
+    model = MockModel(["never"])
+    result = await Agent(model=model).run("q", signal=signal)
+    assert (result.stop_reason, result.iterations, model.calls) == ("cancelled", 0, 0)
+
+
+async def test_cancel_during_a_run_stops_after_the_current_step() -> None:
+    signal = AbortSignal()
+
+    def stop_after_first(ctx: LLMCompleteContext) -> None:
+        signal.abort("enough")
+
+    hooks = Hooks(observers=Observers(on_llm_call_complete=stop_after_first))
+    model = MockModel(lambda messages: block_call("add", a=1, b=1))
+    result = await Agent(model=model, gadgets=[add], hooks=hooks).run("q", signal=signal)
+    assert (result.stop_reason, result.iterations) == ("cancelled", 1)
+
+
+async def test_stream_cancel_stops_the_run() -> None:
+    model = MockModel(lambda messages: block_call("add", a=1, b=1))
+    stream = Agent(model=model, gadgets=[add], max_iterations=50).stream("q")
+    seen = 0
+    async for event in stream:
+        if event.type == "gadget_result":
+            seen += 1
+            stream.cancel()
+    assert stream.result is not None and stream.result.stop_reason == "cancelled" and seen == 1
+
+
+async def test_continue_on_no_calls_nudges_the_model() -> None:
+    model = MockModel(["thinking...", block_call("finish", summary="done")])
+    result = await Agent(model=model, gadgets=[finish], stop_on_no_calls=False).run("q")
+    assert result.stop_reason == "task_complete"
+    assert model.requests[1].messages[-1].role == "user"
+    assert "no gadget calls" in model.requests[1].messages[-1].text
+
+
+async def test_stream_events_end_with_the_final_response() -> None:
+    events = await collect_events(Agent(model=MockModel(["bye"])).stream("q"))
+    assert [e.type for e in events] == ["text", "llm_response_end"]
