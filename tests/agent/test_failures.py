@@ -45,7 +45,7 @@ async def test_unknown_gadget_lists_the_available_ones() -> None:
 
 
 async def test_max_gadgets_per_response_reports_calls_not_run() -> None:
-    text = "".join(block_call("add", id=f"c{i}", a=i, b=0) for i in range(4))
+    text = "".join(block_call("add", invocation_id=f"c{i}", a=i, b=0) for i in range(4))
     model = MockModel([text, "ok"])
     result = await Agent(model=model, gadgets=[add], max_gadgets_per_response=2).run("q")
     ran = [r for r in result.gadget_results if r.error is None]
@@ -57,7 +57,8 @@ async def test_max_gadgets_per_response_reports_calls_not_run() -> None:
 
 
 async def test_failed_dependency_skips_the_dependent_call() -> None:
-    text = block_call("boom", id="b", reason="x") + block_call("add", id="s", deps=["b"], a=1, b=1)
+    text = block_call("boom", invocation_id="b", reason="x")
+    text += block_call("add", invocation_id="s", deps=["b"], a=1, b=1)
     model = MockModel([text, "ok"])
     result = await Agent(model=model, gadgets=[add, boom]).run("q")
     skipped = [r for r in result.gadget_results if r.skip is not None]

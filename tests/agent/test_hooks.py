@@ -28,6 +28,10 @@ from llmist.testing import MockModel, block_call
 from .conftest import add, boom
 
 SCRIPT = ["Adding.\n" + block_call("add", a=2, b=3), "It is 5."]
+DEP_SCRIPT = [
+    block_call("boom", invocation_id="b", reason="x") + block_call("add", invocation_id="s", deps=["b"], a=1, b=1),
+    "ok",
+]
 
 
 async def _run(hooks: Hooks, script: list[Any] | None = None, gadgets: list[Any] | None = None) -> Any:
@@ -86,9 +90,8 @@ async def test_llm_error_observer_sees_the_error() -> None:
 
 async def test_gadget_skipped_observer_fires() -> None:
     skipped: list[str] = []
-    text = block_call("boom", id="b", reason="x") + block_call("add", id="s", deps=["b"], a=1, b=1)
     hooks = Hooks(observers=Observers(on_gadget_skipped=lambda skip: skipped.append(skip.invocation_id)))
-    await _run(hooks, script=[text, "ok"], gadgets=[add, boom])
+    await _run(hooks, script=DEP_SCRIPT, gadgets=[add, boom])
     assert skipped == ["s"]
 
 
@@ -141,9 +144,9 @@ async def test_before_llm_call_can_skip_with_a_synthetic_response() -> None:
         return SkipLLMCall("cached answer") if ctx.iteration == 2 else Proceed()
 
     model = MockModel([SCRIPT[0]])
-    result = await Agent(model=model, gadgets=[add], hooks=Hooks(controllers=Controllers(before_llm_call=skip_second))).run(
-        "q"
-    )
+    result = await Agent(
+        model=model, gadgets=[add], hooks=Hooks(controllers=Controllers(before_llm_call=skip_second))
+    ).run("q")
     assert (result.output, model.calls, result.iterations) == ("cached answer", 1, 2)
 
 
@@ -173,9 +176,6 @@ async def test_before_gadget_can_deny_a_call_with_a_synthetic_result() -> None:
 async def test_before_gadget_proceed_runs_the_call() -> None:
     result = await _run(Hooks(controllers=Controllers(before_gadget=lambda ctx: Proceed())))
     assert result.gadget_results[0].result == "5"
-
-
-DEP_SCRIPT = [block_call("boom", id="b", reason="x") + block_call("add", id="s", deps=["b"], a=1, b=1), "ok"]
 
 
 @pytest.mark.parametrize(
@@ -221,6 +221,6 @@ async def test_merged_controllers_first_decision_wins() -> None:
 
 async def test_agent_accepts_a_list_of_hook_sets() -> None:
     seen: list[str] = []
-    hooks = [Hooks(observers=Observers(on_llm_call_start=lambda ctx: seen.append(str(i)))) for i in range(2)]
+    hooks = [Hooks(observers=Observers(on_llm_call_start=lambda ctx: seen.append("x"))) for _ in range(2)]
     await Agent(model=MockModel(["hi"]), hooks=hooks).run("q")
     assert len(seen) == 2

@@ -6,9 +6,12 @@ from llmist import (
     Agent,
     GadgetCallEvent,
     GadgetResultEvent,
+    Hooks,
     LLMResponseEndEvent,
+    Observers,
     TextEvent,
 )
+from llmist.agent import GadgetContext
 from llmist.testing import MockModel, block_call, collect_events, emoji_call
 
 from .conftest import Echo, add
@@ -23,7 +26,7 @@ async def test_single_call_then_answer() -> None:
 
 
 async def test_results_go_back_tagged_with_name_and_id() -> None:
-    model = MockModel([block_call("add", id="sum1", a=2, b=3), "5"])
+    model = MockModel([block_call("add", invocation_id="sum1", a=2, b=3), "5"])
     await Agent(model=model, gadgets=[add]).run("2 + 3?")
     last = model.requests[1].messages[-1]
     assert last.role == "gadget_result"
@@ -97,14 +100,18 @@ async def test_emoji_syntax_end_to_end() -> None:
 async def test_emoji_body_fills_the_body_field() -> None:
     model = MockModel([emoji_call("Echo", body="hello\nworld"), "done"])
     result = await Agent(model=model, gadgets=[Echo], syntax="emoji").run("echo")
-    assert result.gadget_results[0].result == "hello\nworld\n"
+    assert result.gadget_results[0].result == "hello\nworld"
 
 
 async def test_custom_markers_end_to_end() -> None:
     markers = {"start_prefix": "<<<TOOL:", "end_prefix": "<<<END", "arg_prefix": "@param:"}
     model = MockModel([block_call("add", a=2, b=3, **markers), "5"])
     agent = Agent(
-        model=model, gadgets=[add], gadget_start_prefix="<<<TOOL:", gadget_end_prefix="<<<END", gadget_arg_prefix="@param:"
+        model=model,
+        gadgets=[add],
+        gadget_start_prefix="<<<TOOL:",
+        gadget_end_prefix="<<<END",
+        gadget_arg_prefix="@param:",
     )
     result = await agent.run("2+3")
     assert [r.result for r in result.gadget_results] == ["5"]
@@ -114,12 +121,11 @@ async def test_custom_markers_end_to_end() -> None:
 async def test_dependent_calls_in_one_response_run_in_order() -> None:
     order: list[str] = []
 
-    def note(ctx: object) -> None:
-        order.append(getattr(ctx, "invocation_id"))
+    def note(ctx: GadgetContext) -> None:
+        order.append(ctx.invocation_id)
 
-    from llmist import Hooks, Observers
-
-    text = block_call("add", id="second", deps=["first"], a=1, b=1) + block_call("add", id="first", a=0, b=1)
+    text = block_call("add", invocation_id="second", deps=["first"], a=1, b=1)
+    text += block_call("add", invocation_id="first", a=0, b=1)
     agent = Agent(model=MockModel([text, "ok"]), gadgets=[add], hooks=Hooks(observers=Observers(on_gadget_start=note)))
     result = await agent.run("q")
     assert order == ["first", "second"]
@@ -127,7 +133,8 @@ async def test_dependent_calls_in_one_response_run_in_order() -> None:
 
 
 async def test_calls_may_depend_on_results_of_earlier_responses() -> None:
-    script = [block_call("add", id="a1", a=1, b=1), block_call("add", id="a2", deps=["a1"], a=2, b=2), "done"]
+    first = block_call("add", invocation_id="a1", a=1, b=1)
+    script = [first, block_call("add", invocation_id="a2", deps=["a1"], a=2, b=2), "done"]
     result = await Agent(model=MockModel(script), gadgets=[add]).run("q")
     assert [r.error for r in result.gadget_results] == [None, None]
 
@@ -138,7 +145,7 @@ async def test_model_mock_string_runs_offline() -> None:
 
 
 async def test_conversation_order_follows_the_calls_not_completion() -> None:
-    text = "".join(block_call("add", id=f"c{i}", a=i, b=0) for i in range(5))
+    text = "".join(block_call("add", invocation_id=f"c{i}", a=i, b=0) for i in range(5))
     model = MockModel([text, "ok"])
     await Agent(model=model, gadgets=[add]).run("q")
     ids = [m.text.split("id ")[1].split(")")[0] for m in model.requests[1].messages if m.role == "gadget_result"]

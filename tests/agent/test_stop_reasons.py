@@ -43,21 +43,9 @@ class _Prices:
         return None
 
 
-class _PricedMock(MockModel):
-    offline = False  # priced like a real model, still scripted
-
-
 async def test_cost_budget_stops_the_run() -> None:
-    from llmist.testing import RealModelRequestBlocked  # noqa: F401  (the guard is bypassed below)
-    from llmist.agent import _guard
-
-    model = _PricedMock(lambda messages: block_call("add", a=1, b=1))
-    agent = Agent(model=model, gadgets=[add], max_cost=0.025, model_registry=_Prices())
-    _guard.set_blocked(-1)
-    try:
-        result = await agent.run("q")
-    finally:
-        _guard.set_blocked(+1)
+    model = MockModel(lambda messages: block_call("add", a=1, b=1))
+    result = await Agent(model=model, gadgets=[add], max_cost=0.025, model_registry=_Prices()).run("q")
     assert (result.stop_reason, result.iterations) == ("budget", 3)
     assert abs(result.llm_cost - 0.03) < 1e-9 and result.cost == result.llm_cost + result.gadget_cost
 

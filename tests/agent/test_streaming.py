@@ -25,7 +25,7 @@ async def quick(n: int) -> str:
 
 
 async def test_first_result_arrives_before_the_response_ends() -> None:
-    text = block_call("quick", id="q1", n=1) + "Meanwhile I keep writing. " * 8
+    text = block_call("quick", invocation_id="q1", n=1) + "Meanwhile I keep writing. " * 8
     model = MockModel([text, "done"], chunk_size=8, delay_s=0.002)
     agent = Agent(model=model, gadgets=[quick])
     events = await collect_events(agent.stream("q"))
@@ -37,7 +37,7 @@ async def test_first_result_arrives_before_the_response_ends() -> None:
 
 async def test_total_time_is_close_to_the_max_not_the_sum() -> None:
     # 3 calls of 0.3 s each, the last one early in a response that streams for ~0.45 s.
-    text = "".join(block_call("slow", id=f"s{i}", n=i) for i in range(3)) + "x" * 300
+    text = "".join(block_call("slow", invocation_id=f"s{i}", n=i) for i in range(3)) + "x" * 300
     n_chunks = len(text) // 10 + 1
     delay = 0.45 / n_chunks
     model = MockModel([text, "done"], chunk_size=10, delay_s=delay)

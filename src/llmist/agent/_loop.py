@@ -123,7 +123,7 @@ def _context_window(registry: Any, provider: Provider, model_name: str) -> int |
 
 
 def _pricer(registry: Any, provider: Provider, model_name: str) -> Callable[[Usage], float]:
-    if registry is None or getattr(provider, "offline", False):
+    if registry is None:
         return lambda usage: 0.0
     name = getattr(provider, "name", None)
 

@@ -124,15 +124,18 @@ def _render(records: list[dict[str, Any]], file: str, syntax: str, chunk: int) -
     for record in records:
         kind = record["type"]
         if kind == "text":
-            console.print(Panel(Text(record["content"].strip("\n") or " "), title="text", title_align="left",
-                                border_style="dim"))
+            console.print(
+                Panel(Text(record["content"].strip("\n") or " "), title="text", title_align="left", border_style="dim")
+            )
         elif kind == "gadget_call":
             n_calls += 1
             deps = ", ".join(record["dependencies"]) or "none"
             title = f"[bold]{record['gadget_name']}[/]  id=[cyan]{record['invocation_id']}[/]  after: {deps}"
             if record.get("syntax") == "emoji":
-                body: Any = Group(Text.assemble(("args: ", "bold"), record["raw_args"] or "(none)"),
-                                  Text.assemble(("body:\n", "bold"), record["body"] or "(empty)"))
+                body: Any = Group(
+                    Text.assemble(("args: ", "bold"), record["raw_args"] or "(none)"),
+                    Text.assemble(("body:\n", "bold"), record["body"] or "(empty)"),
+                )
                 style = "green"
             elif record["parse_error"] is not None:
                 n_errors += 1
@@ -143,8 +146,13 @@ def _render(records: list[dict[str, Any]], file: str, syntax: str, chunk: int) -
                 style = "green"
             console.print(Panel(body, title=title, title_align="left", border_style=style))
         else:
-            console.print(Text(f"  partial {record['field_path']} +{len(record['delta'])} chars"
-                               f"{' (complete)' if record['is_field_complete'] else ''}", style="dim"))
+            console.print(
+                Text(
+                    f"  partial {record['field_path']} +{len(record['delta'])} chars"
+                    f"{' (complete)' if record['is_field_complete'] else ''}",
+                    style="dim",
+                )
+            )
     summary = Table.grid(padding=(0, 2))
     summary.add_row("calls", str(n_calls), "parse errors", str(n_errors))
     console.print(summary)

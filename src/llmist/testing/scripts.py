@@ -23,27 +23,29 @@ def _flatten(prefix: str, value: Any, out: list[tuple[str, str]]) -> None:
 
 def block_call(
     gadget_name: str,
+    params: Mapping[str, Any] | None = None,
     /,
-    id: str | None = None,
-    deps: Sequence[str] = (),
     *,
+    invocation_id: str | None = None,
+    deps: Sequence[str] = (),
     start_prefix: str = "!!!GADGET_START:",
     end_prefix: str = "!!!GADGET_END",
     arg_prefix: str = "!!!ARG:",
-    **params: Any,
+    **kwargs: Any,
 ) -> str:
-    """One block-format call, e.g. ``block_call("add", a=2, b=3)`` or with ``id=``/``deps=``.
+    """One block-format call: ``block_call("add", a=2, b=3)``, ``block_call("add", {"a": 2, "b": 3})``.
 
-    Nested dicts and lists become pointer paths (``items/0/name``); booleans are written
-    ``true``/``false``. Ends with a newline so calls can be concatenated.
+    ``invocation_id`` and ``deps`` fill the header (``add:id:dep1,dep2``). Nested dicts and lists
+    become pointer paths (``items/0/name``); booleans are written ``true``/``false``. Ends with a
+    newline so calls can be concatenated.
     """
     header = gadget_name
-    if id is not None or deps:
-        header += f":{id or gadget_name.lower()}"
+    if invocation_id is not None or deps:
+        header += f":{invocation_id or gadget_name.lower()}"
     if deps:
         header += ":" + ",".join(deps)
     pairs: list[tuple[str, str]] = []
-    _flatten("", params, pairs)
+    _flatten("", {**(params or {}), **kwargs}, pairs)
     lines = [start_prefix + header]
     for path, value in pairs:
         lines.append(arg_prefix + path)
