@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["ParsedDocstring", "parse_docstring"]
+
+_SPHINX = re.compile(r"^\s*:(?:param|parameter|arg|argument|key|keyword)\b", re.MULTILINE)
+_NUMPY = re.compile(r"^\s*(?:Parameters|Other Parameters)\s*\n\s*-{3,}\s*$", re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,13 +22,20 @@ class ParsedDocstring:
     """Parameter name to its description, from a Google, NumPy or Sphinx parameter section."""
 
 
+def _style(text: str) -> str:
+    if _SPHINX.search(text):
+        return "sphinx"
+    if _NUMPY.search(text):
+        return "numpy"
+    return "google"
+
+
 def parse_docstring(text: str) -> ParsedDocstring:
     """Split ``text`` (an already dedented docstring) into description and parameter descriptions."""
     import griffe  # lazy: keeps `import llmist` fast
 
-    docstring = griffe.Docstring(text, lineno=1)
-    quiet: Any = {"google": {"warnings": False}, "numpy": {"warnings": False}, "sphinx": {"warnings": False}}
-    sections = griffe.parse_auto(docstring, per_style_options=quiet)
+    style: Any = _style(text)
+    sections = griffe.Docstring(text, lineno=1, parser=style, parser_options={"warnings": False}).parsed
     texts: list[str] = []
     params: dict[str, str] = {}
     for section in sections:

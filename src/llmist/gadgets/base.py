@@ -43,7 +43,7 @@ class GadgetExample:
 class NoParams(BaseModel):
     """Parameters of a gadget that takes none."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 @dataclass(frozen=True, slots=True)

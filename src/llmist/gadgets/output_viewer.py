@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Annotated
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from llmist.gadgets.base import Gadget, GadgetExample
 from llmist.gadgets.context import ExecutionContext
@@ -20,6 +20,8 @@ _LIMIT = re.compile(r"\s*(\d*)\s*-\s*(\d*)\s*")
 class OutputPattern(BaseModel):
     """One grep-like filter step."""
 
+    model_config = ConfigDict(defer_build=True)
+
     regex: Annotated[str, Field(description="Regular expression to match")]
     include: Annotated[bool, Field(description="true = keep matching lines, false = drop them")] = True
     before: Annotated[int, Field(ge=0, description="Context lines before each match (like grep -B)")] = 0
@@ -28,6 +30,8 @@ class OutputPattern(BaseModel):
 
 class ViewerParams(BaseModel):
     """Parameters of ``GadgetOutputViewer``."""
+
+    model_config = ConfigDict(defer_build=True)
 
     id: Annotated[str, Field(description="ID from the truncation message")]
     patterns: Annotated[

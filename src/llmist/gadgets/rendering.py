@@ -152,7 +152,8 @@ def _constraints(field: Mapping[str, Any]) -> Iterator[str]:
         ("pattern", "pattern"),
     ):
         if key in field:
-            yield f"{label} {_value_text(field[key])}"
+            value = field[key]
+            yield f"{label} {value if isinstance(value, str) else _value_text(value)}"
 
 
 def _value_text(value: Any) -> str:

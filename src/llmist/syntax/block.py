@@ -14,8 +14,8 @@ import os
 from collections.abc import Sequence
 
 from llmist.syntax._base import TextStretches, holdback, next_auto_id
-from llmist.syntax._fast import _PartialTwin, partial_event, text_event
-from llmist.syntax.events import ArgsPartialEvent, GadgetCallEvent, ParsedCall, SyntaxEvent
+from llmist.syntax._fast import _PartialTwin, _TextTwin, partial_event
+from llmist.syntax.events import ArgsPartialEvent, GadgetCallEvent, ParsedCall, SyntaxEvent, TextEvent
 from llmist.syntax.pointers import BlockParseError, parse_block_span, stripped_span, unfenced_span
 
 __all__ = ["DEFAULT_ARG_PREFIX", "DEFAULT_END_PREFIX", "DEFAULT_START_PREFIX", "GadgetCallParser"]
@@ -164,32 +164,73 @@ class GadgetCallParser(TextStretches):
 
     def feed(self, chunk: str) -> Sequence[SyntaxEvent]:
         """Parse the next chunk of the stream; return the events it completes."""
+        # The two fast paths below take almost every feed of a stream (prose being written,
+        # a value growing): they handle chunks in which no marker can end, inline, with
+        # literal state numbers. Everything else goes through _scan.
         fast = self._fast
-        if fast == _LIVE_TEXT:
-            if self._start_first not in chunk and chunk:
-                return (text_event(chunk),)
-        elif fast == _VALUE:
+        if fast == 2:  # _VALUE
             block = self._block
             assert block is not None
-            if self._body_first not in chunk and chunk:
-                return self._grow(block, chunk)
-            s = self._carry + chunk if self._carry else chunk
-            if self._common and self._common not in s:
-                n = len(s)
-                end = n - _tail_prefix(s, self._common)
+            if not self._carry and self._body_first not in chunk and chunk:
+                piece = chunk
+            else:
+                s = self._carry + chunk
+                common = self._common
+                if not common or common in s or not s:
+                    return self._slow(s)
+                end = len(s) - _tail_prefix(s, common)
                 self._carry = s[end:]
-                self._fast = _VALUE if end == n else _SLOW
-                return self._grow(block, s[:end]) if end else _NO_EVENTS
-        if not chunk:
-            return _NO_EVENTS
+                if not end:
+                    return _NO_EVENTS
+                piece = s[:end] if self._carry else s
+            vlen = block.vlen = block.vlen + len(piece)
+            nl = block.nl = piece[-1] == "\n"
+            size = vlen - nl
+            prev = block.prev
+            if vlen <= 16384:  # _SMALL: one partial per feed that grows the value
+                val = block.val = block.val + piece
+                if size <= prev:
+                    return _NO_EVENTS
+                block.prev = size
+                value = val[:-1] if nl else val
+                delta = value[prev:] if prev > 0 else value
+                event = _PartialTwin(block.id, block.name, block.field, value, delta, False)
+                event.__class__ = ArgsPartialEvent  # type: ignore[assignment]
+                return (event,)  # type: ignore[return-value]
+            block.big.append(piece)
+            if size <= prev or size * 8 < prev * 9:
+                return _NO_EVENTS
+            out: list[SyntaxEvent] = []
+            self._emit(block, False, out)
+            return out
+        if fast == 1:  # _LIVE_TEXT
+            if not self._carry and self._start_first not in chunk and chunk:
+                text = _TextTwin(chunk)
+                text.__class__ = TextEvent  # type: ignore[assignment]
+                return (text,)  # type: ignore[return-value]
+            s = self._carry + chunk
+            start = self._start
+            if start in s or not s:
+                return self._slow(s)
+            end = len(s) - holdback(s, 0, self._start_only, self._start_first, len(start))
+            self._carry = s[end:]
+            if not end:
+                return _NO_EVENTS
+            text = _TextTwin(s[:end] if self._carry else s)
+            text.__class__ = TextEvent  # type: ignore[assignment]
+            return (text,)  # type: ignore[return-value]
         if self._carry:
             chunk = self._carry + chunk
-            self._carry = ""
+        elif not chunk:
+            return _NO_EVENTS
+        return self._slow(chunk)
+
+    def _slow(self, s: str) -> list[SyntaxEvent]:
+        """Feed ``s`` (the carried tail plus the chunk) through the state machine."""
+        self._carry = ""
         out: list[SyntaxEvent] = []
-        self._scan(chunk, out)
-        if self._carry:
-            self._fast = _SLOW
-        elif self._mode == _TEXT:
+        self._scan(s, out)
+        if self._mode == _TEXT:
             self._fast = _LIVE_TEXT if self._live else _SLOW
         else:
             block = self._block
@@ -321,26 +362,6 @@ class GadgetCallParser(TextStretches):
 
     # -- partials of a streaming block -------------------------------------------------
 
-    def _grow(self, block: _Streaming, chunk: str) -> Sequence[SyntaxEvent]:
-        """Fast path: ``chunk`` (no marker in it, nothing held back) extends the current value."""
-        vlen = block.vlen = block.vlen + len(chunk)
-        nl = block.nl = chunk[-1] == "\n"
-        if vlen > _SMALL:
-            block.big.append(chunk)
-            out: list[SyntaxEvent] = []
-            self._emit(block, False, out)
-            return out
-        val = block.val = block.val + chunk
-        size = vlen - nl
-        prev = block.prev
-        if size <= prev:
-            return _NO_EVENTS
-        block.prev = size
-        value = val[:-1] if nl else val
-        event = _PartialTwin(block.id, block.name, block.field, value, value[prev:] if prev > 0 else value, False)
-        event.__class__ = ArgsPartialEvent  # type: ignore[assignment]
-        return (event,)  # type: ignore[return-value]
-
     def _track(self, block: _Streaming, s: str, a: int, b: int, out: list[SyntaxEvent]) -> None:
         """Feed body text ``s[a:b]`` (no marker split at its end) to the streaming block."""
         arg = self._arg
@@ -449,6 +470,8 @@ class GadgetCallParser(TextStretches):
 
 def _tail_prefix(s: str, prefix: str) -> int:
     """Length of the longest suffix of ``s`` that is a proper prefix of ``prefix``."""
+    if s[-1] not in prefix:
+        return 0
     for k in range(min(len(prefix) - 1, len(s)), 0, -1):
         if prefix.startswith(s[-k:]):
             return k
