@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import email.utils
 import logging
 import random
 import time
@@ -75,6 +74,8 @@ def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
         return float(value)
     except ValueError:
         pass
+    import email.utils
+
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):
