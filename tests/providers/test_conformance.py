@@ -98,9 +98,9 @@ async def test_stream_cut_before_any_text_is_retried(kit: ProviderKit, fast_retr
 
 
 async def test_stream_cut_after_text_raises_with_the_partial_text(kit: ProviderKit, fast_retry: RetryPolicy) -> None:
-    with FakeServer([kit.text(["Hel", "lo", " world"], cut_after=kit.preamble + 2)]) as server:
-        with pytest.raises(StreamInterruptedError) as info:
-            await complete(_provider(kit, server, fast_retry), _request(kit))
+    script = [kit.text(["Hel", "lo", " world"], cut_after=kit.preamble + 2)]
+    with FakeServer(script) as server, pytest.raises(StreamInterruptedError) as info:
+        await complete(_provider(kit, server, fast_retry), _request(kit))
     assert info.value.partial_text == "Hello"
     assert len(server.requests) == 1
 
@@ -112,9 +112,9 @@ async def test_empty_response_without_finish_reason_is_retried(kit: ProviderKit,
 
 
 async def test_text_without_finish_reason_is_reported_not_truncated(kit: ProviderKit, fast_retry: RetryPolicy) -> None:
-    with FakeServer([kit.text(["Hel", "lo"], finished=False)]) as server:
-        with pytest.raises(StreamInterruptedError) as info:
-            await complete(_provider(kit, server, fast_retry), _request(kit))
+    script = [kit.text(["Hel", "lo"], finished=False)]
+    with FakeServer(script) as server, pytest.raises(StreamInterruptedError) as info:
+        await complete(_provider(kit, server, fast_retry), _request(kit))
     assert info.value.partial_text == "Hello"
 
 

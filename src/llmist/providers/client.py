@@ -54,9 +54,7 @@ class LLMClient:
         """The whole text answer to ``prompt``."""
         parts = [
             chunk.text
-            async for chunk in self.stream(
-                prompt, model, system=system, max_tokens=max_tokens, temperature=temperature
-            )
+            async for chunk in self.stream(prompt, model, system=system, max_tokens=max_tokens, temperature=temperature)
         ]
         return "".join(parts)
 

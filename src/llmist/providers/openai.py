@@ -154,9 +154,7 @@ def to_openai_messages(messages: Sequence[Message]) -> list[ChatCompletionMessag
             result.append({"role": "system", "content": message.text})
     for role, content in chat_turns(messages, merge=False):
         if role == "assistant":
-            text = content if isinstance(content, str) else "".join(
-                p.text for p in content if isinstance(p, TextPart)
-            )
+            text = content if isinstance(content, str) else "".join(p.text for p in content if isinstance(p, TextPart))
             result.append({"role": "assistant", "content": text})
         elif isinstance(content, str):
             result.append({"role": "user", "content": content})

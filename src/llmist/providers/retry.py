@@ -183,9 +183,7 @@ async def reliable_stream(
                         partial_text="".join(text),
                         partial_reasoning="".join(reasoning),
                     )
-                raise EmptyResponseError(
-                    f"The {provider} response had no text and no finish reason", provider=provider
-                )
+                raise EmptyResponseError(f"The {provider} response had no text and no finish reason", provider=provider)
             return
         except RetryableProviderError as error:
             if any(text) or any(reasoning):
