@@ -25,6 +25,7 @@ _TypeHint: TypeAlias = Literal["string", "number", "integer", "boolean", "unknow
 
 _NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?").fullmatch
 _INDEX = re.compile(r"[0-9]+").fullmatch
+_NUMBER_START = frozenset("-0123456789")
 
 
 class BlockParseError(ValueError):
@@ -50,28 +51,40 @@ def parse_block_span(
     result: dict[str, Any] = {}
     seen: set[str] = set()
     step = len(arg_prefix)
-    at = s.find(arg_prefix, a, b)
+    find = s.find
+    at = find(arg_prefix, a, b)
     while at >= 0:
         begin = at + step
-        at = s.find(arg_prefix, begin, b)
+        at = find(arg_prefix, begin, b)
         stop = b if at < 0 else at
-        newline = s.find("\n", begin, stop)
+        newline = find("\n", begin, stop)
         if newline < 0:
             pointer = s[begin:stop].strip()
-            value = ""
+            value: Any = ""
         else:
             pointer = s[begin:newline].strip()
-            value = s[newline + 1 : stop - 1 if stop > newline + 1 and s[stop - 1] == "\n" else stop]
+            end = stop - 1 if stop > newline + 1 and s[stop - 1] == "\n" else stop
+            value = s[newline + 1 : end]
+            if hints is not None:
+                value = _coerce(value, hints.hint(pointer))
+            elif find("\n", newline + 1, end) < 0:
+                # Schema-less coercion of a single-line value (inlined: this loop is hot).
+                trimmed = value.strip()
+                if trimmed == "true":
+                    value = True
+                elif trimmed == "false":
+                    value = False
+                elif trimmed and trimmed[0] in _NUMBER_START and _NUMBER(trimmed):
+                    value = float(trimmed) if "." in trimmed else int(trimmed)
         if not pointer:
             continue
         if pointer in seen:
             raise BlockParseError(f"Duplicate pointer: {pointer}")
         seen.add(pointer)
-        coerced = _coerce(value, hints.hint(pointer) if hints is not None else "unknown")
         if "/" in pointer:
-            _set_nested(result, pointer.split("/"), coerced)
+            _set_nested(result, pointer.split("/"), value)
         else:
-            result[pointer] = coerced
+            result[pointer] = value
     return result
 
 
@@ -131,7 +144,7 @@ def _coerce(value: str, hint: _TypeHint) -> Any:
         return True
     if trimmed == "false":
         return False
-    if trimmed and (trimmed[0] in "-0123456789") and _NUMBER(trimmed):
+    if trimmed and trimmed[0] in _NUMBER_START and _NUMBER(trimmed):
         return float(trimmed) if "." in trimmed else int(trimmed)
     return value
 
