@@ -151,9 +151,14 @@ class GadgetCallParser(TextStretches):
             else:
                 s = self._carry + chunk
                 common = self._common
-                if not common or common in s or not s:
+                if not s:
+                    return _NO_EVENTS
+                if common and common not in s:
+                    end = len(s) - _tail_prefix(s, common)
+                elif self._start in s or self._end in s or self._arg in s:
                     return self._slow(s)
-                end = len(s) - _tail_prefix(s, common)
+                else:  # marker-like text ("Done!!!") but no marker: only a tail may be held back
+                    end = len(s) - holdback(s, 0, self._markers, self._body_firsts, self._longest)
                 self._carry = s[end:]
                 if not end:
                     return _NO_EVENTS

@@ -24,7 +24,6 @@ Schema: TypeAlias = type[BaseModel] | Mapping[str, Any]
 _TypeHint: TypeAlias = Literal["string", "number", "integer", "boolean", "unknown"]
 
 _NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?").fullmatch
-_INDEX = re.compile(r"[0-9]+").fullmatch
 _NUMBER_START = frozenset("-0123456789")
 
 
@@ -166,34 +165,39 @@ def _parse_number(trimmed: str, original: str) -> Any:
     return number
 
 
+def _is_index(segment: str) -> bool:
+    """A JSON-pointer array index: ASCII digits only."""
+    return segment.isdigit() and segment.isascii()
+
+
 def _set_nested(root: dict[str, Any], segments: list[str], value: Any) -> None:
-    current: dict[str, Any] | list[Any] = root
+    current: Any = root
     last = len(segments) - 1
     for depth, segment in enumerate(segments):
-        is_last = depth == last
-        if isinstance(current, list):
-            if not _INDEX(segment):
+        if type(current) is list:
+            if not (segment.isdigit() and segment.isascii()):
                 raise BlockParseError(f"Invalid array index: {segment}")
             index = int(segment)
-            if index > len(current):
-                raise BlockParseError(f"Array index gap: expected {len(current)}, got {index}")
-            if is_last:
-                if index == len(current):
+            size = len(current)
+            if index > size:
+                raise BlockParseError(f"Array index gap: expected {size}, got {index}")
+            if depth == last:
+                if index == size:
                     current.append(value)
                 else:
                     current[index] = value
                 return
-            if index == len(current):
-                current.append([] if _INDEX(segments[depth + 1]) else {})
+            if index == size:
+                current.append([] if _is_index(segments[depth + 1]) else {})
             child = current[index]
         else:
-            if is_last:
+            if depth == last:
                 current[segment] = value
                 return
             child = current.get(segment)
             if child is None:
-                child = current[segment] = [] if _INDEX(segments[depth + 1]) else {}
-        if not isinstance(child, (dict, list)):
+                child = current[segment] = [] if _is_index(segments[depth + 1]) else {}
+        if type(child) is not dict and type(child) is not list:
             path = "/".join(segments[: depth + 1])
             raise BlockParseError(
                 f"Pointer conflict: {'/'.join(segments)} goes inside {path}, which already holds a value"
@@ -229,7 +233,7 @@ class _SchemaHints:
         properties = node.get("properties")
         if isinstance(properties, Mapping) and segment in properties:
             return self._resolve(properties[segment])
-        if _INDEX(segment):
+        if _is_index(segment):
             items = node.get("items")
             if isinstance(items, Mapping):
                 return self._resolve(items)
