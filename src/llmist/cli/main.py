@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import typer
 
+from llmist.cli.parse_cmd import parse_command
+
 app = typer.Typer(
     name="llmist",
     help="Tool calling for any text model: parse, inspect and run gadget calls.",
     no_args_is_help=True,
     add_completion=False,
+    pretty_exceptions_enable=False,
 )
+app.command("parse")(parse_command)
 
 
 @app.command()

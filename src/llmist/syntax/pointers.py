@@ -16,7 +16,7 @@ from typing import Any, Literal, TypeAlias
 
 from pydantic import BaseModel
 
-__all__ = ["BlockParseError", "Schema", "parse_block_params"]
+__all__ = ["BlockParseError", "Schema", "parse_block_params", "parse_block_span", "stripped_span", "unfenced_span"]
 
 Schema: TypeAlias = type[BaseModel] | Mapping[str, Any]
 """A Pydantic model class or a JSON-schema dict."""
@@ -40,24 +40,30 @@ def parse_block_params(
     ``Array index gap: expected <n>, got <m>`` or ``Invalid array index: <seg>``.
     """
     hints = _schema_hints(schema) if schema is not None else None
+    return parse_block_span(content, 0, len(content), arg_prefix, hints)
+
+
+def parse_block_span(
+    s: str, a: int, b: int, arg_prefix: str, hints: _SchemaHints | None = None
+) -> dict[str, Any]:
+    """:func:`parse_block_params` of ``s[a:b]``, slicing each value straight out of ``s``."""
     result: dict[str, Any] = {}
     seen: set[str] = set()
-    parts = content.split(arg_prefix)
-    for i in range(1, len(parts)):
-        part = parts[i]
-        newline = part.find("\n")
-        if newline == -1:
-            pointer = part.strip()
+    step = len(arg_prefix)
+    at = s.find(arg_prefix, a, b)
+    while at >= 0:
+        begin = at + step
+        at = s.find(arg_prefix, begin, b)
+        stop = b if at < 0 else at
+        newline = s.find("\n", begin, stop)
+        if newline < 0:
+            pointer = s[begin:stop].strip()
             value = ""
-            if not pointer:
-                continue
         else:
-            pointer = part[:newline].strip()
-            if not pointer:
-                continue
-            value = part[newline + 1 :]
-            if value[-1:] == "\n":
-                value = value[:-1]
+            pointer = s[begin:newline].strip()
+            value = s[newline + 1 : stop - 1 if stop > newline + 1 and s[stop - 1] == "\n" else stop]
+        if not pointer:
+            continue
         if pointer in seen:
             raise BlockParseError(f"Duplicate pointer: {pointer}")
         seen.add(pointer)
@@ -67,6 +73,44 @@ def parse_block_params(
         else:
             result[pointer] = coerced
     return result
+
+
+def stripped_span(s: str, a: int, b: int) -> tuple[int, int]:
+    """Bounds of ``s[a:b].strip()`` inside ``s``, without copying."""
+    while a < b and s[a].isspace():
+        a += 1
+    while b > a and s[b - 1].isspace():
+        b -= 1
+    return a, b
+
+
+_FENCE_LANGUAGES = ("json", "yaml", "toml")
+
+
+def unfenced_span(s: str, a: int, b: int) -> tuple[int, int]:
+    """Bounds of the stripped parameters ``s[a:b]`` without a markdown fence around them.
+
+    Models sometimes wrap block parameters in a fence. An opening ```` ``` ````,
+    ```` ```json ````, ```` ```yaml ```` or ```` ```toml ```` line (any case) is dropped, and
+    a closing ```` ``` ```` at the very end, as the TypeScript original does.
+    """
+    if s.startswith("```", a, b):
+        options = [a + 7] if s[a + 3 : a + 7].lower() in _FENCE_LANGUAGES else []
+        options.append(a + 3)
+        for k in options:
+            last_newline = -1
+            while k < b and s[k].isspace():
+                if s[k] == "\n":
+                    last_newline = k
+                k += 1
+            if last_newline >= 0:
+                a = last_newline + 1
+                break
+    if b - a >= 3 and s.endswith("```", a, b):
+        b -= 3
+        if b > a and s[b - 1] == "\n":
+            b -= 1
+    return stripped_span(s, a, b)
 
 
 def coerce_scalar(value: str) -> str | int | float | bool:

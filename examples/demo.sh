@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# make demo: what llmist's streaming parsers see in the bundled model transcripts.
+set -euo pipefail
+BIN="${1:-.venv/bin}"
+cd "$(dirname "$0")/.."
+T=examples/transcripts
+say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+say "Block syntax: two parallel calls and a dependent one, text streamed around them"
+"$BIN/llmist" parse "$T/block-weather.txt"
+
+say "The same transcript fed 3 characters at a time (as a model streams it): same calls"
+"$BIN/llmist" parse "$T/block-weather.txt" --chunk 3 --json | grep -c '"gadget_call"' | xargs echo "calls:"
+
+say "What small models get wrong: a fenced block, a gap in an array, a duplicate argument, a cut-off stream"
+"$BIN/llmist" parse "$T/block-malformed.txt" --chunk 7
+
+say "CRLF line endings and trailing spaces after markers"
+"$BIN/llmist" parse "$T/block-crlf.txt" --json
+
+say "Emoji syntax"
+"$BIN/llmist" parse "$T/emoji-files.txt" --syntax emoji --chunk 5

@@ -1,0 +1,150 @@
+"""``llmist parse``: show what the call parser sees in a model transcript."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from llmist.syntax import (
+    DEFAULT_ARG_PREFIX,
+    DEFAULT_END_PREFIX,
+    DEFAULT_START_PREFIX,
+    EmojiCallParser,
+    GadgetCallParser,
+    ParsedCall,
+    SyntaxEvent,
+)
+
+
+class SyntaxChoice(StrEnum):
+    """Which call syntax the transcript uses."""
+
+    block = "block"
+    emoji = "emoji"
+
+
+def parse_command(
+    file: Annotated[str, typer.Argument(help="Transcript to parse, or - for standard input.")] = "-",
+    syntax: Annotated[SyntaxChoice, typer.Option(help="Call syntax of the transcript.")] = SyntaxChoice.block,
+    chunk: Annotated[
+        int, typer.Option(min=0, help="Feed the text in chunks of N characters (0: all at once), as a stream would.")
+    ] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines instead of a terminal view.")] = False,
+    partials: Annotated[bool, typer.Option(help="Also show argument partials (block syntax, when chunked).")] = False,
+    start_prefix: Annotated[str, typer.Option(help="Block start marker.")] = DEFAULT_START_PREFIX,
+    end_prefix: Annotated[str, typer.Option(help="Block end marker.")] = DEFAULT_END_PREFIX,
+    arg_prefix: Annotated[str, typer.Option(help="Block argument marker.")] = DEFAULT_ARG_PREFIX,
+) -> None:
+    """Show each text segment and gadget call the parser finds in a model transcript."""
+    text = _read(file)
+    if syntax is SyntaxChoice.emoji:
+        parser: GadgetCallParser | EmojiCallParser = EmojiCallParser()
+    else:
+        try:
+            parser = GadgetCallParser(start_prefix, end_prefix, arg_prefix)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc)) from exc
+    records = list(_records(parser, text, chunk or len(text) or 1, partials))
+    if as_json:
+        for record in records:
+            sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
+    else:
+        _render(records, file, syntax.value, chunk)
+
+
+def _read(file: str) -> str:
+    if file == "-":
+        return sys.stdin.read()
+    path = Path(file)
+    try:
+        with path.open(encoding="utf-8", newline="") as f:
+            return f.read()
+    except FileNotFoundError:
+        raise typer.BadParameter(f"no such file: {file}", param_hint="FILE") from None
+    except UnicodeDecodeError as exc:
+        raise typer.BadParameter(f"{file} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
+def _records(
+    parser: GadgetCallParser | EmojiCallParser, text: str, size: int, partials: bool
+) -> Iterator[dict[str, Any]]:
+    """Events as JSON-ready dicts, consecutive text events merged into one segment."""
+    pending: list[str] = []
+
+    def events() -> Iterator[SyntaxEvent]:
+        for i in range(0, len(text), size):
+            yield from parser.feed(text[i : i + size])
+        yield from parser.finalize()
+
+    for event in events():
+        if event.type == "text":
+            pending.append(event.content)  # type: ignore[union-attr]
+            continue
+        if pending and (event.type == "gadget_call" or partials):
+            yield {"type": "text", "content": "".join(pending)}
+            pending.clear()
+        if event.type == "gadget_call":
+            yield {"type": "gadget_call", **_call_record(event.call)}  # type: ignore[union-attr]
+        elif partials:
+            yield {"type": event.type, **{k: getattr(event, k) for k in event.__slots__}}
+    if pending:
+        yield {"type": "text", "content": "".join(pending)}
+
+
+def _call_record(call: ParsedCall) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "gadget_name": call.gadget_name,
+        "invocation_id": call.invocation_id,
+        "dependencies": list(call.dependencies),
+    }
+    if call.syntax == "emoji":
+        record.update(syntax="emoji", raw_args=call.raw_args, body=call.body)
+    else:
+        record.update(parameters=call.parameters, parse_error=call.parse_error)
+    return record
+
+
+def _render(records: list[dict[str, Any]], file: str, syntax: str, chunk: int) -> None:
+    from rich.console import Console, Group
+    from rich.panel import Panel
+    from rich.pretty import Pretty
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console()
+    how = f"in chunks of {chunk} characters" if chunk else "whole"
+    console.print(Text.assemble(("llmist parse ", "bold"), (f"{file} ", "cyan"), f"({syntax} syntax, fed {how})"))
+    n_calls = n_errors = 0
+    for record in records:
+        kind = record["type"]
+        if kind == "text":
+            console.print(Panel(Text(record["content"].strip("\n") or " "), title="text", title_align="left",
+                                border_style="dim"))
+        elif kind == "gadget_call":
+            n_calls += 1
+            deps = ", ".join(record["dependencies"]) or "none"
+            title = f"[bold]{record['gadget_name']}[/]  id=[cyan]{record['invocation_id']}[/]  after: {deps}"
+            if record.get("syntax") == "emoji":
+                body: Any = Group(Text.assemble(("args: ", "bold"), record["raw_args"] or "(none)"),
+                                  Text.assemble(("body:\n", "bold"), record["body"] or "(empty)"))
+                style = "green"
+            elif record["parse_error"] is not None:
+                n_errors += 1
+                body = Text.assemble(("parse error: ", "bold red"), record["parse_error"])
+                style = "red"
+            else:
+                body = Pretty(record["parameters"], expand_all=True)
+                style = "green"
+            console.print(Panel(body, title=title, title_align="left", border_style=style))
+        else:
+            console.print(Text(f"  partial {record['field_path']} +{len(record['delta'])} chars"
+                               f"{' (complete)' if record['is_field_complete'] else ''}", style="dim"))
+    summary = Table.grid(padding=(0, 2))
+    summary.add_row("calls", str(n_calls), "parse errors", str(n_errors))
+    console.print(summary)

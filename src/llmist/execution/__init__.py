@@ -1,0 +1,30 @@
+"""Running calls: ``GadgetExecutor`` (one call) and ``GadgetScheduler`` (a streaming dependency DAG)."""
+
+from llmist.execution.controllers import (
+    BeforeGadget,
+    BeforeGadgetDecision,
+    DependencySkipDecision,
+    DependencySkipInfo,
+    GadgetCallInfo,
+    OnDependencySkipped,
+    ParameterInterceptor,
+)
+from llmist.execution.executor import GadgetExecutor, HumanInputHandler
+from llmist.execution.results import GadgetExecutionResult, GadgetSkip, ResultStatus
+from llmist.execution.scheduler import GadgetScheduler
+
+__all__ = [
+    "BeforeGadget",
+    "BeforeGadgetDecision",
+    "DependencySkipDecision",
+    "DependencySkipInfo",
+    "GadgetCallInfo",
+    "GadgetExecutionResult",
+    "GadgetExecutor",
+    "GadgetScheduler",
+    "GadgetSkip",
+    "HumanInputHandler",
+    "OnDependencySkipped",
+    "ParameterInterceptor",
+    "ResultStatus",
+]

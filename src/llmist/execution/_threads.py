@@ -1,0 +1,81 @@
+"""Worker threads for sync gadgets: reused, daemonic (an abandoned gadget never blocks exit)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import queue
+import threading
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["run_in_thread"]
+
+_IDLE_EXIT_S = 30.0
+
+
+class _DaemonPool:
+    """Unbounded pool: a job starts at once on an idle worker or a new one."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self._idle = 0
+        self._lock = threading.Lock()
+
+    def submit(self, job: Callable[[], None]) -> None:
+        with self._lock:
+            spawn = self._idle == 0
+            if not spawn:
+                self._idle -= 1
+        self._jobs.put(job)
+        if spawn:
+            threading.Thread(target=self._work, name="llmist-gadget", daemon=True).start()
+
+    def _work(self) -> None:
+        while True:
+            try:
+                job = self._jobs.get(timeout=_IDLE_EXIT_S)
+            except queue.Empty:
+                with self._lock:
+                    if self._idle > 0:  # nobody reserved us: leave
+                        self._idle -= 1
+                        return
+                continue  # a submitter reserved this worker: its job is coming
+            job()
+            with self._lock:
+                self._idle += 1
+
+
+_pool = _DaemonPool()
+
+
+async def run_in_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    """Run ``fn(*args)`` in a worker thread; cancelling the await abandons (does not stop) it."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def job() -> None:
+        try:
+            value = context.run(fn, *args)
+        except BaseException as exc:
+            _post(loop, future, None, exc)
+        else:
+            _post(loop, future, value, None)
+
+    _pool.submit(job)
+    return await future
+
+
+def _post(loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], value: Any, exc: BaseException | None) -> None:
+    def settle() -> None:
+        if future.done():
+            return
+        if exc is not None:
+            future.set_exception(exc)
+        else:
+            future.set_result(value)
+
+    with contextlib.suppress(RuntimeError):  # loop closed: the call was abandoned long ago
+        loop.call_soon_threadsafe(settle)

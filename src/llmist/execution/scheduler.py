@@ -1,0 +1,382 @@
+"""``GadgetScheduler``: runs calls as a dependency DAG while they stream in.
+
+Submit calls as the parser produces them, close when the response ended, and iterate
+results in completion order. A call starts the moment its last dependency finished;
+independent calls run concurrently within the configured limits. Bookkeeping is O(1) per
+call and per dependency edge: no scans on completion.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections import deque
+from collections.abc import AsyncIterator, Iterable, Mapping
+from typing import Any
+
+from llmist.execution.controllers import DependencySkipDecision, DependencySkipInfo, OnDependencySkipped
+from llmist.execution.executor import GadgetExecutor
+from llmist.execution.results import GadgetExecutionResult, GadgetSkip, ResultStatus
+from llmist.gadgets import Gadget
+from llmist.syntax import ParsedCall
+
+__all__ = ["GadgetScheduler"]
+
+_WAITING, _READY, _RUNNING, _DONE = 0, 1, 2, 3
+
+
+class _Node:
+    __slots__ = ("call", "dependents", "failed", "gadget", "pending", "state")
+
+    def __init__(self, call: ParsedCall, gadget: Gadget | None) -> None:
+        self.call = call
+        self.gadget = gadget
+        self.pending = 0
+        self.dependents: list[_Node] = []
+        self.failed: GadgetExecutionResult | None = None
+        self.state = _WAITING
+
+
+class GadgetScheduler:
+    """Runs a stream of calls through a :class:`GadgetExecutor` as a dependency DAG.
+
+    Args:
+        executor: runs each call (and holds the gadgets, hooks and timeouts).
+        max_concurrency: at most this many calls run at once (``None``: no limit).
+        on_dependency_skipped: decides what happens to a call whose dependency failed.
+        completed: results of earlier responses, by invocation id; calls may depend on them.
+
+    Use::
+
+        scheduler = GadgetScheduler(executor)
+        scheduler.submit(call)            # as each call is parsed
+        scheduler.close()                 # when the response ended
+        async for result in scheduler:    # completion order
+            ...
+    """
+
+    def __init__(
+        self,
+        executor: GadgetExecutor,
+        *,
+        max_concurrency: int | None = None,
+        on_dependency_skipped: OnDependencySkipped | None = None,
+        completed: Mapping[str, GadgetExecutionResult] | None = None,
+    ) -> None:
+        if max_concurrency is not None and max_concurrency < 1:
+            raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
+        self._executor = executor
+        self._max = max_concurrency
+        self._on_skipped = on_dependency_skipped
+        self._prior: Mapping[str, GadgetExecutionResult] = completed or {}
+        self._nodes: dict[str, _Node] = {}
+        self._results: dict[str, GadgetExecutionResult] = {}
+        self._missing: dict[str, list[_Node]] = {}
+        self._ready: deque[_Node] = deque()
+        self._blocked: dict[str, deque[_Node]] = {}
+        self._per_gadget: dict[str, int] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._running = 0
+        self._exclusive_running = False
+        self._outstanding = 0
+        self._closed = False
+        self._cancelled = False
+        self._out: deque[GadgetExecutionResult] = deque()
+        self._waiter: asyncio.Future[None] | None = None
+
+    # --- input ------------------------------------------------------------------------------
+
+    def submit(self, call: ParsedCall) -> None:
+        """Add a call; it starts as soon as its dependencies finished (maybe right now)."""
+        if self._closed:
+            raise RuntimeError("submit() after close(): start a new GadgetScheduler for the next response")
+        call_id = call.invocation_id
+        self._outstanding += 1
+        if call_id in self._nodes:
+            self._emit(
+                _error(
+                    call,
+                    f"Duplicate invocation id {call_id!r}: another call in this response already "
+                    "uses it. Give every call its own id.",
+                )
+            )
+            return
+        node = _Node(call, self._executor.get(call.gadget_name))
+        self._nodes[call_id] = node
+        for dep in call.dependencies:
+            if dep == call_id:
+                self._finish(
+                    node, _error(call, f"Call {call_id!r} depends on itself; remove {dep!r} from its dependencies.")
+                )
+                return
+            prior = self._results.get(dep)
+            if prior is None and dep not in self._nodes:
+                prior = self._prior.get(dep)
+            if prior is not None:
+                if not prior.ok and node.failed is None:
+                    node.failed = prior
+                continue
+            node.pending += 1
+            target = self._nodes.get(dep)
+            if target is not None:
+                target.dependents.append(node)
+            else:
+                self._missing.setdefault(dep, []).append(node)
+        waiters = self._missing.pop(call_id, None)
+        if waiters:
+            node.dependents.extend(waiters)
+        if node.pending == 0:
+            self._dependencies_done(node)
+
+    def close(self) -> None:
+        """No more calls will come: fail calls whose dependencies can never finish."""
+        if self._closed:
+            return
+        self._closed = True
+        for dep, waiters in list(self._missing.items()):
+            for node in waiters:
+                if node.state == _WAITING:
+                    self._finish(
+                        node,
+                        _error(
+                            node.call,
+                            f"Call {node.call.invocation_id!r} depends on {dep!r}, but no "
+                            f"call has that id. Depend only on ids of calls you made.",
+                        ),
+                    )
+        self._missing.clear()
+        self._fail_cycles()
+        self._wake()
+
+    def cancel(self, reason: str = "cancelled") -> None:
+        """Cancel the run: running gadgets are signalled and cancelled, waiting calls end cancelled."""
+        self._closed = self._cancelled = True
+        for task in list(self._tasks):
+            task.cancel(reason)
+        for node in self._nodes.values():
+            if node.state in (_WAITING, _READY):
+                self._finish(node, _result(node.call, None, f"Cancelled: {reason}", "cancelled"))
+        self._ready.clear()
+        self._blocked.clear()
+        self._wake()
+
+    # --- output -----------------------------------------------------------------------------
+
+    def __aiter__(self) -> AsyncIterator[GadgetExecutionResult]:
+        return self._iterate()
+
+    async def _iterate(self) -> AsyncIterator[GadgetExecutionResult]:
+        while True:
+            while self._out:
+                yield self._out.popleft()
+            if self._closed and self._outstanding == 0:
+                return
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+
+    async def run(self, calls: Iterable[ParsedCall]) -> list[GadgetExecutionResult]:
+        """Submit ``calls``, close, and collect every result (completion order)."""
+        for call in calls:
+            self.submit(call)
+        self.close()
+        return [result async for result in self]
+
+    @property
+    def results(self) -> Mapping[str, GadgetExecutionResult]:
+        """Results so far by invocation id (pass to the next response's scheduler as ``completed``)."""
+        return self._results
+
+    async def __aenter__(self) -> GadgetScheduler:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        if self._outstanding:
+            self.cancel("scheduler exited")
+            if self._tasks:
+                await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    # --- internals --------------------------------------------------------------------------
+
+    def _dependencies_done(self, node: _Node) -> None:
+        failed = node.failed
+        if failed is None:
+            node.state = _READY
+            self._ready.append(node)
+            self._pump()
+        elif self._on_skipped is None:
+            self._finish(node, _skipped(node.call, failed))
+        else:
+            node.state = _READY
+            self._spawn(self._ask_controller(node, failed))
+
+    async def _ask_controller(self, node: _Node, failed: GadgetExecutionResult) -> None:
+        call = node.call
+        assert self._on_skipped is not None
+        info = DependencySkipInfo(
+            call,
+            call.gadget_name,
+            call.invocation_id,
+            dict(call.parameters or {}),
+            failed.invocation_id,
+            failed.error or failed.status,
+        )
+        try:
+            decision = self._on_skipped(info)
+            if inspect.isawaitable(decision):
+                decision = await decision
+        except Exception as exc:
+            self._finish(node, _error(call, f"on_dependency_skipped failed: {type(exc).__name__}: {exc}"))
+            return
+        if self._cancelled or node.state == _DONE:
+            return
+        if isinstance(decision, DependencySkipDecision) and decision.action == "execute_anyway":
+            self._ready.append(node)
+            self._pump()
+        elif isinstance(decision, DependencySkipDecision) and decision.action == "use_fallback":
+            self._finish(node, _result(call, decision.fallback_result or "", None, "success"))
+        else:
+            self._finish(node, _skipped(call, failed))
+
+    def _pump(self) -> None:
+        ready = self._ready
+        while ready and not self._exclusive_running and (self._max is None or self._running < self._max):
+            node = ready[0]
+            gadget = node.gadget
+            if gadget is not None:
+                if gadget.exclusive:
+                    if self._running:
+                        return
+                    self._exclusive_running = True
+                limit = gadget.max_concurrent
+                if limit is not None and self._per_gadget.get(gadget.name, 0) >= limit:
+                    ready.popleft()
+                    self._blocked.setdefault(gadget.name, deque()).append(node)
+                    continue
+                self._per_gadget[gadget.name] = self._per_gadget.get(gadget.name, 0) + 1
+            ready.popleft()
+            node.state = _RUNNING
+            self._running += 1
+            self._spawn(self._execute(node))
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _execute(self, node: _Node) -> None:
+        try:
+            result = await self._executor.execute(node.call)
+        except asyncio.CancelledError:
+            result = _result(node.call, None, "Cancelled: the run was cancelled", "cancelled")
+        except Exception as exc:  # the executor never raises for a gadget; this is our bug, keep it contained
+            result = _error(node.call, f"Internal error running the call: {type(exc).__name__}: {exc}")
+        self._running -= 1
+        gadget = node.gadget
+        if gadget is not None:
+            if gadget.exclusive:
+                self._exclusive_running = False
+            name = gadget.name
+            self._per_gadget[name] -= 1
+            blocked = self._blocked.get(name)
+            if blocked:
+                self._ready.appendleft(blocked.popleft())
+        self._finish(node, result)
+        if not self._cancelled:
+            self._pump()
+
+    def _finish(self, node: _Node, result: GadgetExecutionResult) -> None:
+        if node.state == _DONE:
+            return
+        node.state = _DONE
+        self._results[node.call.invocation_id] = result
+        self._emit(result)
+        failed = not result.ok
+        for dependent in node.dependents:
+            if dependent.state != _WAITING:
+                continue
+            if failed and dependent.failed is None:
+                dependent.failed = result
+            dependent.pending -= 1
+            if dependent.pending == 0:
+                self._dependencies_done(dependent)
+
+    def _emit(self, result: GadgetExecutionResult) -> None:
+        self._outstanding -= 1
+        self._out.append(result)
+        self._wake()
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def _fail_cycles(self) -> None:
+        """After close every waiting call waits on a call that still runs or on a cycle; fail the cycles."""
+        colour: dict[str, int] = {}  # 1 = on the DFS stack, 2 = explored
+        for start in list(self._nodes.values()):
+            if start.state != _WAITING or start.call.invocation_id in colour:
+                continue
+            stack: list[tuple[_Node, Iterable[str]]] = [(start, iter(start.call.dependencies))]
+            path: list[_Node] = [start]
+            colour[start.call.invocation_id] = 1
+            while stack:
+                node, deps = stack[-1]
+                advanced = False
+                for dep in deps:
+                    target = self._nodes.get(dep)
+                    if target is None or target.state != _WAITING:
+                        continue
+                    mark = colour.get(dep)
+                    if mark == 1:
+                        cycle = path[path.index(target) :]
+                        names = " -> ".join(n.call.invocation_id for n in [*cycle, target])
+                        for member in cycle:  # take them all out first, so none is merely "skipped"
+                            member.state = _READY
+                        for member in cycle:
+                            self._finish(
+                                member,
+                                _error(
+                                    member.call,
+                                    f"Dependency cycle: {names}. Calls in a cycle "
+                                    "can never run; remove one of the dependencies.",
+                                ),
+                            )
+                        continue
+                    if mark is None:
+                        colour[dep] = 1
+                        stack.append((target, iter(target.call.dependencies)))
+                        path.append(target)
+                        advanced = True
+                        break
+                if not advanced:
+                    colour[node.call.invocation_id] = 2
+                    stack.pop()
+                    path.pop()
+
+
+def _result(call: ParsedCall, result: str | None, error: str | None, status: ResultStatus) -> GadgetExecutionResult:
+    return GadgetExecutionResult(
+        call.gadget_name, call.invocation_id, dict(call.parameters or {}), result, error, 0.0, status=status
+    )
+
+
+def _error(call: ParsedCall, message: str) -> GadgetExecutionResult:
+    return _result(call, None, message, "error")
+
+
+def _skipped(call: ParsedCall, failed: GadgetExecutionResult) -> GadgetExecutionResult:
+    reason = failed.error or failed.status
+    skip = GadgetSkip(call.gadget_name, call.invocation_id, dict(call.parameters or {}), failed.invocation_id, reason)
+    return GadgetExecutionResult(
+        call.gadget_name,
+        call.invocation_id,
+        skip.parameters,
+        None,
+        f"Skipped: dependency {failed.invocation_id!r} ({failed.gadget_name}) failed: {reason}",
+        0.0,
+        status="skipped",
+        skip=skip,
+    )

@@ -1,0 +1,67 @@
+"""What a tool is: ``Gadget``, ``@gadget``, ``create_gadget``, validation, rendering, output limiting."""
+
+from llmist.gadgets.base import Gadget, GadgetExample, GadgetResult, NoParams, as_gadget
+from llmist.gadgets.context import CostReportingLLM, ExecutionContext, LLMClient, LLMCompletion
+from llmist.gadgets.errors import (
+    GadgetAbortedError,
+    GadgetError,
+    GadgetSignal,
+    GadgetTimeoutError,
+    HumanInputRequired,
+    LlmistError,
+    ModelRetry,
+    TaskCompletionSignal,
+)
+from llmist.gadgets.function import FunctionGadget, create_gadget, gadget
+from llmist.gadgets.output_store import DEFAULT_OUTPUT_LIMIT_PERCENT, GadgetOutputStore, output_char_limit
+from llmist.gadgets.output_viewer import GadgetOutputViewer
+from llmist.gadgets.rendering import CallSyntax, render_call, render_gadget, render_parameters
+from llmist.gadgets.signal import AbortSignal
+from llmist.gadgets.testing import TestGadgetResult, atest_gadget, test_gadget
+from llmist.gadgets.validation import (
+    InvalidParametersError,
+    ValidationResult,
+    bind_call,
+    validate_gadget_params,
+    validate_params,
+)
+
+__all__ = [
+    "DEFAULT_OUTPUT_LIMIT_PERCENT",
+    "AbortSignal",
+    "CallSyntax",
+    "CostReportingLLM",
+    "ExecutionContext",
+    "FunctionGadget",
+    "Gadget",
+    "GadgetAbortedError",
+    "GadgetError",
+    "GadgetExample",
+    "GadgetOutputStore",
+    "GadgetOutputViewer",
+    "GadgetResult",
+    "GadgetSignal",
+    "GadgetTimeoutError",
+    "HumanInputRequired",
+    "InvalidParametersError",
+    "LLMClient",
+    "LLMCompletion",
+    "LlmistError",
+    "ModelRetry",
+    "NoParams",
+    "TaskCompletionSignal",
+    "TestGadgetResult",
+    "ValidationResult",
+    "as_gadget",
+    "atest_gadget",
+    "bind_call",
+    "create_gadget",
+    "gadget",
+    "output_char_limit",
+    "render_call",
+    "render_gadget",
+    "render_parameters",
+    "test_gadget",
+    "validate_gadget_params",
+    "validate_params",
+]

@@ -1,0 +1,165 @@
+"""``Gadget``: the class every tool is (class-based, decorated function, or ``create_gadget``)."""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from llmist.gadgets.context import ExecutionContext
+from llmist.gadgets.errors import GadgetError
+
+__all__ = ["Gadget", "GadgetExample", "GadgetResult", "NoParams", "as_gadget"]
+
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*").fullmatch
+
+
+@dataclass(frozen=True, slots=True)
+class GadgetResult:
+    """What ``execute`` may return instead of a plain ``str`` to report a cost."""
+
+    result: str
+    """The text the model sees."""
+    cost: float = 0.0
+    """USD; added to costs reported through the context."""
+
+
+@dataclass(frozen=True, slots=True)
+class GadgetExample:
+    """An example call, shown to the model in the active call syntax."""
+
+    params: Mapping[str, Any]
+    """Parameters of the example call (as the model would write them)."""
+    output: str | None = None
+    """What the gadget returns for it."""
+    comment: str | None = None
+    """What the example demonstrates."""
+
+
+class NoParams(BaseModel):
+    """Parameters of a gadget that takes none."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+
+@dataclass(frozen=True, slots=True)
+class _Invocation:
+    """How to call a gadget's ``execute``: resolved once per gadget, reused on every call."""
+
+    call: Callable[[BaseModel, ExecutionContext], Any]
+    is_async: bool
+
+
+class Gadget:
+    """Base class of every gadget.
+
+    Subclass it and set ``description`` and ``Params`` (a Pydantic model), then implement
+    ``execute(self, params, ctx)`` returning ``str`` or :class:`GadgetResult`, as a plain or
+    an ``async`` method. Sync ones run in a worker thread, so they never block the event loop.
+    """
+
+    name: str = "Gadget"
+    """Name the model calls it by. Defaults to the class name."""
+    description: str = ""
+    """What the gadget does, for the model. Required."""
+    Params: type[BaseModel] = NoParams
+    """The parameter schema."""
+    timeout_s: float | None = None
+    """Seconds before the call is cancelled; ``None`` means the executor's default."""
+    examples: Sequence[GadgetExample] = ()
+    """Example calls rendered into the prompt."""
+    max_concurrent: int | None = None
+    """At most this many calls of this gadget run at once (``None``: no limit)."""
+    exclusive: bool = False
+    """Run alone: after every call started before it, and before any call started after it."""
+    max_retries: int | None = None
+    """How many ``ModelRetry`` this gadget may raise per run; ``None``: the executor's default."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "name" not in cls.__dict__:
+            cls.name = cls.__name__
+
+    def execute(self, params: Any, ctx: ExecutionContext) -> str | GadgetResult | Awaitable[str | GadgetResult]:
+        """Run the gadget with validated ``params``; return the result text (or a :class:`GadgetResult`)."""
+        raise NotImplementedError(f"Gadget {self.name!r} does not implement execute(self, params, ctx)")
+
+    def _invocation(self) -> _Invocation:
+        cached: _Invocation | None = self.__dict__.get("_llmist_invocation")
+        if cached is None:
+            cached = self._resolve_invocation()
+            self.__dict__["_llmist_invocation"] = cached
+        return cached
+
+    def _resolve_invocation(self) -> _Invocation:
+        method = self.execute
+        is_async = inspect.iscoroutinefunction(method)
+        if _positional_arity(method) >= 2:
+            return _Invocation(method, is_async)
+        single: Callable[[BaseModel], Any] = method  # type: ignore[assignment]
+        return _Invocation(lambda params, ctx: single(params), is_async)
+
+    def __repr__(self) -> str:
+        return f"<Gadget {self.name}>"
+
+
+def _positional_arity(fn: Callable[..., Any]) -> int:
+    """How many positional arguments ``fn`` accepts (``*args`` counts as many)."""
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return 2
+    count = 0
+    for p in parameters:
+        if p.kind is inspect.Parameter.VAR_POSITIONAL:
+            return 1 << 16
+        if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+            count += 1
+    return count
+
+
+def as_gadget(obj: object) -> Gadget:
+    """Turn what a user passes in ``gadgets=[...]`` into a checked :class:`Gadget` instance.
+
+    Accepts a ``Gadget`` instance, a ``Gadget`` subclass (instantiated without arguments),
+    a function decorated with ``@gadget``, or a plain typed function (decorated on the fly:
+    its docstring is the description).
+    """
+    if isinstance(obj, Gadget):
+        instance = obj
+    elif isinstance(obj, type) and issubclass(obj, Gadget):
+        try:
+            instance = obj()
+        except TypeError as exc:
+            raise GadgetError(
+                f"Cannot instantiate gadget class {obj.__name__} without arguments ({exc}); pass an instance instead"
+            ) from exc
+    elif callable(obj):
+        from llmist.gadgets.function import gadget
+
+        instance = gadget(obj)
+    else:
+        raise GadgetError(
+            f"Expected a Gadget instance, a Gadget subclass or a function, got {type(obj).__name__}: {obj!r}"
+        )
+    _check(instance)
+    return instance
+
+
+def _check(g: Gadget) -> None:
+    kind = type(g).__name__
+    if not isinstance(g.name, str) or not _NAME(g.name):
+        raise GadgetError(
+            f"Gadget name {g.name!r} ({kind}) must start with a letter and use only letters, digits, '_' and '-'"
+        )
+    if not isinstance(g.description, str) or not g.description.strip():
+        raise GadgetError(f"Gadget {g.name!r} needs a description: set `description = '...'` or write a docstring")
+    if not (isinstance(g.Params, type) and issubclass(g.Params, BaseModel)):
+        raise GadgetError(f"Gadget {g.name!r}: Params must be a Pydantic BaseModel subclass, got {g.Params!r}")
+    if g.timeout_s is not None and g.timeout_s <= 0:
+        raise GadgetError(f"Gadget {g.name!r}: timeout_s must be positive, got {g.timeout_s}")
+    g._invocation()

@@ -1,0 +1,91 @@
+"""Exceptions raised by llmist and by gadgets.
+
+The hierarchy::
+
+    LlmistError
+    ├── GadgetError                 a gadget is badly defined or cannot be found
+    ├── GadgetSignal                raised *inside* a gadget to steer the run
+    │   ├── ModelRetry              ask the model to call again with better arguments
+    │   ├── TaskCompletionSignal    end the agent loop with a summary
+    │   └── HumanInputRequired      ask the human a question and continue with the answer
+    ├── GadgetAbortedError          ``ctx.signal.throw_if_aborted()`` after cancellation
+    │   └── GadgetTimeoutError      the gadget ran past its timeout
+    └── (syntax.BlockParseError is a ValueError, kept apart so the syntax layer stays pure)
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "GadgetAbortedError",
+    "GadgetError",
+    "GadgetSignal",
+    "GadgetTimeoutError",
+    "HumanInputRequired",
+    "LlmistError",
+    "ModelRetry",
+    "TaskCompletionSignal",
+]
+
+
+class LlmistError(Exception):
+    """Base class of every exception llmist raises on purpose."""
+
+
+class GadgetError(LlmistError):
+    """A gadget is badly defined (missing description, bad schema) or cannot be resolved."""
+
+
+class GadgetSignal(LlmistError):
+    """Base of the exceptions a gadget raises to steer the run rather than to report a failure."""
+
+
+class ModelRetry(GadgetSignal):
+    """Raised by a gadget to ask the model to call it again with better arguments.
+
+    The message goes back to the model as the call's error. Each gadget has a retry budget
+    (``GadgetExecutor(max_retries=...)``); past it the call fails for good.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+        """What the model should change."""
+
+
+class TaskCompletionSignal(GadgetSignal):
+    """Raised by a gadget to end the agent loop; ``summary`` becomes the call's result."""
+
+    def __init__(self, summary: str = "Task completed") -> None:
+        super().__init__(summary)
+        self.summary = summary
+        """The final word of the task, returned as the gadget's result."""
+
+
+class HumanInputRequired(GadgetSignal):
+    """Raised by a gadget that needs an answer from the human running the agent.
+
+    The executor asks its ``on_human_input`` handler and uses the answer as the call's result.
+    """
+
+    def __init__(self, question: str) -> None:
+        super().__init__(question)
+        self.question = question
+        """What to ask the human."""
+
+
+class GadgetAbortedError(LlmistError):
+    """The gadget's cancellation signal fired (timeout or run cancelled)."""
+
+    def __init__(self, reason: object = None) -> None:
+        super().__init__(str(reason) if reason is not None else "Gadget execution was aborted")
+        self.reason = reason
+        """Why it was aborted: usually a :class:`GadgetTimeoutError` or a text."""
+
+
+class GadgetTimeoutError(GadgetAbortedError):
+    """A gadget ran longer than its ``timeout_s``."""
+
+    def __init__(self, gadget_name: str, timeout_s: float) -> None:
+        super().__init__(f"Gadget {gadget_name!r} timed out after {timeout_s:g} s")
+        self.gadget_name = gadget_name
+        self.timeout_s = timeout_s

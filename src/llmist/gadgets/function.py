@@ -1,0 +1,223 @@
+"""Function-based gadgets: the ``@gadget`` decorator and ``create_gadget``."""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, overload
+
+from pydantic import BaseModel, ConfigDict, create_model
+from pydantic.fields import FieldInfo
+
+from llmist.gadgets.base import Gadget, GadgetExample, _check, _Invocation, _positional_arity
+from llmist.gadgets.context import ExecutionContext
+from llmist.gadgets.errors import GadgetError
+
+__all__ = ["FunctionGadget", "create_gadget", "gadget"]
+
+
+class FunctionGadget(Gadget):
+    """A gadget built from a function; calling it calls the function."""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        description: str,
+        params: type[BaseModel],
+        invocation: _Invocation,
+        function: Callable[..., Any],
+        timeout_s: float | None = None,
+        examples: Sequence[GadgetExample] | None = None,
+        max_concurrent: int | None = None,
+        exclusive: bool = False,
+    ) -> None:
+        self.name = name
+        self.description = description
+        self.Params = params
+        self.timeout_s = timeout_s
+        self.examples = tuple(examples or ())
+        self.max_concurrent = max_concurrent
+        self.exclusive = exclusive
+        self.__dict__["_llmist_invocation"] = invocation
+        self.__wrapped__ = function
+        self.__doc__ = function.__doc__
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the original function."""
+        return self.__wrapped__(*args, **kwargs)
+
+
+@overload
+def gadget(fn: Callable[..., Any], /) -> FunctionGadget: ...
+
+
+@overload
+def gadget(
+    *,
+    description: str | None = None,
+    name: str | None = None,
+    timeout_s: float | None = None,
+    examples: Sequence[GadgetExample] | None = None,
+    max_concurrent: int | None = None,
+    exclusive: bool = False,
+) -> Callable[[Callable[..., Any]], FunctionGadget]: ...
+
+
+def gadget(
+    fn: Callable[..., Any] | None = None,
+    /,
+    *,
+    description: str | None = None,
+    name: str | None = None,
+    timeout_s: float | None = None,
+    examples: Sequence[GadgetExample] | None = None,
+    max_concurrent: int | None = None,
+    exclusive: bool = False,
+) -> FunctionGadget | Callable[[Callable[..., Any]], FunctionGadget]:
+    """Make a gadget from a typed function; usable as ``@gadget`` or ``@gadget(...)``.
+
+    Each parameter becomes a schema field: its annotation (``Annotated[T, Field(description=...)]``
+    welcome), its default. The docstring is the description when none is given, and its
+    Args/Parameters section (Google, NumPy or Sphinx style) describes parameters that have no
+    ``Field`` description. A parameter annotated :class:`ExecutionContext` receives the context
+    and is not part of the schema. Sync functions run in a worker thread.
+    """
+
+    def decorate(function: Callable[..., Any]) -> FunctionGadget:
+        built = _from_function(
+            function,
+            description=description,
+            name=name,
+            timeout_s=timeout_s,
+            examples=examples,
+            max_concurrent=max_concurrent,
+            exclusive=exclusive,
+        )
+        _check(built)
+        return built
+
+    return decorate(fn) if fn is not None else decorate
+
+
+def create_gadget(
+    *,
+    description: str,
+    schema: type[BaseModel],
+    execute: Callable[..., Any],
+    name: str | None = None,
+    timeout_s: float | None = None,
+    examples: Sequence[GadgetExample] | None = None,
+    max_concurrent: int | None = None,
+    exclusive: bool = False,
+) -> FunctionGadget:
+    """Build a gadget from a schema and an ``execute(params)`` or ``execute(params, ctx)`` callable.
+
+    ``params`` is the validated ``schema`` instance; ``execute`` may be sync or async.
+    ``name`` defaults to the function's name.
+    """
+    if not (isinstance(schema, type) and issubclass(schema, BaseModel)):
+        raise GadgetError(f"create_gadget: schema must be a Pydantic BaseModel subclass, got {schema!r}")
+    is_async = inspect.iscoroutinefunction(execute)
+    if _positional_arity(execute) >= 2:
+        invocation = _Invocation(execute, is_async)
+    else:
+        invocation = _Invocation(lambda params, ctx: execute(params), is_async)
+    gadget_name = name or getattr(execute, "__name__", "") or ""
+    if gadget_name == "<lambda>":
+        raise GadgetError("create_gadget: pass name=... when execute is a lambda")
+    built = FunctionGadget(
+        name=gadget_name,
+        description=description,
+        params=schema,
+        invocation=invocation,
+        function=execute,
+        timeout_s=timeout_s,
+        examples=examples,
+        max_concurrent=max_concurrent,
+        exclusive=exclusive,
+    )
+    _check(built)
+    return built
+
+
+def _from_function(
+    function: Callable[..., Any],
+    *,
+    description: str | None,
+    name: str | None,
+    timeout_s: float | None,
+    examples: Sequence[GadgetExample] | None,
+    max_concurrent: int | None,
+    exclusive: bool,
+) -> FunctionGadget:
+    gadget_name = name or function.__name__
+    doc_text = inspect.getdoc(function) or ""
+    param_docs: dict[str, str] = {}
+    doc_description = doc_text
+    if doc_text:
+        from llmist.gadgets._docstrings import parse_docstring
+
+        parsed = parse_docstring(doc_text)
+        param_docs = parsed.params
+        doc_description = parsed.description or doc_text
+    try:
+        hints = typing.get_type_hints(function, include_extras=True)
+    except Exception as exc:
+        raise GadgetError(
+            f"Gadget {gadget_name!r}: cannot resolve the type hints of {function.__name__}: {exc}"
+        ) from exc
+    fields: dict[str, Any] = {}
+    context_param: str | None = None
+    for param in inspect.signature(function).parameters.values():
+        annotation = hints.get(param.name, Any)
+        if _is_context(annotation):
+            context_param = param.name
+            continue
+        if param.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+            raise GadgetError(f"Gadget {gadget_name!r}: *args/**kwargs ({param.name}) cannot be gadget parameters")
+        if param.kind is inspect.Parameter.POSITIONAL_ONLY:
+            raise GadgetError(f"Gadget {gadget_name!r}: positional-only parameter {param.name!r} is not supported")
+        doc = param_docs.get(param.name)
+        if doc and not _has_description(annotation, param.default):
+            annotation = Annotated[annotation, FieldInfo(description=doc)]
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[param.name] = (annotation, default)
+    params_model = create_model(f"{gadget_name}Params", __config__=ConfigDict(arbitrary_types_allowed=False), **fields)
+    field_names = tuple(fields)
+    is_async = inspect.iscoroutinefunction(function)
+
+    def call(params: BaseModel, ctx: ExecutionContext) -> Any:
+        kwargs = {field: getattr(params, field) for field in field_names}
+        if context_param is not None:
+            kwargs[context_param] = ctx
+        return function(**kwargs)
+
+    final_description = description if description is not None else doc_description
+    return FunctionGadget(
+        name=gadget_name,
+        description=final_description,
+        params=params_model,
+        invocation=_Invocation(call, is_async),
+        function=function,
+        timeout_s=timeout_s,
+        examples=examples,
+        max_concurrent=max_concurrent,
+        exclusive=exclusive,
+    )
+
+
+def _is_context(annotation: Any) -> bool:
+    if annotation is ExecutionContext:
+        return True
+    args = typing.get_args(annotation)
+    return bool(args) and ExecutionContext in args and all(a in (ExecutionContext, type(None)) for a in args)
+
+
+def _has_description(annotation: Any, default: Any) -> bool:
+    if isinstance(default, FieldInfo) and default.description:
+        return True
+    if typing.get_origin(annotation) is Annotated:
+        return any(isinstance(m, FieldInfo) and m.description for m in annotation.__metadata__)
+    return False

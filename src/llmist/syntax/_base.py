@@ -1,0 +1,75 @@
+"""What both call parsers share: text-stretch bookkeeping, hold-back of partial markers, ids."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from llmist.syntax._fast import text_event
+
+_auto_ids = itertools.count(1)
+
+
+def next_auto_id() -> str:
+    """A process-unique invocation id, ``gadget_<n>``, for calls whose header names none."""
+    return f"gadget_{next(_auto_ids)}"
+
+
+def holdback(s: str, start: int, markers: tuple[str, ...], firsts: str, longest: int) -> int:
+    """Length of the longest suffix of ``s[start:]`` that is a proper prefix of a marker.
+
+    That suffix could still become a marker once more text arrives, so a streaming parser
+    must not treat it as text or value yet. ``firsts`` holds the markers' first characters.
+    Costs one ``find`` per first character when no marker can begin in the last
+    ``longest - 1`` characters (the common case), O(longest) otherwise.
+    """
+    n = len(s)
+    low = max(start, n - longest + 1)
+    best = 0
+    for first in firsts:
+        k = s.find(first, low)
+        while k >= 0 and n - k > best:
+            tail = s[k:]
+            for marker in markers:
+                if len(marker) > len(tail) and marker.startswith(tail):
+                    best = n - k
+                    break
+            else:
+                k = s.find(first, k + 1)
+                continue
+            break
+    return best
+
+
+class TextStretches:
+    """The whitespace rule for text between calls.
+
+    A stretch of text between two calls (or before the first, or after the last) is
+    emitted in full if it holds any non-whitespace character, and not at all otherwise.
+    Until the first non-whitespace character arrives, whitespace is held back; from then
+    on the stretch is "live" and text is emitted as soon as it is known to be text.
+    """
+
+    __slots__ = ("_held", "_live")
+
+    def __init__(self) -> None:
+        self._live = False
+        self._held: list[str] = []
+
+    def _text(self, text: str, out: list[Any]) -> None:
+        """Emit (or hold) ``text``, a piece of the current stretch."""
+        if self._live:
+            out.append(text_event(text))
+        elif not text or text.isspace():
+            self._held.append(text)
+        else:
+            self._live = True
+            if self._held:
+                text = "".join(self._held) + text
+                self._held.clear()
+            out.append(text_event(text))
+
+    def _end_stretch(self) -> None:
+        """A call starts: the current stretch is over (held whitespace is dropped)."""
+        self._live = False
+        self._held.clear()

@@ -1,0 +1,452 @@
+"""Streaming parser of the block format (``!!!GADGET_START:`` / ``!!!ARG:`` / ``!!!GADGET_END``).
+
+The parser is a three-state machine (text, header line, body) over the incoming chunks.
+Only a suffix that could still become a marker is ever carried from one feed to the next
+(at most one marker long), so every character is scanned a bounded number of times,
+whatever the chunking: parsing is O(total input). A body that spans feeds is kept as a
+list of pieces and joined once, when its block ends. The common feed (no marker
+character in the chunk) takes a fast path of a few attribute lookups and one event.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from llmist.syntax._base import TextStretches, holdback, next_auto_id
+from llmist.syntax._fast import _PartialTwin, _TextTwin, partial_event
+from llmist.syntax.events import ArgsPartialEvent, GadgetCallEvent, ParsedCall, SyntaxEvent, TextEvent
+from llmist.syntax.pointers import BlockParseError, parse_block_span, stripped_span, unfenced_span
+
+__all__ = ["DEFAULT_ARG_PREFIX", "DEFAULT_END_PREFIX", "DEFAULT_START_PREFIX", "GadgetCallParser"]
+
+DEFAULT_START_PREFIX = "!!!GADGET_START:"
+DEFAULT_END_PREFIX = "!!!GADGET_END"
+DEFAULT_ARG_PREFIX = "!!!ARG:"
+
+_TEXT, _HEADER, _BODY = 0, 1, 2
+_SLOW, _LIVE_TEXT, _VALUE = 0, 1, 2
+"""Fast states: text that is already being emitted, or a streaming value, with nothing carried."""
+_SMALL = 16384
+"""Up to this many characters a streaming value yields a partial on every feed that grows
+it; past it, one each time it grows by an eighth (so copying ``value`` stays linear)."""
+
+_NO_EVENTS: tuple[SyntaxEvent, ...] = ()
+
+
+class _Header:
+    __slots__ = ("auto", "dependencies", "invocation_id", "name")
+
+    def __init__(self, line: str) -> None:
+        parts = line.strip().split(":")
+        self.name = parts[0].strip()
+        explicit = parts[1].strip() if len(parts) > 1 else ""
+        self.auto = not explicit
+        self.invocation_id = explicit or next_auto_id()
+        deps: dict[str, None] = {}
+        if len(parts) > 2:
+            for dep in ",".join(parts[2:]).split(","):
+                dep = dep.strip()
+                if dep:
+                    deps[dep] = None
+        self.dependencies = tuple(deps)
+
+
+class _Streaming:
+    """A block whose body spans feeds: its argument values stream out as partials."""
+
+    __slots__ = ("big", "completed", "emitted", "field", "header", "id", "name", "nl", "pointer", "prev", "raw", "val",
+                 "vlen")
+
+    def __init__(self, header: _Header) -> None:
+        self.header = header
+        self.id = header.invocation_id
+        self.name = header.name
+        self.raw: list[str] = []
+        """Body text before the current value, verbatim."""
+        self.pointer: list[str] | None = None
+        """Pieces of the pointer line while it is being read, else None."""
+        self.field = ""
+        """Path of the value being read, or "" (before the first argument, or no path)."""
+        self.val = ""
+        """The current value's text, joined (all of it while it is small)."""
+        self.big: list[str] = []
+        """Pieces of a large value not yet joined onto ``val``."""
+        self.vlen = 0
+        self.nl = False
+        """The value text ends with a newline (not part of the value until more follows)."""
+        self.prev = -1
+        """Length of the current field's last partial (-1: none yet)."""
+        self.emitted: dict[str, int] = {}
+        self.completed: set[str] = set()
+
+
+class GadgetCallParser(TextStretches):
+    """Incremental parser of block-format gadget calls.
+
+    ``feed(chunk)`` returns the events each chunk completes: ``TextEvent`` for prose as it
+    streams, ``ArgsPartialEvent`` for argument values of a block still being written, and
+    ``GadgetCallEvent`` the moment a block ends. ``finalize()`` flushes the end of the
+    stream (a truncated block still becomes a call). Any chunking of the same input gives
+    the same calls and the same concatenated text.
+    """
+
+    __slots__ = (
+        "_arg", "_block", "_body_first", "_body_firsts", "_carry", "_common", "_end", "_fast", "_header", "_line",
+        "_longest", "_markers", "_mode", "_start", "_start_first", "_start_only",
+    )
+
+    def __init__(
+        self,
+        start_prefix: str = DEFAULT_START_PREFIX,
+        end_prefix: str = DEFAULT_END_PREFIX,
+        arg_prefix: str = DEFAULT_ARG_PREFIX,
+    ) -> None:
+        super().__init__()
+        for what, marker in (("start_prefix", start_prefix), ("end_prefix", end_prefix), ("arg_prefix", arg_prefix)):
+            if not isinstance(marker, str) or not marker.strip():
+                raise ValueError(f"{what} must be a non-blank string, got {marker!r}")
+        if len({start_prefix, end_prefix, arg_prefix}) != 3:
+            raise ValueError(
+                f"start, end and arg prefixes must differ, got {start_prefix!r}, {end_prefix!r}, {arg_prefix!r}"
+            )
+        self._start = start_prefix
+        self._end = end_prefix
+        self._arg = arg_prefix
+        self._markers = (start_prefix, end_prefix, arg_prefix)
+        self._longest = max(map(len, self._markers))
+        self._start_first = start_prefix[0]
+        self._start_only = (start_prefix,)
+        self._body_firsts = "".join(sorted({start_prefix[0], end_prefix[0], arg_prefix[0]}))
+        # "" when the markers start differently ("" is in every chunk, so that fast test never passes).
+        self._body_first = self._body_firsts if len(self._body_firsts) == 1 else ""
+        # No marker can occur in text that lacks the markers' common prefix ("!!!" by default).
+        self._common = os.path.commonprefix(list(self._markers))  # noqa: RUF071 (characters, not paths)
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget everything fed so far (auto ids stay unique across resets)."""
+        self._live = False
+        self._held = []
+        self._mode = _TEXT
+        self._fast = _SLOW
+        self._carry = ""
+        self._line: list[str] = []
+        self._header: _Header | None = None
+        self._block: _Streaming | None = None
+
+    def feed(self, chunk: str) -> Sequence[SyntaxEvent]:
+        """Parse the next chunk of the stream; return the events it completes."""
+        # The two fast paths below take almost every feed of a stream (prose being written,
+        # a value growing): they handle chunks in which no marker can end, inline, with
+        # literal state numbers. Everything else goes through _scan.
+        fast = self._fast
+        if fast == 2:  # _VALUE
+            block = self._block
+            assert block is not None
+            if not self._carry and self._body_first not in chunk and chunk:
+                piece = chunk
+            else:
+                s = self._carry + chunk
+                common = self._common
+                if not common or common in s or not s:
+                    return self._slow(s)
+                end = len(s) - _tail_prefix(s, common)
+                self._carry = s[end:]
+                if not end:
+                    return _NO_EVENTS
+                piece = s[:end] if self._carry else s
+            vlen = block.vlen = block.vlen + len(piece)
+            nl = block.nl = piece[-1] == "\n"
+            size = vlen - nl
+            prev = block.prev
+            if vlen <= 16384:  # _SMALL: one partial per feed that grows the value
+                val = block.val = block.val + piece
+                if size <= prev:
+                    return _NO_EVENTS
+                block.prev = size
+                value = val[:-1] if nl else val
+                delta = value[prev:] if prev > 0 else value
+                event = _PartialTwin(block.id, block.name, block.field, value, delta, False)
+                event.__class__ = ArgsPartialEvent  # type: ignore[assignment]
+                return (event,)  # type: ignore[return-value]
+            block.big.append(piece)
+            if size <= prev or size * 8 < prev * 9:
+                return _NO_EVENTS
+            out: list[SyntaxEvent] = []
+            self._emit(block, False, out)
+            return out
+        if fast == 1:  # _LIVE_TEXT
+            if not self._carry and self._start_first not in chunk and chunk:
+                text = _TextTwin(chunk)
+                text.__class__ = TextEvent  # type: ignore[assignment]
+                return (text,)  # type: ignore[return-value]
+            s = self._carry + chunk
+            start = self._start
+            if start in s or not s:
+                return self._slow(s)
+            end = len(s) - holdback(s, 0, self._start_only, self._start_first, len(start))
+            self._carry = s[end:]
+            if not end:
+                return _NO_EVENTS
+            text = _TextTwin(s[:end] if self._carry else s)
+            text.__class__ = TextEvent  # type: ignore[assignment]
+            return (text,)  # type: ignore[return-value]
+        if self._carry:
+            chunk = self._carry + chunk
+        elif not chunk:
+            return _NO_EVENTS
+        return self._slow(chunk)
+
+    def _slow(self, s: str) -> list[SyntaxEvent]:
+        """Feed ``s`` (the carried tail plus the chunk) through the state machine."""
+        self._carry = ""
+        out: list[SyntaxEvent] = []
+        self._scan(s, out)
+        if self._mode == _TEXT:
+            self._fast = _LIVE_TEXT if self._live else _SLOW
+        else:
+            block = self._block
+            self._fast = _VALUE if block is not None and block.field and block.pointer is None else _SLOW
+        return out
+
+    def finalize(self) -> Sequence[SyntaxEvent]:
+        """Flush the end of the stream: held text, a truncated block (still a call), ..."""
+        out: list[SyntaxEvent] = []
+        carry, self._carry = self._carry, ""
+        mode = self._mode
+        if mode == _TEXT:
+            if carry:
+                self._text(carry, out)
+        elif mode == _HEADER:
+            # A start marker whose header line never ended is plain text.
+            self._text(self._start + "".join(self._line) + carry, out)
+            self._line.clear()
+        else:
+            block = self._block
+            if block is None:
+                out.append(self._call(carry, 0, len(carry)))
+            else:
+                if carry:
+                    self._track(block, carry, 0, len(carry), out)
+                raw = self._complete(block, out)
+                out.append(self._call(raw, 0, len(raw)))
+            self._block = None
+            self._header = None
+        self._mode = _TEXT
+        self._fast = _SLOW
+        self._end_stretch()
+        return out
+
+    # -- the state machine -------------------------------------------------------------
+
+    def _scan(self, s: str, out: list[SyntaxEvent]) -> None:
+        start, end = self._start, self._end
+        n = len(s)
+        i = 0
+        # Where each marker next occurs at or after its search origin (-1: nowhere in s).
+        # Searches only move forward, so each marker costs one pass over s in total.
+        start_from, start_at = n + 1, -1
+        end_from, end_at = n + 1, -1
+        while True:
+            mode = self._mode
+            if mode == _TEXT:
+                if not (start_from <= i and (start_at < 0 or start_at >= i)):
+                    start_from, start_at = i, s.find(start, i)
+                j = start_at
+                if j < 0:
+                    e = n - holdback(s, i, self._start_only, self._start_first, len(start))
+                    if e > i:
+                        self._text(s[i:e], out)
+                    self._carry = s[e:]
+                    return
+                if j > i:
+                    self._text(s[i:j], out)
+                self._mode = _HEADER
+                i = j + len(start)
+            elif mode == _HEADER:
+                nl = s.find("\n", i)
+                if nl < 0:
+                    self._line.append(s[i:])
+                    return
+                if self._line:
+                    self._line.append(s[i:nl])
+                    line = "".join(self._line)
+                    self._line.clear()
+                else:
+                    line = s[i:nl]
+                self._end_stretch()
+                self._header = _Header(line)
+                self._mode = _BODY
+                i = nl + 1
+            else:
+                if not (end_from <= i and (end_at < 0 or end_at >= i)):
+                    end_from, end_at = i, s.find(end, i)
+                if start_from <= i and (start_at < 0 or start_at >= i):
+                    found = start_at
+                else:
+                    # Only a start marker beginning before the end marker matters here.
+                    limit = n if end_at < 0 else min(n, end_at + len(start) - 1)
+                    found = s.find(start, i, limit)
+                    if found >= 0 or limit == n:
+                        start_from, start_at = i, found
+                if found >= 0 and (end_at < 0 or found < end_at):
+                    p, skip = found, 0  # implicit end: the next block starts
+                else:
+                    p, skip = end_at, len(end)
+                block = self._block
+                if p >= 0:
+                    if block is None:
+                        out.append(self._call(s, i, p))
+                    else:
+                        self._track(block, s, i, p, out)
+                        raw = self._complete(block, out)
+                        out.append(self._call(raw, 0, len(raw)))
+                        self._block = None
+                    self._header = None
+                    self._mode = _TEXT
+                    i = p + skip
+                    continue
+                e = n - holdback(s, i, self._markers, self._body_firsts, self._longest)
+                if block is None:
+                    assert self._header is not None
+                    block = self._block = _Streaming(self._header)
+                if e > i:
+                    self._track(block, s, i, e, out)
+                if block.field and block.pointer is None:
+                    self._emit(block, False, out)
+                self._carry = s[e:]
+                return
+
+    def _call(self, s: str, a: int, b: int) -> GadgetCallEvent:
+        """The call for the block whose body is ``s[a:b]``."""
+        header = self._header
+        assert header is not None
+        a, b = stripped_span(s, a, b)
+        raw = s[a:b]
+        try:
+            fa, fb = unfenced_span(s, a, b)
+            parameters: dict[str, object] | None = parse_block_span(s, fa, fb, self._arg)
+            error = None
+        except BlockParseError as exc:
+            parameters, error = None, str(exc)
+        call = ParsedCall(header.name, header.invocation_id, raw, parameters, error, header.dependencies)
+        return GadgetCallEvent(call)
+
+    # -- partials of a streaming block -------------------------------------------------
+
+    def _track(self, block: _Streaming, s: str, a: int, b: int, out: list[SyntaxEvent]) -> None:
+        """Feed body text ``s[a:b]`` (no marker split at its end) to the streaming block."""
+        arg = self._arg
+        arg_len = len(arg)
+        pos = a
+        while pos < b:
+            if block.pointer is not None:
+                nl = s.find("\n", pos, b)
+                ag = s.find(arg, pos, b if nl < 0 else min(b, nl + arg_len - 1))
+                if nl >= 0 and ag < 0:
+                    block.pointer.append(s[pos:nl])
+                    block.raw.append(s[pos : nl + 1])
+                    path = "".join(block.pointer).strip()
+                    block.pointer = None
+                    block.field = path
+                    block.prev = block.emitted.get(path, -1)
+                    pos = nl + 1
+                elif ag >= 0:
+                    # Another argument starts before the pointer line ended: an empty value.
+                    block.pointer.append(s[pos:ag])
+                    block.raw.append(s[pos:ag])
+                    block.raw.append(arg)
+                    path = "".join(block.pointer).strip()
+                    block.pointer = []
+                    if path:
+                        self._emit_field(block, path, "", True, out)
+                    pos = ag + arg_len
+                else:
+                    block.pointer.append(s[pos:b])
+                    block.raw.append(s[pos:b])
+                    pos = b
+            else:
+                ag = s.find(arg, pos, b)
+                stop = b if ag < 0 else ag
+                if stop > pos:
+                    piece = s[pos:stop]
+                    if not block.field:
+                        block.raw.append(piece)
+                    else:
+                        vlen = block.vlen = block.vlen + len(piece)
+                        block.nl = piece[-1] == "\n"
+                        if vlen > _SMALL:
+                            block.big.append(piece)
+                        else:
+                            block.val += piece
+                if ag < 0:
+                    return
+                if block.field:
+                    self._emit(block, True, out)
+                    self._close_value(block)
+                elif block.val:
+                    block.raw.append(block.val)
+                    block.val = ""
+                block.raw.append(arg)
+                block.pointer = []
+                pos = ag + arg_len
+
+    def _complete(self, block: _Streaming, out: list[SyntaxEvent]) -> str:
+        """The block ended: final partials (every field complete), then its raw body."""
+        if block.pointer is not None:
+            path = "".join(block.pointer).strip()
+            if path:
+                self._emit_field(block, path, "", True, out)
+        elif block.field:
+            self._emit(block, True, out)
+            self._close_value(block)
+        return "".join(block.raw)
+
+    def _close_value(self, block: _Streaming) -> None:
+        field = block.field
+        if block.big:
+            block.val += "".join(block.big)
+            block.big.clear()
+        block.raw.append(block.val)
+        block.emitted[field] = block.prev
+        block.val, block.vlen, block.nl, block.field, block.prev = "", 0, False, "", -1
+
+    def _emit(self, block: _Streaming, complete: bool, out: list[SyntaxEvent]) -> None:
+        """A partial for the current value if it grew (spaced out when large) or just completed."""
+        field = block.field
+        size = block.vlen - block.nl
+        prev = block.prev
+        if size <= prev and not (complete and field not in block.completed):
+            return
+        if not complete and size > _SMALL and prev >= 0 and size * 8 < prev * 9:
+            return
+        if block.big:
+            block.val += "".join(block.big)
+            block.big.clear()
+        value = block.val[:-1] if block.nl else block.val
+        block.prev = max(size, prev)
+        if complete:
+            block.completed.add(field)
+        out.append(partial_event(block.id, block.name, field, value, value[max(prev, 0) :], complete))
+
+    def _emit_field(self, block: _Streaming, path: str, value: str, complete: bool, out: list[SyntaxEvent]) -> None:
+        """A partial for a field other than the current value (an argument with no value line)."""
+        prev = block.emitted.get(path, -1)
+        if len(value) <= prev and not (complete and path not in block.completed):
+            return
+        block.emitted[path] = max(len(value), prev)
+        if complete:
+            block.completed.add(path)
+        out.append(partial_event(block.id, block.name, path, value, value[max(prev, 0) :], complete))
+
+
+
+def _tail_prefix(s: str, prefix: str) -> int:
+    """Length of the longest suffix of ``s`` that is a proper prefix of ``prefix``."""
+    if s[-1] not in prefix:
+        return 0
+    for k in range(min(len(prefix) - 1, len(s)), 0, -1):
+        if prefix.startswith(s[-k:]):
+            return k
+    return 0

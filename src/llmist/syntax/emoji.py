@@ -1,0 +1,192 @@
+"""Streaming parser of the emoji syntax: ``🛠️[name args]`` + body + ``🛠️[/end]``.
+
+The header is the text between the tool marker and the first ``]``; if a newline comes
+first (or no ``]`` ever comes) the marker is plain text. The tool name is the header's
+first whitespace-separated token, ``raw_args`` the rest. One newline right after the
+header (``\\n`` or ``\\r\\n``) is not part of the body; everything else up to the end
+marker is. There is no nesting: a tool marker inside a body is body text. A missing end
+marker makes the rest of the stream the body; an end marker outside a block is text.
+Both markers are also recognised without the U+FE0F variation selector.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from llmist.syntax._base import TextStretches, holdback, next_auto_id
+from llmist.syntax._fast import text_event
+from llmist.syntax.events import GadgetCallEvent, ParsedCall, SyntaxEvent
+
+__all__ = ["EmojiCallParser"]
+
+_TOOL = "\U0001f6e0"  # 🛠 (the marker is this, optionally U+FE0F, then "[")
+_VS16 = "\ufe0f"
+_END_TAIL = "[/end]"
+_END_MARKERS = (_TOOL + _VS16 + _END_TAIL, _TOOL + _END_TAIL)
+_TEXT, _HEADER, _BODY = 0, 1, 2
+_NO_EVENTS: tuple[SyntaxEvent, ...] = ()
+
+
+class EmojiCallParser(TextStretches):
+    """Incremental parser of emoji-syntax tool calls, with the same protocol as the block parser.
+
+    ``feed(chunk)`` returns the events the chunk completes (``TextEvent`` as prose streams,
+    ``GadgetCallEvent`` when a block ends); ``finalize()`` flushes the end of the stream.
+    Calls carry ``syntax="emoji"``, ``raw_args`` and ``body``; binding them to a gadget's
+    parameters is the gadgets layer's job.
+    """
+
+    __slots__ = ("_body", "_call_header", "_carry", "_header", "_marker", "_mode", "_skip_newline")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget everything fed so far."""
+        self._live = False
+        self._held = []
+        self._mode = _TEXT
+        self._carry = ""
+        self._marker = ""
+        self._header: list[str] = []
+        self._body: list[str] = []
+        self._skip_newline = False
+        self._call_header = ""
+
+    def feed(self, chunk: str) -> Sequence[SyntaxEvent]:
+        """Parse the next chunk of the stream; return the events it completes."""
+        if not chunk:
+            return _NO_EVENTS
+        if not self._carry and _TOOL not in chunk:
+            mode = self._mode
+            if mode == _TEXT and self._live:
+                return (text_event(chunk),)
+            if mode == _BODY and not self._skip_newline:
+                self._body.append(chunk)
+                return _NO_EVENTS
+        if self._carry:
+            chunk = self._carry + chunk
+            self._carry = ""
+        out: list[SyntaxEvent] = []
+        self._scan(chunk, out)
+        return out
+
+    def finalize(self) -> Sequence[SyntaxEvent]:
+        """Flush the end of the stream (a block without its end marker is still a call)."""
+        out: list[SyntaxEvent] = []
+        carry, self._carry = self._carry, ""
+        if self._mode == _TEXT:
+            if carry:
+                self._text(carry, out)
+        elif self._mode == _HEADER:
+            # No "]" ever came: the marker and what followed it are plain text.
+            self._text(self._marker + "".join(self._header) + carry, out)
+        else:
+            self._body.append(carry)
+            out.append(self._call())
+        self._mode = _TEXT
+        self._header.clear()
+        self._body.clear()
+        self._skip_newline = False
+        self._end_stretch()
+        return out
+
+    def _scan(self, s: str, out: list[SyntaxEvent]) -> None:
+        n = len(s)
+        i = 0
+        while i < n or self._mode == _HEADER:
+            mode = self._mode
+            if mode == _TEXT:
+                j = s.find(_TOOL, i)
+                k = n
+                while j >= 0:
+                    k = j + 2 if s.startswith(_VS16, j + 1) else j + 1
+                    if k >= n or s[k] == "[":
+                        break
+                    j = s.find(_TOOL, j + 1)
+                if j < 0:
+                    self._text(s[i:], out)
+                    return
+                if k >= n:  # "🛠" or "🛠\ufe0f" at the very end: wait for the next character
+                    if j > i:
+                        self._text(s[i:j], out)
+                    self._carry = s[j:]
+                    return
+                if j > i:
+                    self._text(s[i:j], out)
+                self._marker = s[j : k + 1]
+                self._mode = _HEADER
+                i = k + 1
+            elif mode == _HEADER:
+                close = s.find("]", i)
+                newline = s.find("\n", i, n if close < 0 else close)
+                if newline >= 0:
+                    # A newline before "]": the marker was text. Rescan what followed it.
+                    rest = "".join(self._header) + s[i:]
+                    self._header.clear()
+                    self._mode = _TEXT
+                    self._text(self._marker, out)
+                    s, n, i = rest, len(rest), 0
+                    continue
+                if close < 0:
+                    self._header.append(s[i:])
+                    return
+                self._header.append(s[i:close])
+                header = "".join(self._header)
+                self._header.clear()
+                i = close + 1
+                if header.strip() in ("", "/end"):
+                    # An end marker outside a block, or an empty header: plain text.
+                    self._mode = _TEXT
+                    self._text(self._marker + header + "]", out)
+                    continue
+                self._end_stretch()
+                self._call_header = header
+                self._mode = _BODY
+                self._skip_newline = True
+                if i >= n:
+                    return
+            else:
+                if self._skip_newline:
+                    if s.startswith("\n", i):
+                        i += 1
+                    elif s.startswith("\r\n", i):
+                        i += 2
+                    elif i + 1 == n and s[i] == "\r":
+                        self._carry = "\r"
+                        return
+                    self._skip_newline = False
+                end_at, end_len = _find_end(s, i)
+                if end_at >= 0:
+                    self._body.append(s[i:end_at])
+                    out.append(self._call())
+                    self._mode = _TEXT
+                    i = end_at + end_len
+                    continue
+                e = n - holdback(s, i, _END_MARKERS, _TOOL, len(_END_MARKERS[0]))
+                self._body.append(s[i:e])
+                self._carry = s[e:]
+                return
+
+    def _call(self) -> GadgetCallEvent:
+        header = self._call_header.strip()
+        parts = header.split(None, 1)
+        name = parts[0]
+        raw_args = parts[1].strip() if len(parts) > 1 else ""
+        body = "".join(self._body)
+        self._body.clear()
+        call = ParsedCall(name, next_auto_id(), body, None, None, (), "emoji", raw_args, body)
+        return GadgetCallEvent(call)
+
+
+def _find_end(s: str, i: int) -> tuple[int, int]:
+    """Position and length of the first end marker at or after ``i`` (-1 if none)."""
+    k = s.find(_END_TAIL, i)
+    while k >= 0:
+        if k - 2 >= i and s[k - 1] == _VS16 and s[k - 2] == _TOOL:
+            return k - 2, len(_END_MARKERS[0])
+        if k - 1 >= i and s[k - 1] == _TOOL:
+            return k - 1, len(_END_MARKERS[1])
+        k = s.find(_END_TAIL, k + 1)
+    return -1, 0

@@ -1,0 +1,234 @@
+"""GadgetScheduler: a streaming dependency DAG."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from llmist import (
+    DependencySkipDecision,
+    ExecutionContext,
+    GadgetExecutionResult,
+    GadgetExecutor,
+    GadgetScheduler,
+    gadget,
+)
+from llmist.execution import DependencySkipInfo
+from llmist.syntax import ParsedCall
+
+log: list[str] = []
+
+
+@gadget
+async def step(label: str) -> str:
+    """Record that this step ran."""
+    log.append(label)
+    return label
+
+
+@gadget
+def fail(label: str) -> str:
+    """Always fails."""
+    raise RuntimeError(f"{label} broke")
+
+
+@gadget
+async def nap(seconds: float) -> str:
+    """Sleep."""
+    await asyncio.sleep(seconds)
+    return "rested"
+
+
+def call(call_id: str, *deps: str, name: str = "step", **params: Any) -> ParsedCall:
+    return ParsedCall(name, call_id, "", params or {"label": call_id}, None, deps)
+
+
+def scheduler(**kwargs: Any) -> GadgetScheduler:
+    log.clear()
+    return GadgetScheduler(GadgetExecutor([step, fail, nap]), **kwargs)
+
+
+def by_id(results: list[GadgetExecutionResult]) -> dict[str, GadgetExecutionResult]:
+    return {r.invocation_id: r for r in results}
+
+
+async def test_diamond_runs_in_dependency_order() -> None:
+    results = await scheduler().run([call("d", "b", "c"), call("b", "a"), call("c", "a"), call("a")])
+    assert log[0] == "a" and log[-1] == "d" and set(log[1:3]) == {"b", "c"}
+    assert [r.invocation_id for r in results] == log
+
+
+async def test_dependency_may_arrive_later_in_the_response() -> None:
+    s = scheduler()
+    s.submit(call("b", "a"))
+    s.submit(call("a"))
+    s.close()
+    assert [r.invocation_id async for r in s] == ["a", "b"]
+
+
+async def test_results_stream_before_close() -> None:
+    s = scheduler()
+    s.submit(call("a"))
+    iterator = aiter(s)
+    first = await anext(iterator)
+    assert first.invocation_id == "a"
+    s.close()
+    assert [r async for r in iterator] == []
+
+
+async def test_failed_dependency_skips_dependents_transitively() -> None:
+    results = by_id(await scheduler().run([call("a", name="fail"), call("b", "a"), call("c", "b")]))
+    assert results["b"].status == "skipped" and results["c"].status == "skipped"
+    assert results["b"].skip is not None
+    assert (results["b"].skip.failed_dependency, results["b"].skip.failed_dependency_error) == (
+        "a",
+        "RuntimeError: a broke",
+    )
+    assert results["c"].skip is not None and results["c"].skip.failed_dependency == "b"
+    assert log == []
+
+
+async def test_controller_skip_keeps_default() -> None:
+    s = scheduler(on_dependency_skipped=lambda info: DependencySkipDecision("skip"))
+    results = by_id(await s.run([call("a", name="fail"), call("b", "a")]))
+    assert results["b"].status == "skipped"
+
+
+async def test_controller_execute_anyway_runs_the_call() -> None:
+    seen: list[DependencySkipInfo] = []
+
+    async def decide(info: DependencySkipInfo) -> DependencySkipDecision:
+        seen.append(info)
+        return DependencySkipDecision("execute_anyway")
+
+    results = by_id(await scheduler(on_dependency_skipped=decide).run([call("a", name="fail"), call("b", "a")]))
+    assert results["b"].result == "b" and seen[0].failed_dependency == "a"
+
+
+async def test_controller_use_fallback_gives_fallback_result() -> None:
+    s = scheduler(on_dependency_skipped=lambda info: DependencySkipDecision("use_fallback", "[]"))
+    results = by_id(await s.run([call("a", name="fail"), call("b", "a"), call("c", "b")]))
+    assert (results["b"].status, results["b"].result) == ("success", "[]")
+    assert results["c"].result == "c"
+
+
+async def test_unknown_dependency_is_an_error_after_close() -> None:
+    results = by_id(await scheduler().run([call("a", "ghost")]))
+    assert results["a"].error is not None and "depends on 'ghost', but no call has that id" in results["a"].error
+
+
+async def test_duplicate_id_is_an_error() -> None:
+    results = await scheduler().run([call("a"), call("a")])
+    assert sorted(r.status for r in results) == ["error", "success"]
+
+
+async def test_cycle_fails_every_member() -> None:
+    results = by_id(await scheduler().run([call("a", "b"), call("b", "a"), call("c", "a")]))
+    assert results["a"].error is not None and results["a"].error.startswith("Dependency cycle: a -> b -> a")
+    assert results["b"].status == "error" and results["c"].status == "skipped"
+
+
+async def test_self_dependency_is_an_error() -> None:
+    results = await scheduler().run([call("a", "a")])
+    assert results[0].error is not None and "depends on itself" in results[0].error
+
+
+async def test_dependency_on_previous_response_result() -> None:
+    earlier = await scheduler().run([call("old")])
+    s = scheduler(completed={r.invocation_id: r for r in earlier})
+    assert [r.result for r in await s.run([call("new", "old")])] == ["new"]
+
+
+async def test_hundred_independent_sleeping_calls_run_concurrently() -> None:
+    calls = [call(f"n{i}", name="nap", seconds=0.05) for i in range(100)]
+    started = time.perf_counter()
+    results = await scheduler().run(calls)
+    assert time.perf_counter() - started < 1.0
+    assert len(results) == 100 and all(r.ok for r in results)
+
+
+async def test_max_concurrency_limits_running_calls() -> None:
+    running = 0
+    peak = 0
+
+    @gadget
+    async def track(i: int) -> str:
+        """Track concurrency."""
+        nonlocal running, peak
+        running += 1
+        peak = max(peak, running)
+        await asyncio.sleep(0)
+        running -= 1
+        return "ok"
+
+    s = GadgetScheduler(GadgetExecutor([track]), max_concurrency=2)
+    await s.run([ParsedCall("track", f"t{i}", "", {"i": i}, None, ()) for i in range(6)])
+    assert peak == 2
+
+
+async def test_gadget_max_concurrent_limits_that_gadget() -> None:
+    running = 0
+    peak = 0
+
+    @gadget(max_concurrent=1)
+    async def serial(i: int) -> str:
+        """One at a time."""
+        nonlocal running, peak
+        running += 1
+        peak = max(peak, running)
+        await asyncio.sleep(0)
+        running -= 1
+        return "ok"
+
+    s = GadgetScheduler(GadgetExecutor([serial]))
+    results = await s.run([ParsedCall("serial", f"s{i}", "", {"i": i}, None, ()) for i in range(4)])
+    assert peak == 1 and len(results) == 4
+
+
+async def test_exclusive_gadget_runs_alone_after_earlier_calls() -> None:
+    events: list[str] = []
+
+    @gadget
+    async def work(i: int) -> str:
+        """Work."""
+        events.append(f"start{i}")
+        await asyncio.sleep(0)
+        events.append(f"end{i}")
+        return "ok"
+
+    @gadget(exclusive=True)
+    async def finish() -> str:
+        """Finish alone."""
+        events.append("finish")
+        await asyncio.sleep(0)
+        events.append("finish-end")
+        return "done"
+
+    s = GadgetScheduler(GadgetExecutor([work, finish]))
+    calls = [ParsedCall("work", "w1", "", {"i": 1}, None, ()), ParsedCall("finish", "f", "", {}, None, ())]
+    calls.append(ParsedCall("work", "w2", "", {"i": 2}, None, ()))
+    await s.run(calls)
+    assert events == ["start1", "end1", "finish", "finish-end", "start2", "end2"]
+
+
+async def test_cancel_signals_running_gadgets_and_ends_waiting_calls() -> None:
+    started = asyncio.Event()
+    reasons: list[object] = []
+
+    @gadget
+    async def long(ctx: ExecutionContext) -> str:
+        """Long."""
+        ctx.signal.add_listener(reasons.append)
+        started.set()
+        await asyncio.Event().wait()
+        return "never"
+
+    s = GadgetScheduler(GadgetExecutor([long, step]))
+    s.submit(ParsedCall("long", "l", "", {}, None, ()))
+    s.submit(call("after", "l"))
+    await started.wait()
+    s.cancel()
+    results = by_id([r async for r in s])
+    assert reasons == ["cancelled"]
+    assert results["l"].status == "cancelled" and results["after"].status == "cancelled"

@@ -1,0 +1,227 @@
+"""GadgetCallParser: the block format as the spec and the TypeScript original define it."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+import pytest
+
+from llmist.syntax import ArgsPartialEvent, GadgetCallEvent, GadgetCallParser, TextEvent
+
+from .helpers import calls, partials, run, split, text
+
+COMPLETE_EXAMPLE = """!!!GADGET_START:WriteFile:write_1
+!!!ARG:filePath
+src/calculator.ts
+!!!ARG:content
+export function add(a: number, b: number): number {
+  return a + b;
+}
+!!!GADGET_END
+"""
+
+
+def test_spec_complete_example() -> None:
+    (call,) = calls(run(GadgetCallParser(), [COMPLETE_EXAMPLE]))
+    assert call.gadget_name == "WriteFile"
+    assert call.invocation_id == "write_1"
+    assert call.dependencies == ()
+    assert call.parse_error is None
+    assert call.parameters == {
+        "filePath": "src/calculator.ts",
+        "content": "export function add(a: number, b: number): number {\n  return a + b;\n}",
+    }
+    assert call.parameters_raw == COMPLETE_EXAMPLE.split("\n", 1)[1].rsplit("!!!GADGET_END", 1)[0].strip()
+
+
+def test_spec_parallel_example_dependencies() -> None:
+    stream = (
+        "!!!GADGET_START:FetchData:fetch_users\n!!!ARG:url\nhttps://api.example.com/users\n!!!GADGET_END\n"
+        "!!!GADGET_START:FetchData:fetch_orders\n!!!ARG:url\nhttps://api.example.com/orders\n!!!GADGET_END\n"
+        "!!!GADGET_START:MergeData:merge_1:fetch_users,fetch_orders\n!!!ARG:format\njson\n!!!GADGET_END\n"
+    )
+    got = calls(run(GadgetCallParser(), [stream]))
+    assert [(c.invocation_id, c.dependencies) for c in got] == [
+        ("fetch_users", ()),
+        ("fetch_orders", ()),
+        ("merge_1", ("fetch_users", "fetch_orders")),
+    ]
+
+
+def test_spec_multiple_gadgets_in_sequence_with_text() -> None:
+    stream = (
+        "I'll perform both calculations for you.\n\n"
+        "!!!GADGET_START:Calculator\n!!!ARG:operation\nadd\n!!!ARG:a\n5\n!!!ARG:b\n3\n!!!GADGET_END\n\n"
+        "Now let me multiply those values:\n\n"
+        "!!!GADGET_START:Calculator\n!!!ARG:operation\nmultiply\n!!!ARG:a\n8\n!!!ARG:b\n4\n!!!GADGET_END\n\n"
+        "The results are 8 and 32."
+    )
+    events = run(GadgetCallParser(), [stream])
+    assert [c.parameters for c in calls(events)] == [
+        {"operation": "add", "a": 5, "b": 3},
+        {"operation": "multiply", "a": 8, "b": 4},
+    ]
+    assert text(events) == (
+        "I'll perform both calculations for you.\n\n"
+        "\n\nNow let me multiply those values:\n\n"
+        "\n\nThe results are 8 and 32."
+    )
+    kinds = [e.type for e in events]
+    assert kinds == ["text", "gadget_call", "text", "gadget_call", "text"]
+
+
+def test_header_forms_and_auto_ids() -> None:
+    stream = "".join(
+        f"!!!GADGET_START:{h}\n!!!ARG:x\n1\n!!!GADGET_END\n"
+        for h in ["A", "B:b1", "C:c1:b1,x", "D:d1:b1:c1", "E:e1:b1, c1", "F:f1:b1,c1,b1", "G:g1:", "H:"]
+    )
+    got = calls(run(GadgetCallParser(), [stream]))
+    assert [c.gadget_name for c in got] == list("ABCDEFGH")
+    assert got[0].invocation_id.startswith("gadget_")
+    assert got[7].invocation_id.startswith("gadget_")  # an empty explicit id is no id
+    assert got[0].invocation_id != got[7].invocation_id
+    assert [c.dependencies for c in got[1:7]] == [(), ("b1", "x"), ("b1", "c1"), ("b1", "c1"), ("b1", "c1"), ()]
+
+
+def test_auto_ids_are_unique_across_parsers_and_resets() -> None:
+    block = "!!!GADGET_START:A\n!!!ARG:x\n1\n!!!GADGET_END\n"
+    first, second = GadgetCallParser(), GadgetCallParser()
+    ids = [calls(run(p, [block]))[0].invocation_id for p in (first, second)]
+    first.reset()
+    ids.append(calls(run(first, [block]))[0].invocation_id)
+    assert len(set(ids)) == 3
+
+
+def test_implicit_end_at_next_start_and_at_finalize() -> None:
+    stream = "!!!GADGET_START:A:a\n!!!ARG:x\n1\n!!!GADGET_START:B:b\n!!!ARG:y\ntwo\nlines"
+    got = calls(run(GadgetCallParser(), [stream]))
+    assert [(c.invocation_id, c.parameters) for c in got] == [("a", {"x": 1}), ("b", {"y": "two\nlines"})]
+
+
+def test_truncated_block_still_becomes_a_call_with_what_arrived() -> None:
+    stream = "Writing it.\n!!!GADGET_START:WriteFile:w\n!!!ARG:path\na.py\n!!!ARG:content\nprint(1)\n!!!GADGET_"
+    events = run(GadgetCallParser(), split(stream, 5))
+    (call,) = calls(events)
+    assert call.parameters == {"path": "a.py", "content": "print(1)\n!!!GADGET_"}
+    assert text(events) == "Writing it.\n"
+
+
+def test_start_marker_whose_header_never_ends_is_text() -> None:
+    events = run(GadgetCallParser(), ["Done.\n\n!!!GADGET_START:Foo"])
+    assert calls(events) == []
+    assert text(events) == "Done.\n\n!!!GADGET_START:Foo"
+
+
+def test_end_and_arg_markers_outside_blocks_are_text() -> None:
+    stream = "say !!!GADGET_END and !!!ARG:x freely"
+    assert text(run(GadgetCallParser(), split(stream, 3))) == stream
+
+
+@pytest.mark.parametrize("fence", ["```", "```json", "```yaml", "```toml", "```JSON"])
+def test_markdown_fence_around_parameters_is_stripped(fence: str) -> None:
+    stream = f"!!!GADGET_START:Calc\n{fence}\n!!!ARG:a\n5\n!!!ARG:b\nx\n```\n!!!GADGET_END\n"
+    (call,) = calls(run(GadgetCallParser(), [stream]))
+    assert call.parameters == {"a": 5, "b": "x"}
+
+
+def test_crlf_line_endings_and_trailing_spaces_after_markers() -> None:
+    stream = "!!!GADGET_START:Run:r1:a, b  \r\n!!!ARG:name \r\nprod\r\n!!!ARG:count\r\n42\r\n!!!GADGET_END   \r\nok"
+    events = run(GadgetCallParser(), split(stream, 2))
+    (call,) = calls(events)
+    assert (call.invocation_id, call.dependencies) == ("r1", ("a", "b"))
+    # Numbers coerce through the \r; strings keep it, as the TypeScript original (gadgets strip it).
+    assert call.parameters == {"name": "prod\r", "count": 42}
+    assert text(events) == "   \r\nok"
+
+
+def test_malformed_block_gives_a_call_with_parse_error_not_an_exception() -> None:
+    stream = "!!!GADGET_START:Search:bad\n!!!ARG:paths/0\nsrc\n!!!ARG:paths/x\nlib\n!!!GADGET_END\n"
+    (call,) = calls(run(GadgetCallParser(), split(stream, 7)))
+    assert call.parameters is None
+    assert call.parse_error == "Invalid array index: x"
+    assert call.parameters_raw.startswith("!!!ARG:paths/0")
+
+
+def test_custom_markers() -> None:
+    parser = GadgetCallParser(start_prefix="<<<START:", end_prefix="<<<END:", arg_prefix="@param:")
+    stream = "hi <<<START:Calculator\n@param:a\n5\n@param:b\n3\n<<<END:\nbye"
+    events = run(parser, split(stream, 4))
+    assert [c.parameters for c in calls(events)] == [{"a": 5, "b": 3}]
+    assert text(events) == "hi \nbye"
+
+
+@pytest.mark.parametrize(("start", "end", "arg"), [("", "E", "A"), ("S", "S", "A"), ("S", "E", "  ")])
+def test_invalid_marker_configuration_is_rejected(start: str, end: str, arg: str) -> None:
+    with pytest.raises(ValueError, match="prefix"):
+        GadgetCallParser(start_prefix=start, end_prefix=end, arg_prefix=arg)
+
+
+def test_text_streams_before_the_call_completes() -> None:
+    parser = GadgetCallParser()
+    first = list(parser.feed("Let me check the weather"))
+    assert first == [TextEvent("Let me check the weather")]
+    assert list(parser.feed(" in Paris.\n!!!GADGET_STA")) == [TextEvent(" in Paris.\n")]
+
+
+def test_whitespace_only_stretches_are_not_emitted() -> None:
+    block = "!!!GADGET_START:A\n!!!ARG:x\n1\n!!!GADGET_END"
+    events = run(GadgetCallParser(), split(f"\n\n{block}\n  \n{block}\n\n", 1))
+    assert text(events) == ""
+    assert [e.type for e in events if e.type != "gadget_args_partial"] == ["gadget_call", "gadget_call"]
+
+
+def test_a_block_complete_within_one_feed_yields_only_its_call() -> None:
+    events = run(GadgetCallParser(), [COMPLETE_EXAMPLE])
+    assert partials(events) == []
+
+
+def test_partials_stream_raw_values_with_stable_id_before_the_call() -> None:
+    stream = "!!!GADGET_START:WriteFile\n!!!ARG:path\nnotes.md\n!!!ARG:content\nline one\nline two!\n!!!GADGET_END\n"
+    events = run(GadgetCallParser(), split(stream, 3))
+    (call,) = calls(events)
+    parts = partials(events)
+    assert {p.invocation_id for p in parts} == {call.invocation_id}
+    assert events.index(parts[-1]) < events.index(next(e for e in events if isinstance(e, GadgetCallEvent)))
+    by_field: dict[str, list[ArgsPartialEvent]] = {}
+    for p in parts:
+        by_field.setdefault(p.field_path, []).append(p)
+    assert by_field["path"][-1].value == "notes.md"
+    assert by_field["content"][-1].value == "line one\nline two!"
+    for field in by_field.values():
+        assert "".join(p.delta for p in field) == field[-1].value
+        assert [p.is_field_complete for p in field][-1] is True
+        assert all(not p.is_field_complete for p in field[:-1])
+
+
+def test_partial_values_hold_back_a_marker_prefix() -> None:
+    parser = GadgetCallParser()
+    events = list(parser.feed("!!!GADGET_START:W\n!!!ARG:content\nsay hi!!"))
+    assert partials(events)[-1].value == "say hi"
+    events = list(parser.feed("!"))
+    assert partials(events) == []
+    events = list(parser.feed(" there\n!!!GADGET_END\n"))
+    assert partials(events)[-1].value == "say hi!!! there"
+    assert partials(events)[-1].is_field_complete
+
+
+def test_large_values_space_their_partials_out() -> None:
+    parser = GadgetCallParser()
+    parser.feed("!!!GADGET_START:W\n!!!ARG:content\n")
+    sizes = [len(p.value) for _ in range(8192) for p in partials(parser.feed("abcdefgh"))]
+    # Every feed yields one while the value is small (16 KiB), then one per growth of an eighth.
+    assert sizes[:2048] == [8 * k for k in range(1, 2049)]
+    later = sizes[2048:]
+    assert later and all(b * 8 >= a * 9 for a, b in pairwise(later))
+    assert len(later) < 30
+
+
+def test_finalize_resets_for_a_new_stream() -> None:
+    parser = GadgetCallParser()
+    run(parser, ["text !!!GADGET_START:A\n!!!ARG:x\n1"])
+    events = run(parser, ["fresh"])
+    assert text(events) == "fresh"
+
+
+def test_argument_with_no_value_line() -> None:
+    (call,) = calls(run(GadgetCallParser(), ["!!!GADGET_START:A\n!!!ARG:flag!!!ARG:x\n1\n!!!GADGET_END"]))
+    assert call.parameters == {"flag": "", "x": 1}

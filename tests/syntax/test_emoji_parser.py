@@ -1,0 +1,85 @@
+"""EmojiCallParser: the emoji syntax spec (``🛠️[name args]`` ... ``🛠️[/end]``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from llmist.syntax import EmojiCallParser, TextEvent
+
+from .helpers import calls, run, split, text
+
+SPEC_EXAMPLE = 'Here is your file:\n🛠️[create-file script.py]\nprint("Hello World")\n🛠️[/end]\nHope that helps!'
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 1000])
+def test_spec_example_at_any_chunk_size(size: int) -> None:
+    events = run(EmojiCallParser(), split(SPEC_EXAMPLE, size))
+    (call,) = calls(events)
+    assert (call.gadget_name, call.raw_args, call.body) == ("create-file", "script.py", 'print("Hello World")\n')
+    assert call.syntax == "emoji"
+    assert call.parameters is None and call.parse_error is None and call.dependencies == ()
+    assert text(events) == "Here is your file:\n\nHope that helps!"
+
+
+def test_spec_multiple_calls_in_order() -> None:
+    stream = (
+        "I will create two files for you.\n\n"
+        '🛠️[create-file main.py]\nprint("Hello from main")\n🛠️[/end]\n\n'
+        '🛠️[create-file utils.py]\ndef helper():\n    return "helper"\n🛠️[/end]\n\n'
+        "Both files have been defined."
+    )
+    got = calls(run(EmojiCallParser(), split(stream, 4)))
+    assert [(c.raw_args, c.body) for c in got] == [
+        ("main.py", 'print("Hello from main")\n'),
+        ("utils.py", 'def helper():\n    return "helper"\n'),
+    ]
+    assert got[0].invocation_id != got[1].invocation_id
+
+
+def test_blocks_need_not_be_line_aligned_and_args_are_optional() -> None:
+    (call,) = calls(run(EmojiCallParser(), ["ok 🛠️[run-tests]🛠️[/end] done"]))
+    assert (call.gadget_name, call.raw_args, call.body) == ("run-tests", "", "")
+
+
+def test_missing_closing_bracket_is_text() -> None:
+    stream = "look: 🛠️[not a call\nstill text"
+    events = run(EmojiCallParser(), split(stream, 3))
+    assert calls(events) == []
+    assert text(events) == stream
+
+
+def test_header_never_closed_is_text() -> None:
+    assert text(run(EmojiCallParser(), ["🛠️[dangling"])) == "🛠️[dangling"
+
+
+def test_missing_end_marker_makes_the_rest_the_body() -> None:
+    (call,) = calls(run(EmojiCallParser(), ["🛠️[write a.txt]\nline 1\nline 2"]))
+    assert call.body == "line 1\nline 2"
+
+
+def test_no_nesting_inner_marker_is_body_text() -> None:
+    (call,) = calls(run(EmojiCallParser(), ["🛠️[outer]\n🛠️[inner x]\nbody\n🛠️[/end]\nafter"]))
+    assert call.gadget_name == "outer"
+    assert call.body == "🛠️[inner x]\nbody\n"
+
+
+def test_end_marker_outside_a_block_is_text() -> None:
+    stream = "stray 🛠️[/end] marker"
+    events = run(EmojiCallParser(), split(stream, 2))
+    assert calls(events) == [] and text(events) == stream
+
+
+def test_marker_without_variation_selector() -> None:
+    (call,) = calls(run(EmojiCallParser(), ["🛠[tool a b]\nx\n🛠[/end]"]))
+    assert (call.gadget_name, call.raw_args, call.body) == ("tool", "a b", "x\n")
+
+
+def test_only_one_newline_after_the_header_is_skipped_crlf_counts_as_one() -> None:
+    got = calls(run(EmojiCallParser(), ["🛠️[a]\n\nx🛠️[/end]🛠️[b]\r\ny🛠️[/end]"]))
+    assert [c.body for c in got] == ["\nx", "y"]
+
+
+def test_text_streams_as_it_arrives() -> None:
+    parser = EmojiCallParser()
+    assert list(parser.feed("Thinking about it")) == [TextEvent("Thinking about it")]
+    assert list(parser.feed(" now 🛠")) == [TextEvent(" now ")]
