@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 import pytest
 
-from llmist.providers.base import LLMRequest, Message
+from llmist.providers.base import LLMChunk, LLMRequest, Message, Usage
 from llmist.providers.client import CostReportingClient, LLMClient
 from tests.providers.fake_servers import FakeServer, openai_stream
 
@@ -67,3 +69,16 @@ async def test_cost_reporting_client_reports_each_call_and_adds_to_the_parent(
         await child.complete("two")
     assert reported == [pytest.approx(2.5), pytest.approx(2.5)]
     assert parent.cost == pytest.approx(5.0)
+
+
+async def test_a_provider_instance_can_stand_in_for_a_model_string() -> None:
+    class Scripted:
+        name = "scripted"
+
+        async def stream(self, request: LLMRequest) -> AsyncIterator[LLMChunk]:
+            yield LLMChunk(text="hi")
+            yield LLMChunk(usage=Usage(3, 1), finish_reason="stop")
+
+    client = LLMClient()
+    assert await client.complete("Hi", model=Scripted()) == "hi"
+    assert client.usage.total_tokens == 4

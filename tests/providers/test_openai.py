@@ -6,10 +6,10 @@ import pytest
 
 from llmist.providers.base import ImagePart, LLMRequest, Message, TextPart, complete
 from llmist.providers.compatible import SERVERS, openai_compatible
-from llmist.providers.errors import MissingAPIKeyError, UnknownModelError
+from llmist.providers.errors import MissingAPIKeyError, ProviderServerError, UnknownModelError
 from llmist.providers.openai import OpenAIProvider
 from llmist.providers.retry import RetryPolicy
-from tests.providers.fake_servers import FakeServer, openai_stream
+from tests.providers.fake_servers import FakeResponse, FakeServer, openai_stream
 
 
 def _provider(server: FakeServer, retry: RetryPolicy) -> OpenAIProvider:
@@ -85,3 +85,17 @@ def test_unknown_compatible_server_lists_the_known_ones() -> None:
 def test_missing_key_names_the_env_var() -> None:
     with pytest.raises(MissingAPIKeyError, match="OPENAI_API_KEY"):
         OpenAIProvider()
+
+
+async def test_a_server_that_does_not_answer_in_time_is_retried(fast_retry: RetryPolicy) -> None:
+    slow = FakeResponse(events=openai_stream(["late"]).events, delay_s=1.0)
+    with FakeServer([slow, openai_stream(["ok"])]) as server:
+        provider = OpenAIProvider(api_key="k", base_url=f"{server.base_url}/v1", timeout=0.2, retry=fast_retry)
+        response = await complete(provider, LLMRequest(model="gpt-4o", messages=[Message("user", "Hi")]))
+    assert response.text == "ok"
+
+
+async def test_an_error_event_inside_the_stream_is_a_retryable_server_error(fast_retry: RetryPolicy) -> None:
+    error_event = FakeResponse(events=['event: error\ndata: {"error": {"message": "upstream died"}}\n\n'])
+    with FakeServer([error_event] * 3) as server, pytest.raises(ProviderServerError, match="upstream died"):
+        await complete(_provider(server, fast_retry), LLMRequest(model="gpt-4o", messages=[Message("user", "Hi")]))
