@@ -95,3 +95,9 @@ def test_missing_sdk_names_the_extra_to_install(monkeypatch: pytest.MonkeyPatch)
     provider = AnthropicProvider(api_key="k")
     with pytest.raises(ProviderNotInstalledError, match=r"pip install 'llmist\[anthropic\]'"):
         provider._sdk_client()
+
+
+def test_mock_prefix_is_unknown_until_its_module_registers_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "llmist.providers.mock", None)  # as if the module did not exist
+    with pytest.raises(UnknownModelError):
+        resolve_model("mock:script")
