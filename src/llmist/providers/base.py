@@ -17,11 +17,13 @@ __all__ = [
     "ImagePart",
     "LLMChunk",
     "LLMRequest",
+    "LLMResponse",
     "Message",
     "Provider",
     "Role",
     "TextPart",
     "Usage",
+    "complete",
 ]
 
 Role: TypeAlias = Literal["system", "user", "assistant", "gadget_result"]
@@ -74,6 +76,8 @@ class Usage:
     """Part of ``input_tokens`` served from the provider's prompt cache."""
     reasoning_tokens: int = 0
     """Part of ``output_tokens`` spent on hidden reasoning, where reported."""
+    cache_write_tokens: int = 0
+    """Part of ``input_tokens`` written to the provider's prompt cache (billed at a premium)."""
 
     @property
     def total_tokens(self) -> int:
@@ -86,6 +90,7 @@ class Usage:
             self.output_tokens + other.output_tokens,
             self.cached_input_tokens + other.cached_input_tokens,
             self.reasoning_tokens + other.reasoning_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
         )
 
 
@@ -126,3 +131,29 @@ class Provider(Protocol):
     def stream(self, request: LLMRequest) -> AsyncIterator[LLMChunk]:
         """Stream the response to ``request``; the final chunk has ``usage`` and ``finish_reason``."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class LLMResponse:
+    """A whole response, collected from a stream by :func:`complete`."""
+
+    text: str
+    reasoning: str = ""
+    usage: Usage = field(default_factory=Usage)
+    finish_reason: str | None = None
+
+
+async def complete(provider: Provider, request: LLMRequest) -> LLMResponse:
+    """Run ``request`` on ``provider`` and collect the streamed chunks into one :class:`LLMResponse`."""
+    text: list[str] = []
+    reasoning: list[str] = []
+    usage = Usage()
+    finish_reason: str | None = None
+    async for chunk in provider.stream(request):
+        text.append(chunk.text)
+        reasoning.append(chunk.reasoning)
+        if chunk.usage is not None:
+            usage = chunk.usage
+        if chunk.finish_reason is not None:
+            finish_reason = chunk.finish_reason
+    return LLMResponse("".join(text), "".join(reasoning), usage, finish_reason)

@@ -1,0 +1,75 @@
+"""What we know about one model: limits, prices, features."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+__all__ = ["ModelSpec", "TokenUsage"]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSpec:
+    """Limits, prices and features of one model.
+
+    Prices are in USD per million tokens; ``None`` means unknown (not free).
+    """
+
+    provider: str
+    """Provider id as used in model strings (``"openai"``, ``"anthropic"``, ``"gemini"``, ``"ollama"``...)."""
+    model_id: str
+    """Model name as the provider knows it."""
+    display_name: str = ""
+    """Human-readable name."""
+    context_window: int | None = None
+    """Maximum input tokens."""
+    max_output_tokens: int | None = None
+    """Maximum tokens in one response."""
+    input_price: float | None = None
+    """USD per million input tokens (not served from cache)."""
+    output_price: float | None = None
+    """USD per million output tokens (reasoning included)."""
+    cached_input_price: float | None = None
+    """USD per million input tokens read from the prompt cache; ``None`` bills them as input."""
+    cache_write_price: float | None = None
+    """USD per million input tokens written to the prompt cache; ``None`` bills them as input."""
+    vision: bool = False
+    """Accepts images."""
+    reasoning: bool = False
+    """Produces reasoning ("thinking") tokens."""
+    caching: bool = False
+    """Supports prompt caching."""
+
+    @property
+    def ref(self) -> str:
+        """The canonical model string, ``provider:model_id``."""
+        return f"{self.provider}:{self.model_id}"
+
+    @property
+    def has_prices(self) -> bool:
+        """Whether input and output prices are both known."""
+        return self.input_price is not None and self.output_price is not None
+
+
+class TokenUsage(Protocol):
+    """The token counts a cost is computed from (``llmist.providers.Usage`` satisfies it)."""
+
+    @property
+    def input_tokens(self) -> int:
+        """All input tokens, cached ones included."""
+        ...
+
+    @property
+    def output_tokens(self) -> int:
+        """All output tokens, reasoning included."""
+        ...
+
+    @property
+    def cached_input_tokens(self) -> int:
+        """Input tokens read from the prompt cache."""
+        ...
+
+    @property
+    def cache_write_tokens(self) -> int:
+        """Input tokens written to the prompt cache."""
+        ...

@@ -1,0 +1,130 @@
+"""Shared by the SDK-backed providers: the reliable base class, lazy imports, keys, error mapping, roles."""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import AsyncIterator, Mapping, Sequence
+from types import ModuleType
+from typing import Literal
+
+from llmist.providers.base import ContentPart, LLMChunk, LLMRequest, Message
+from llmist.providers.errors import (
+    AuthenticationError,
+    BadRequestError,
+    MissingAPIKeyError,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderNotInstalledError,
+    ProviderOverloadedError,
+    ProviderServerError,
+    RateLimitError,
+)
+from llmist.providers.retry import RateLimiter, RetryPolicy, parse_retry_after, reliable_stream
+
+ChatRole = Literal["user", "assistant"]
+
+
+def import_sdk(module: str, *, provider: str, package: str, extra: str) -> ModuleType:
+    """Import an optional SDK, or raise an error naming the extra to install."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as error:
+        raise ProviderNotInstalledError(provider, package, extra) from error
+
+
+def api_key_from_env(api_key: str | None, env_var: str | None, *, provider: str, required: bool) -> str | None:
+    """The explicit key, else the environment variable's value; raise when a required key is missing."""
+    if api_key:
+        return api_key
+    value = os.environ.get(env_var) if env_var else None
+    if value:
+        return value
+    if required and env_var:
+        raise MissingAPIKeyError(provider, env_var)
+    return None
+
+
+def error_for_status(
+    status: int,
+    message: str,
+    *,
+    provider: str,
+    headers: Mapping[str, str] | None = None,
+    env_var: str | None = None,
+) -> ProviderError:
+    """Our error for an HTTP error status from a provider."""
+    retry_after = parse_retry_after(headers)
+    text = f"{provider} returned HTTP {status}: {message}"
+    if status in (401, 403):
+        return AuthenticationError(text, provider=provider, status_code=status, env_var=env_var)
+    if status == 429:
+        return RateLimitError(text, provider=provider, status_code=status, retry_after=retry_after)
+    if status in (503, 529):
+        return ProviderOverloadedError(text, provider=provider, status_code=status, retry_after=retry_after)
+    if status == 408:
+        return ProviderConnectionError(text, provider=provider, status_code=status, retry_after=retry_after)
+    if status >= 500 or status < 400:  # < 400: an error event inside a 200 stream
+        return ProviderServerError(text, provider=provider, status_code=status, retry_after=retry_after)
+    return BadRequestError(text, provider=provider, status_code=status)
+
+
+def split_system(messages: Sequence[Message]) -> tuple[str | None, list[Message]]:
+    """Join the system messages into one prompt and return it with the other messages."""
+    system = [m.text for m in messages if m.role == "system"]
+    rest = [m for m in messages if m.role != "system"]
+    return ("\n\n".join(system) if system else None), rest
+
+
+def chat_turns(messages: Sequence[Message], *, merge: bool) -> list[tuple[ChatRole, tuple[ContentPart, ...] | str]]:
+    """Non-system messages as (user|assistant, content); ``gadget_result`` becomes user text.
+
+    With ``merge``, consecutive turns of the same role are joined (for APIs that require
+    alternating roles).
+    """
+    turns: list[tuple[ChatRole, tuple[ContentPart, ...] | str]] = []
+    for message in messages:
+        if message.role == "system":
+            continue
+        role: ChatRole = "assistant" if message.role == "assistant" else "user"
+        if merge and turns and turns[-1][0] == role:
+            turns[-1] = (role, _join(turns[-1][1], message.content))
+        else:
+            turns.append((role, message.content))
+    return turns
+
+
+def _join(a: tuple[ContentPart, ...] | str, b: tuple[ContentPart, ...] | str) -> tuple[ContentPart, ...] | str:
+    from llmist.providers.base import TextPart
+
+    if isinstance(a, str) and isinstance(b, str):
+        return f"{a}\n\n{b}"
+    parts_a = (TextPart(a),) if isinstance(a, str) else a
+    parts_b = (TextPart(b),) if isinstance(b, str) else b
+    return (*parts_a, TextPart("\n\n"), *parts_b)
+
+
+class ReliableProvider:
+    """Base of the SDK-backed providers: subclasses write one streamed attempt; retries come from here."""
+
+    name: str = ""
+    """Provider id."""
+
+    def __init__(self, *, retry: RetryPolicy | None = None, rate_limiter: RateLimiter | None = None) -> None:
+        self.retry = retry or RetryPolicy()
+        """Retry policy of every call."""
+        self.rate_limiter = rate_limiter
+        """Client-side limiter of requests and tokens per minute, if any."""
+
+    def stream(self, request: LLMRequest) -> AsyncIterator[LLMChunk]:
+        """Stream the response to ``request``, retried as :mod:`llmist.providers.retry` describes."""
+        return reliable_stream(
+            lambda: self._stream_once(request),
+            request,
+            provider=self.name,
+            policy=self.retry,
+            limiter=self.rate_limiter,
+        )
+
+    def _stream_once(self, request: LLMRequest) -> AsyncIterator[LLMChunk]:
+        raise NotImplementedError

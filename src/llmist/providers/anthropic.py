@@ -1,0 +1,191 @@
+"""Anthropic Claude through the official ``anthropic`` SDK, with prompt caching of the system prompt."""
+
+from __future__ import annotations
+
+import base64
+import logging
+from collections.abc import AsyncIterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from llmist.providers._common import (
+    ReliableProvider,
+    api_key_from_env,
+    chat_turns,
+    error_for_status,
+    import_sdk,
+    split_system,
+)
+from llmist.providers.base import ImagePart, LLMChunk, LLMRequest, Message, TextPart, Usage
+from llmist.providers.errors import ProviderConnectionError, ProviderError
+from llmist.providers.retry import RateLimiter, RetryPolicy
+
+if TYPE_CHECKING:
+    from anthropic import AsyncAnthropic
+    from anthropic.types import ImageBlockParam, MessageParam, TextBlockParam
+
+__all__ = ["AnthropicProvider"]
+
+logger = logging.getLogger("llmist.providers.anthropic")
+
+_STATUS_OF_ERROR_TYPE = {
+    "overloaded_error": 529,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "authentication_error": 401,
+    "permission_error": 403,
+}
+"""HTTP status equivalent of an error event sent inside a 200 stream."""
+
+
+class AnthropicProvider(ReliableProvider):
+    """Claude models through the Messages API (``pip install 'llmist[anthropic]'``).
+
+    The system prompt is marked for prompt caching (``cache_control: ephemeral``), so the
+    long gadget instructions an agent sends every turn are billed at the cache-read price.
+    Consecutive messages of the same role are merged (the API requires alternation).
+    The temperature is not sent: the Messages API version the SDK speaks (2026-10-21)
+    rejects every sampling parameter, whatever the model.
+    """
+
+    name = "anthropic"
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float = 600.0,
+        default_max_tokens: int = 8192,
+        cache_system_prompt: bool = True,
+        retry: RetryPolicy | None = None,
+        rate_limiter: RateLimiter | None = None,
+    ) -> None:
+        super().__init__(retry=retry, rate_limiter=rate_limiter)
+        self.api_key_env = "ANTHROPIC_API_KEY"
+        """Environment variable the key is read from."""
+        self._api_key = api_key_from_env(api_key, self.api_key_env, provider=self.name, required=True)
+        self.base_url = base_url
+        """Server URL; ``None`` is Anthropic's API (or ``ANTHROPIC_BASE_URL``)."""
+        self.default_max_tokens = default_max_tokens
+        """``max_tokens`` sent when the request sets none (the API requires one)."""
+        self.cache_system_prompt = cache_system_prompt
+        """Mark the system prompt with ``cache_control``."""
+        self._timeout = timeout
+        self._client: AsyncAnthropic | None = None
+
+    def _sdk_client(self) -> AsyncAnthropic:
+        if self._client is None:
+            sdk = import_sdk("anthropic", provider=self.name, package="anthropic", extra="anthropic")
+            self._client = sdk.AsyncAnthropic(
+                api_key=self._api_key, base_url=self.base_url, timeout=self._timeout, max_retries=0
+            )
+        return self._client
+
+    async def _stream_once(self, request: LLMRequest) -> AsyncIterator[LLMChunk]:
+        client = self._sdk_client()
+        import anthropic
+        import httpx2
+
+        system, rest = split_system(request.messages)
+        options: dict[str, Any] = {}
+        if system is not None:
+            block: TextBlockParam = {"type": "text", "text": system}
+            if self.cache_system_prompt:
+                block["cache_control"] = {"type": "ephemeral"}
+            options["system"] = [block]
+        if request.temperature is not None:
+            logger.debug("Not sending temperature: the Anthropic API (2026-10-21) accepts no sampling parameters")
+        if request.stop:
+            options["stop_sequences"] = list(request.stop)
+        if request.extra:
+            options["extra_body"] = dict(request.extra)
+        usage = Usage()
+        stop_reason: str | None = None
+        try:
+            stream = await client.messages.create(
+                model=request.model,
+                messages=to_anthropic_messages(rest),
+                max_tokens=request.max_tokens or self.default_max_tokens,
+                stream=True,
+                **options,
+            )
+            async for event in stream:
+                if event.type == "message_start":
+                    raw = event.message.usage
+                    read = raw.cache_read_input_tokens or 0
+                    written = raw.cache_creation_input_tokens or 0
+                    usage = Usage(
+                        input_tokens=raw.input_tokens + read + written,
+                        output_tokens=raw.output_tokens,
+                        cached_input_tokens=read,
+                        cache_write_tokens=written,
+                    )
+                elif event.type == "content_block_delta":
+                    if event.delta.type == "text_delta":
+                        yield LLMChunk(text=event.delta.text)
+                    elif event.delta.type == "thinking_delta":
+                        yield LLMChunk(reasoning=event.delta.thinking)
+                elif event.type == "message_delta":
+                    usage = Usage(
+                        input_tokens=usage.input_tokens,
+                        output_tokens=event.usage.output_tokens,
+                        cached_input_tokens=usage.cached_input_tokens,
+                        cache_write_tokens=usage.cache_write_tokens,
+                    )
+                    stop_reason = event.delta.stop_reason or stop_reason
+        except anthropic.APIStatusError as error:
+            status = error.status_code
+            if status < 400:  # an error event inside a 200 stream
+                status = _STATUS_OF_ERROR_TYPE.get(_error_type(error.body) or "", 500)
+            raise error_for_status(
+                status,
+                _error_message(error),
+                provider=self.name,
+                headers=error.response.headers,
+                env_var=self.api_key_env,
+            ) from error
+        except (anthropic.APIConnectionError, httpx2.TransportError) as error:
+            raise ProviderConnectionError(f"anthropic connection failed: {error}", provider=self.name) from error
+        except anthropic.AnthropicError as error:
+            raise ProviderError(f"anthropic failed: {error}", provider=self.name) from error
+        if stop_reason is not None:
+            yield LLMChunk(usage=usage, finish_reason=stop_reason)
+
+
+def _error_type(body: object) -> str | None:
+    if isinstance(body, dict):
+        inner = body.get("error")
+        if isinstance(inner, dict) and isinstance(inner.get("type"), str):
+            return str(inner["type"])
+    return None
+
+
+def _error_message(error: Any) -> str:
+    body = error.body
+    if isinstance(body, dict):
+        inner = body.get("error")
+        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+            return str(inner["message"])
+    return str(error.message)
+
+
+def to_anthropic_messages(messages: Sequence[Message]) -> list[MessageParam]:
+    """Non-system messages in Messages API form: alternating roles, ``gadget_result`` as user text."""
+    result: list[MessageParam] = []
+    for role, content in chat_turns(messages, merge=True):
+        blocks: str | list[TextBlockParam | ImageBlockParam] = (
+            content if isinstance(content, str) else [_block(p) for p in content]
+        )
+        if role == "assistant":
+            result.append({"role": "assistant", "content": blocks})
+        else:
+            result.append({"role": "user", "content": blocks})
+    return result
+
+
+def _block(part: TextPart | ImagePart) -> TextBlockParam | ImageBlockParam:
+    if isinstance(part, TextPart):
+        return {"type": "text", "text": part.text}
+    data = base64.b64encode(part.data).decode("ascii")
+    media_type: Any = part.media_type
+    return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}

@@ -1,0 +1,137 @@
+"""``LLMClient``: one object to call any model by model string, with usage and cost accounting."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
+
+from llmist.models import ModelRegistry
+from llmist.providers.base import LLMChunk, LLMRequest, Message, Provider, Usage
+from llmist.providers.registry import resolve_model
+
+__all__ = ["CostReportingClient", "LLMClient"]
+
+logger = logging.getLogger("llmist.providers.client")
+
+Prompt = str | Sequence[Message] | LLMRequest
+"""A prompt: user text, a conversation, or a full request."""
+
+
+class LLMClient:
+    """Calls models by model string (``"sonnet"``, ``"openai:gpt-4o"``, ``"ollama:qwen2.5:7b"``...).
+
+    Providers are made on first use and reused. Every call's usage and cost (USD, from
+    :attr:`model_registry`) are added to :attr:`usage` and :attr:`cost`.
+    """
+
+    def __init__(self, *, model: str | None = None, model_registry: ModelRegistry | None = None) -> None:
+        self.model = model
+        """Model used when a call names none (``None``: from the environment, see ``default_model``)."""
+        self.model_registry = model_registry or ModelRegistry()
+        """Limits, prices and aliases of the models."""
+        self.usage = Usage()
+        """Tokens used by all calls so far."""
+        self.cost = 0.0
+        """USD spent by all calls so far."""
+        self._providers: dict[str, tuple[Provider, str]] = {}
+
+    def resolve(self, model: str | Provider | None = None) -> tuple[Provider, str]:
+        """The provider and provider-side model name for ``model`` (cached per model string).
+
+        A provider instance is used as it is, with its ``name`` as the model name.
+        """
+        if model is not None and not isinstance(model, str):
+            return model, model.name
+        spec = model or self.model or ""
+        if spec not in self._providers:
+            self._providers[spec] = resolve_model(spec, self.model_registry)
+        return self._providers[spec]
+
+    async def complete(
+        self,
+        prompt: Prompt,
+        model: str | Provider | None = None,
+        *,
+        system: str | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = 0.0,
+    ) -> str:
+        """The whole text answer to ``prompt``."""
+        parts = [
+            chunk.text
+            async for chunk in self.stream(prompt, model, system=system, max_tokens=max_tokens, temperature=temperature)
+        ]
+        return "".join(parts)
+
+    async def stream_text(
+        self,
+        prompt: Prompt,
+        model: str | Provider | None = None,
+        *,
+        system: str | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = 0.0,
+    ) -> AsyncIterator[str]:
+        """The answer's text as it arrives (reasoning and empty chunks left out)."""
+        async for chunk in self.stream(prompt, model, system=system, max_tokens=max_tokens, temperature=temperature):
+            if chunk.text:
+                yield chunk.text
+
+    async def stream(
+        self,
+        prompt: Prompt,
+        model: str | Provider | None = None,
+        *,
+        system: str | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = 0.0,
+    ) -> AsyncIterator[LLMChunk]:
+        """Stream the answer's chunks; the last one carries usage and finish reason.
+
+        With an :class:`LLMRequest`, its ``model`` is read as a model string unless
+        ``model`` is given, and the other keyword arguments are ignored.
+        """
+        if isinstance(prompt, LLMRequest):
+            provider, model_name = self.resolve(prompt.model if model is None else model)
+            request = LLMRequest(
+                model=model_name,
+                messages=prompt.messages,
+                max_tokens=prompt.max_tokens,
+                temperature=prompt.temperature,
+                stop=prompt.stop,
+                extra=prompt.extra,
+            )
+        else:
+            provider, model_name = self.resolve(model)
+            messages = [Message("user", prompt)] if isinstance(prompt, str) else list(prompt)
+            if system is not None:
+                messages.insert(0, Message("system", system))
+            request = LLMRequest(model=model_name, messages=messages, max_tokens=max_tokens, temperature=temperature)
+        async for chunk in provider.stream(request):
+            if chunk.usage is not None:
+                self._record(chunk.usage, self.model_registry.cost(model_name, chunk.usage, provider.name))
+            yield chunk
+
+    def _record(self, usage: Usage, cost: float) -> None:
+        self.usage = self.usage + usage
+        self.cost += cost
+        logger.debug("LLM call used %d tokens, cost $%.6f", usage.total_tokens, cost)
+
+
+class CostReportingClient(LLMClient):
+    """The client a gadget gets as ``ctx.llm``: same methods, and each call's cost goes to ``report_cost``.
+
+    It shares the parent's providers, registry and default model, and adds its usage and
+    cost to the parent's totals too.
+    """
+
+    def __init__(self, parent: LLMClient, report_cost: Callable[[float], None]) -> None:
+        super().__init__(model=parent.model, model_registry=parent.model_registry)
+        self._parent = parent
+        self._providers = parent._providers
+        self._report_cost = report_cost
+
+    def _record(self, usage: Usage, cost: float) -> None:
+        super()._record(usage, cost)
+        self._parent._record(usage, cost)
+        self._report_cost(cost)

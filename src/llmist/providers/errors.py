@@ -1,0 +1,155 @@
+"""Errors raised by model providers.
+
+One small hierarchy under :class:`llmist.gadgets.errors.LlmistError`, so callers can
+catch as broadly or as narrowly as they need::
+
+    LlmistError
+    └── ProviderError
+         ├── ProviderNotInstalledError    an optional SDK extra is missing
+         ├── MissingAPIKeyError           no API key in the environment
+         ├── UnknownModelError            a model string names no known provider
+         ├── AuthenticationError          the provider refused the key (401/403)
+         ├── BadRequestError              the provider rejected the request (other 4xx)
+         ├── StreamInterruptedError       the stream broke after text reached the caller
+         └── RetryableProviderError       worth trying again
+              ├── RateLimitError          429
+              ├── ProviderOverloadedError 529/503
+              ├── ProviderServerError     other 5xx
+              ├── ProviderConnectionError connection failure, timeout, stream cut before any text
+              └── EmptyResponseError      200 with no text and no finish reason
+
+Retryable errors that are still failing when the retry budget is spent reach the caller
+unchanged (with ``attempts`` set), so ``except RateLimitError`` works for them too.
+"""
+
+from __future__ import annotations
+
+from llmist.gadgets.errors import LlmistError
+
+__all__ = [
+    "AuthenticationError",
+    "BadRequestError",
+    "EmptyResponseError",
+    "MissingAPIKeyError",
+    "ProviderConnectionError",
+    "ProviderError",
+    "ProviderNotInstalledError",
+    "ProviderOverloadedError",
+    "ProviderServerError",
+    "RateLimitError",
+    "RetryableProviderError",
+    "StreamInterruptedError",
+    "UnknownModelError",
+]
+
+
+class ProviderError(LlmistError):
+    """Base class of every error a provider raises."""
+
+    provider: str
+    """Provider id (``"openai"``, ``"anthropic"``, ...) or ``""`` when not known."""
+    status_code: int | None
+    """HTTP status of the failed response, when there was one."""
+    attempts: int
+    """How many attempts were made before this error was raised."""
+
+    def __init__(self, message: str, *, provider: str = "", status_code: int | None = None) -> None:
+        super().__init__(message)
+        self.provider = provider
+        self.status_code = status_code
+        self.attempts = 1
+
+
+class ProviderNotInstalledError(ProviderError, ImportError):
+    """The SDK of a provider is not installed; the message names the extra to install."""
+
+    def __init__(self, provider: str, package: str, extra: str) -> None:
+        super().__init__(
+            f"The {provider!r} provider needs the {package!r} package, which is not installed. "
+            f"Install it with: pip install 'llmist[{extra}]'",
+            provider=provider,
+        )
+        self.package = package
+        self.extra = extra
+
+
+class MissingAPIKeyError(ProviderError):
+    """No API key was given and the environment variable that holds it is not set."""
+
+    def __init__(self, provider: str, env_var: str) -> None:
+        super().__init__(
+            f"No API key for the {provider!r} provider. Set the {env_var} environment variable "
+            f"(or pass api_key=... when creating the provider).",
+            provider=provider,
+        )
+        self.env_var = env_var
+
+
+class UnknownModelError(ProviderError, ValueError):
+    """A model string could not be resolved to a provider."""
+
+
+class AuthenticationError(ProviderError):
+    """The provider rejected the API key (HTTP 401 or 403)."""
+
+    def __init__(self, message: str, *, provider: str, status_code: int | None, env_var: str | None) -> None:
+        hint = f" Check the {env_var} environment variable." if env_var else ""
+        super().__init__(f"{message}{hint}", provider=provider, status_code=status_code)
+        self.env_var = env_var
+
+
+class BadRequestError(ProviderError):
+    """The provider rejected the request itself (a 4xx other than 401/403/429); retrying will not help."""
+
+
+class StreamInterruptedError(ProviderError):
+    """The response stream broke after some text had already been yielded to the caller.
+
+    It is not retried: the caller has seen that text, and a retry would repeat or
+    contradict it. ``partial_text`` holds everything that arrived before the break.
+    """
+
+    def __init__(self, message: str, *, provider: str, partial_text: str, partial_reasoning: str = "") -> None:
+        super().__init__(
+            f"{message} (the stream broke after {len(partial_text)} characters of text)", provider=provider
+        )
+        self.partial_text = partial_text
+        self.partial_reasoning = partial_reasoning
+
+
+class RetryableProviderError(ProviderError):
+    """A failure worth trying again after a pause."""
+
+    retry_after: float | None
+    """Seconds the provider asked us to wait (``Retry-After``), if it said."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        provider: str = "",
+        status_code: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message, provider=provider, status_code=status_code)
+        self.retry_after = retry_after
+
+
+class RateLimitError(RetryableProviderError):
+    """HTTP 429: too many requests or tokens."""
+
+
+class ProviderOverloadedError(RetryableProviderError):
+    """HTTP 529 or 503: the provider is overloaded or unavailable."""
+
+
+class ProviderServerError(RetryableProviderError):
+    """HTTP 5xx (other than 503/529): the provider failed."""
+
+
+class ProviderConnectionError(RetryableProviderError):
+    """The connection failed, timed out, or broke before any text arrived."""
+
+
+class EmptyResponseError(RetryableProviderError):
+    """The provider answered 200 but sent no text and no finish reason."""

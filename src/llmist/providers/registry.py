@@ -1,0 +1,172 @@
+"""Model strings to providers: ``provider:model``, aliases, and the provider picked from the environment.
+
+Resolution of ``resolve_model(spec)``, first match wins:
+
+1. an alias of the model registry (``"sonnet"`` -> ``"anthropic:claude-sonnet-4-5"``);
+2. a bare registered prefix (``"mock"``) -> that provider, model name = the prefix;
+3. ``prefix:model`` with a registered prefix, split at the first colon
+   (``"ollama:qwen2.5:7b"`` -> ollama, ``"qwen2.5:7b"``);
+4. a model the registry knows (``"claude-haiku-4-5"``) -> its provider;
+5. a name that reveals its family (``gpt-*``, ``o1``/``o3``/``o4*``, ``claude-*``, ``gemini-*``);
+6. the first provider whose API key is set (OpenAI, Anthropic, Gemini, OpenRouter).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+from collections.abc import Callable
+
+from llmist.models import ModelRegistry
+from llmist.providers.base import Provider
+from llmist.providers.errors import UnknownModelError
+
+__all__ = ["ProviderFactory", "default_model", "register_provider", "registered_providers", "resolve_model"]
+
+ProviderFactory = Callable[[], Provider]
+"""Makes a provider (reading keys and URLs from the environment as needed)."""
+
+_lock = threading.Lock()
+_factories: dict[str, ProviderFactory] = {}
+
+_ENV_ORDER: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("openai", ("OPENAI_API_KEY",), "gpt-5.4-mini"),
+    ("anthropic", ("ANTHROPIC_API_KEY",), "claude-sonnet-5-5"),
+    ("gemini", ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "gemini-3.8-flash"),
+    ("openrouter", ("OPENROUTER_API_KEY",), "openai/gpt-4o-mini"),
+)
+"""Providers tried, in order, when a model string names none: (prefix, key variables, default model)."""
+
+_FAMILIES: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("gpt-", "o1", "o3", "o4", "chatgpt-"), "openai"),
+    (("claude-",), "anthropic"),
+    (("gemini-",), "gemini"),
+)
+
+
+def register_provider(prefix: str, factory: ProviderFactory) -> None:
+    """Make ``prefix:model`` strings (and the bare ``prefix``) resolve to providers made by ``factory``.
+
+    Registering an existing prefix replaces it.
+    """
+    if not prefix or ":" in prefix:
+        raise ValueError(f"A provider prefix must be non-empty and contain no colon, got {prefix!r}")
+    with _lock:
+        _factories[prefix] = factory
+
+
+def registered_providers() -> list[str]:
+    """The registered prefixes, sorted."""
+    with _lock:
+        return sorted(_factories)
+
+
+_SELF_REGISTERING: dict[str, str] = {"mock": "llmist.providers.mock"}
+"""Prefixes whose module registers them when imported; imported on first use of the prefix."""
+
+
+def _factory(prefix: str) -> ProviderFactory | None:
+    with _lock:
+        factory = _factories.get(prefix)
+    if factory is None and prefix in _SELF_REGISTERING:
+        module = _SELF_REGISTERING[prefix]
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as error:
+            if error.name != module:
+                raise
+            return None
+        with _lock:
+            factory = _factories.get(prefix)
+    return factory
+
+
+def resolve_model(spec: str, registry: ModelRegistry | None = None) -> tuple[Provider, str]:
+    """The provider for model string ``spec`` and the model name to send it (see the module docstring).
+
+    Raises :class:`~llmist.providers.errors.UnknownModelError` when no rule applies, and the
+    provider's own errors (missing extra, missing key) when it cannot be made.
+    """
+    spec = spec.strip()
+    if not spec:
+        spec = default_model()
+    registry = registry or _default_registry()
+    target = registry.resolve_alias(spec) or spec
+    factory = _factory(target)
+    if factory is not None:
+        return factory(), target
+    prefix, sep, model = target.partition(":")
+    if sep:
+        factory = _factory(prefix)
+        if factory is not None:
+            if not model:
+                raise UnknownModelError(f"Model string {spec!r} names provider {prefix!r} but no model")
+            return factory(), model
+    prefix = _provider_for(target, registry)
+    factory = _factory(prefix)
+    if factory is None:
+        raise UnknownModelError(f"No provider registered as {prefix!r} (needed for model {spec!r})")
+    return factory(), target
+
+
+def default_model() -> str:
+    """The model used when none is given: ``LLMIST_MODEL``, else a default of the first provider with a key set."""
+    configured = os.environ.get("LLMIST_MODEL")
+    if configured:
+        return configured
+    for prefix, env_vars, model in _ENV_ORDER:
+        if any(os.environ.get(v) for v in env_vars):
+            return f"{prefix}:{model}"
+    raise UnknownModelError(_no_provider_message("No model given"))
+
+
+def _provider_for(model: str, registry: ModelRegistry) -> str:
+    spec = registry.get(model)
+    if spec is not None:
+        return spec.provider
+    for prefixes, provider in _FAMILIES:
+        if model.startswith(prefixes):
+            return provider
+    for prefix, env_vars, _ in _ENV_ORDER:
+        if any(os.environ.get(v) for v in env_vars):
+            return prefix
+    raise UnknownModelError(_no_provider_message(f"Cannot tell which provider serves model {model!r}"))
+
+
+def _no_provider_message(problem: str) -> str:
+    keys = ", ".join(v for _, env_vars, _ in _ENV_ORDER for v in env_vars)
+    return (
+        f"{problem}. Write the model as 'provider:model' (providers: {', '.join(registered_providers())}), "
+        f"use an alias such as 'sonnet' or 'gpt-4o', set LLMIST_MODEL, or set one of {keys}."
+    )
+
+
+_registry: ModelRegistry | None = None
+
+
+def _default_registry() -> ModelRegistry:
+    global _registry
+    if _registry is None:
+        _registry = ModelRegistry()
+    return _registry
+
+
+def _register_builtins() -> None:
+    from llmist.providers.anthropic import AnthropicProvider
+    from llmist.providers.compatible import SERVERS, openai_compatible
+    from llmist.providers.gemini import GeminiProvider
+    from llmist.providers.openai import OpenAIProvider
+
+    register_provider("openai", OpenAIProvider)
+    register_provider("anthropic", AnthropicProvider)
+    register_provider("gemini", GeminiProvider)
+    for name in SERVERS:
+        register_provider(name, _compatible_factory(name, openai_compatible))
+
+
+def _compatible_factory(name: str, make: Callable[[str], Provider]) -> ProviderFactory:
+    return lambda: make(name)
+
+
+_register_builtins()

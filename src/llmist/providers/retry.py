@@ -1,0 +1,215 @@
+"""Reliability: retries with backoff, a client-side rate limiter, and the stream guard.
+
+How a failed call is handled (:func:`reliable_stream`):
+
+- A :class:`~llmist.providers.errors.RetryableProviderError` (429, 529/503, other 5xx,
+  connection failure or timeout, a 200 with no text and no finish reason) is retried
+  with exponential backoff and jitter, honouring the provider's ``Retry-After``,
+  up to ``RetryPolicy.max_attempts`` attempts in all. Then the last error is raised.
+- A stream that breaks mid-way is retried like a connection error **only while no text
+  has reached the caller yet**. Once text has been yielded, a retry would repeat or
+  contradict what the caller already has, so we raise
+  :class:`~llmist.providers.errors.StreamInterruptedError` carrying the partial text.
+- A stream that ends without a finish reason after some text is treated as a break, not
+  as a complete answer: nothing is ever silently truncated.
+- Other errors (bad key, bad request) are raised at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from llmist.providers.base import LLMChunk, LLMRequest, Message
+from llmist.providers.errors import EmptyResponseError, RetryableProviderError, StreamInterruptedError
+
+__all__ = ["RateLimiter", "RetryPolicy", "estimate_tokens", "parse_retry_after", "reliable_stream"]
+
+logger = logging.getLogger("llmist.providers")
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """How often and how patiently to retry a failed call."""
+
+    max_attempts: int = 5
+    """Attempts in all, the first included (1 disables retries)."""
+    base_delay: float = 1.0
+    """Seconds before the first retry; doubled for each further one."""
+    max_delay: float = 60.0
+    """Upper bound of one pause, ``Retry-After`` included."""
+    jitter: float = 0.5
+    """Fraction of each backoff pause drawn at random (0 = none, 1 = full jitter)."""
+    sleep: Sleep = field(default=asyncio.sleep, repr=False)
+    """The coroutine used to wait (tests inject a fast one)."""
+
+    def delay(self, attempt: int, retry_after: float | None = None) -> float:
+        """Seconds to wait after failed attempt number ``attempt`` (1-based)."""
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), self.max_delay)
+        backoff = min(self.base_delay * 2.0 ** (attempt - 1), self.max_delay)
+        return backoff * (1.0 - self.jitter * random.random())
+
+
+def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date), if present."""
+    if headers is None:
+        return None
+    millis = headers.get("retry-after-ms")
+    if millis is not None:
+        with contextlib.suppress(ValueError):
+            return float(millis) / 1000.0
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    import email.utils
+
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(when.timestamp() - time.time(), 0.0)
+
+
+def estimate_tokens(messages: Sequence[Message]) -> int:
+    """A rough token count of a conversation (4 characters per token), for the rate limiter."""
+    return sum(len(m.text) for m in messages) // 4 + 1
+
+
+class RateLimiter:
+    """Keeps requests and tokens per minute under limits by waiting, never by failing.
+
+    Share one instance between providers that draw on the same quota.
+    """
+
+    _WINDOW = 60.0
+
+    def __init__(
+        self,
+        requests_per_minute: int | None = None,
+        tokens_per_minute: int | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Sleep = asyncio.sleep,
+    ) -> None:
+        self.requests_per_minute = requests_per_minute
+        self.tokens_per_minute = tokens_per_minute
+        self._clock = clock
+        self._sleep = sleep
+        self._log: deque[tuple[float, int, int]] = deque()
+        self._lock = asyncio.Lock()
+
+    async def acquire(self, tokens: int = 0) -> None:
+        """Wait until one more request of about ``tokens`` tokens fits in the last minute, then count it."""
+        async with self._lock:
+            while True:
+                now = self._clock()
+                self._prune(now)
+                wait = self._wait_needed(now, tokens)
+                if wait <= 0:
+                    self._log.append((now, 1, tokens))
+                    return
+                logger.info("Rate limiter: waiting %.2fs before the next request", wait)
+                await self._sleep(wait)
+
+    def record(self, tokens: int) -> None:
+        """Count ``tokens`` more tokens (e.g. actual usage beyond the estimate) against the current minute."""
+        if tokens > 0:
+            self._log.append((self._clock(), 0, tokens))
+
+    def _prune(self, now: float) -> None:
+        while self._log and self._log[0][0] <= now - self._WINDOW:
+            self._log.popleft()
+
+    def _wait_needed(self, now: float, tokens: int) -> float:
+        if not self._log:
+            return 0.0
+        requests = sum(r for _, r, _ in self._log)
+        used = sum(t for _, _, t in self._log)
+        over_requests = self.requests_per_minute is not None and requests + 1 > self.requests_per_minute
+        over_tokens = self.tokens_per_minute is not None and used + tokens > self.tokens_per_minute
+        if not (over_requests or over_tokens):
+            return 0.0
+        return self._log[0][0] + self._WINDOW - now
+
+
+async def reliable_stream(
+    attempt: Callable[[], AsyncIterator[LLMChunk]],
+    request: LLMRequest,
+    *,
+    provider: str,
+    policy: RetryPolicy,
+    limiter: RateLimiter | None = None,
+) -> AsyncIterator[LLMChunk]:
+    """Run ``attempt`` (one streamed call) with the retry rules of this module; yield its chunks."""
+    estimate = estimate_tokens(request.messages) if limiter is not None else 0
+    number = 0
+    while True:
+        number += 1
+        if limiter is not None:
+            await limiter.acquire(estimate)
+        text: list[str] = []
+        reasoning: list[str] = []
+        finished = False
+        try:
+            chunks = attempt()
+            try:
+                async for chunk in chunks:
+                    text.append(chunk.text)
+                    reasoning.append(chunk.reasoning)
+                    finished = finished or chunk.finish_reason is not None
+                    if chunk.usage is not None and limiter is not None:
+                        limiter.record(chunk.usage.total_tokens - estimate)
+                    yield chunk
+            finally:
+                await _close(chunks)
+            if not finished:
+                if any(text) or any(reasoning):
+                    raise StreamInterruptedError(
+                        f"The {provider} stream ended without a finish reason",
+                        provider=provider,
+                        partial_text="".join(text),
+                        partial_reasoning="".join(reasoning),
+                    )
+                raise EmptyResponseError(f"The {provider} response had no text and no finish reason", provider=provider)
+            return
+        except RetryableProviderError as error:
+            if any(text) or any(reasoning):
+                raise StreamInterruptedError(
+                    f"The {provider} stream broke: {error}",
+                    provider=provider,
+                    partial_text="".join(text),
+                    partial_reasoning="".join(reasoning),
+                ) from error
+            error.attempts = number
+            if number >= policy.max_attempts:
+                raise
+            pause = policy.delay(number, error.retry_after)
+            logger.warning(
+                "%s call failed (%s), attempt %d of %d; retrying in %.2fs",
+                provider,
+                error,
+                number,
+                policy.max_attempts,
+                pause,
+            )
+            await policy.sleep(pause)
+
+
+async def _close(chunks: AsyncIterator[LLMChunk]) -> None:
+    """Close an async generator early so the HTTP response behind it is released."""
+    aclose = getattr(chunks, "aclose", None)
+    if aclose is not None:
+        await aclose()

@@ -1,0 +1,345 @@
+"""Local HTTP servers that speak the providers' streaming wire formats, for tests.
+
+``FakeServer(responses)`` answers each request with the next scripted
+:class:`FakeResponse` (an SSE stream, or an error body), records every request, and runs
+in a background thread on ``127.0.0.1`` with a free port, so both async tests and
+example scripts can reach it. Point a provider at ``server.base_url``.
+
+The ``openai_*``, ``anthropic_*`` and ``gemini_*`` helpers build responses in each
+provider's documented wire format:
+
+- OpenAI Chat Completions: ``data: {chat.completion.chunk}`` lines, a final chunk with
+  ``usage`` and empty ``choices`` (``stream_options.include_usage``), then ``data: [DONE]``.
+- Anthropic Messages: named events ``message_start``, ``content_block_start``,
+  ``content_block_delta`` (``text_delta`` / ``thinking_delta``), ``content_block_stop``,
+  ``message_delta`` (stop reason, output usage), ``message_stop``.
+- Gemini ``streamGenerateContent?alt=sse``: ``data: {GenerateContentResponse}`` lines,
+  the last one with ``finishReason`` and ``usageMetadata``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = [
+    "FakeResponse",
+    "FakeServer",
+    "RecordedRequest",
+    "anthropic_error",
+    "anthropic_stream",
+    "gemini_error",
+    "gemini_stream",
+    "openai_error",
+    "openai_stream",
+]
+
+
+@dataclass
+class FakeResponse:
+    """One scripted answer."""
+
+    status: int = 200
+    events: Sequence[str] = ()
+    """SSE events, each already formatted (``"data: ...\\n\\n"``); sent one per write."""
+    body: str | None = None
+    """A plain (JSON) body instead of an event stream, for errors."""
+    headers: dict[str, str] = field(default_factory=dict)
+    cut_after: int | None = None
+    """Break the connection (no end of body) after this many events."""
+    delay_s: float = 0.0
+    """Wait this long before answering (to trigger client timeouts)."""
+
+
+@dataclass
+class RecordedRequest:
+    """A request the server received."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+    """The JSON body, decoded."""
+
+
+class FakeServer:
+    """A scripted HTTP server in a background thread. Use as a (sync) context manager."""
+
+    def __init__(self, responses: Sequence[FakeResponse]) -> None:
+        self.responses = list(responses)
+        self.requests: list[RecordedRequest] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:<port>``."""
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def next_response(self, request: RecordedRequest) -> FakeResponse:
+        """Record ``request`` and pop the next scripted response (a 500 when the script is used up)."""
+        with self._lock:
+            self.requests.append(request)
+            if self.responses:
+                return self.responses.pop(0)
+        return FakeResponse(500, body=json.dumps({"error": {"message": "fake server: script used up"}}))
+
+    def __enter__(self) -> FakeServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+def _handler_for(server: FakeServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            body = json.loads(raw) if raw else None
+            request = RecordedRequest("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+            # The client may give up first (a timeout test); nothing to report then.
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                self._answer(server.next_response(request))
+
+        def _answer(self, response: FakeResponse) -> None:
+            if response.delay_s:
+                time.sleep(response.delay_s)
+            self.send_response(response.status)
+            for name, value in response.headers.items():
+                self.send_header(name, value)
+            self.send_header("Connection", "close")
+            if response.body is not None:
+                payload = response.body.encode()
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+                return
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for index, event in enumerate(response.events):
+                if response.cut_after is not None and index >= response.cut_after:
+                    self.wfile.flush()
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
+                data = event.encode()
+                self.wfile.write(b"%X\r\n%s\r\n" % (len(data), data))
+                self.wfile.flush()
+            self.wfile.write(b"0\r\n\r\n")
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Keep test output quiet."""
+
+    return Handler
+
+
+def _sse(data: object, event: str | None = None) -> str:
+    prefix = f"event: {event}\n" if event else ""
+    return f"{prefix}data: {json.dumps(data)}\n\n"
+
+
+# --- OpenAI Chat Completions -------------------------------------------------------------
+
+
+def openai_stream(
+    pieces: Sequence[str],
+    *,
+    model: str = "gpt-4o",
+    finish_reason: str | None = "stop",
+    prompt_tokens: int = 10,
+    completion_tokens: int = 5,
+    cached_tokens: int = 0,
+    reasoning: Sequence[str] = (),
+    cut_after: int | None = None,
+) -> FakeResponse:
+    """A Chat Completions stream of ``pieces`` (``reasoning`` first, as ``reasoning_content`` deltas)."""
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
+        return _sse(
+            {
+                "id": "chatcmpl-fake",
+                "object": "chat.completion.chunk",
+                "created": 1_700_000_000,
+                "model": model,
+                "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+            }
+        )
+
+    events = [chunk({"role": "assistant", "content": ""})]
+    events += [chunk({"reasoning_content": r}) for r in reasoning]
+    events += [chunk({"content": p}) for p in pieces]
+    if finish_reason is not None:
+        events.append(chunk({}, finish_reason))
+        usage = {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+            "prompt_tokens_details": {"cached_tokens": cached_tokens},
+            "completion_tokens_details": {"reasoning_tokens": 0},
+        }
+        events.append(
+            _sse(
+                {
+                    "id": "chatcmpl-fake",
+                    "object": "chat.completion.chunk",
+                    "created": 1_700_000_000,
+                    "model": model,
+                    "choices": [],
+                    "usage": usage,
+                }
+            )
+        )
+        events.append("data: [DONE]\n\n")
+    return FakeResponse(events=events, cut_after=cut_after)
+
+
+def openai_error(status: int, message: str = "error", *, headers: dict[str, str] | None = None) -> FakeResponse:
+    """An OpenAI error response."""
+    kinds = {401: "invalid_request_error", 429: "rate_limit_exceeded", 500: "server_error"}
+    body = {"error": {"message": message, "type": kinds.get(status, "api_error"), "param": None, "code": None}}
+    return FakeResponse(status, body=json.dumps(body), headers=headers or {})
+
+
+# --- Anthropic Messages -------------------------------------------------------------------
+
+
+def anthropic_stream(
+    pieces: Sequence[str],
+    *,
+    model: str = "claude-sonnet-4-5",
+    stop_reason: str | None = "end_turn",
+    input_tokens: int = 10,
+    output_tokens: int = 5,
+    cache_read_input_tokens: int = 0,
+    cache_creation_input_tokens: int = 0,
+    thinking: Sequence[str] = (),
+    cut_after: int | None = None,
+    error_after: int | None = None,
+) -> FakeResponse:
+    """A Messages stream of ``pieces`` (``thinking`` first, in a thinking block).
+
+    ``error_after`` sends an in-stream ``overloaded_error`` event after that many events.
+    """
+    start = {
+        "type": "message_start",
+        "message": {
+            "id": "msg_fake",
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {
+                "input_tokens": input_tokens,
+                "output_tokens": 1,
+                "cache_read_input_tokens": cache_read_input_tokens,
+                "cache_creation_input_tokens": cache_creation_input_tokens,
+            },
+        },
+    }
+    events = [_sse(start, "message_start"), _sse({"type": "ping"}, "ping")]
+    index = 0
+    if thinking:
+        block = {"type": "content_block_start", "index": index, "content_block": {"type": "thinking", "thinking": ""}}
+        events.append(_sse(block, "content_block_start"))
+        for t in thinking:
+            delta = {"type": "content_block_delta", "index": index, "delta": {"type": "thinking_delta", "thinking": t}}
+            events.append(_sse(delta, "content_block_delta"))
+        events.append(_sse({"type": "content_block_stop", "index": index}, "content_block_stop"))
+        index += 1
+    block = {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}
+    events.append(_sse(block, "content_block_start"))
+    for p in pieces:
+        delta = {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": p}}
+        events.append(_sse(delta, "content_block_delta"))
+    events.append(_sse({"type": "content_block_stop", "index": index}, "content_block_stop"))
+    if stop_reason is not None:
+        end = {
+            "type": "message_delta",
+            "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+            "usage": {"output_tokens": output_tokens},
+        }
+        events.append(_sse(end, "message_delta"))
+        events.append(_sse({"type": "message_stop"}, "message_stop"))
+    if error_after is not None:
+        error = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+        events = [*events[:error_after], _sse(error, "error")]
+    return FakeResponse(events=events, cut_after=cut_after)
+
+
+def anthropic_error(status: int, message: str = "error", *, headers: dict[str, str] | None = None) -> FakeResponse:
+    """An Anthropic error response."""
+    kinds = {
+        401: "authentication_error",
+        429: "rate_limit_error",
+        500: "api_error",
+        529: "overloaded_error",
+    }
+    body = {"type": "error", "error": {"type": kinds.get(status, "api_error"), "message": message}}
+    return FakeResponse(status, body=json.dumps(body), headers=headers or {})
+
+
+# --- Gemini --------------------------------------------------------------------------------
+
+
+def gemini_stream(
+    pieces: Sequence[str],
+    *,
+    model: str = "gemini-2.5-flash",
+    finish_reason: str | None = "STOP",
+    prompt_tokens: int = 10,
+    output_tokens: int = 5,
+    cached_tokens: int = 0,
+    thoughts: Sequence[str] = (),
+    thoughts_tokens: int = 0,
+    cut_after: int | None = None,
+) -> FakeResponse:
+    """A ``streamGenerateContent?alt=sse`` stream of ``pieces`` (``thoughts`` first, as thought parts)."""
+
+    def response(parts: list[dict[str, Any]], finish: str | None = None, usage: bool = False) -> str:
+        candidate: dict[str, Any] = {"content": {"parts": parts, "role": "model"}, "index": 0}
+        if finish is not None:
+            candidate["finishReason"] = finish
+        data: dict[str, Any] = {"candidates": [candidate], "modelVersion": model, "responseId": "fake"}
+        if usage:
+            data["usageMetadata"] = {
+                "promptTokenCount": prompt_tokens,
+                "candidatesTokenCount": output_tokens,
+                "totalTokenCount": prompt_tokens + output_tokens + thoughts_tokens,
+                "cachedContentTokenCount": cached_tokens,
+                "thoughtsTokenCount": thoughts_tokens,
+            }
+        return f"data: {json.dumps(data)}\r\n\r\n"
+
+    events = [response([{"text": t, "thought": True}]) for t in thoughts]
+    events += [response([{"text": p}]) for p in pieces[:-1]] if pieces else []
+    last = [{"text": pieces[-1]}] if pieces else []
+    if finish_reason is not None:
+        events.append(response(last, finish_reason, usage=True))
+    elif last:
+        events.append(response(last))
+    return FakeResponse(events=events, cut_after=cut_after)
+
+
+def gemini_error(status: int, message: str = "error", *, headers: dict[str, str] | None = None) -> FakeResponse:
+    """A Gemini (Google API) error response."""
+    statuses = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL"}
+    body = {"error": {"code": status, "message": message, "status": statuses.get(status, "UNKNOWN")}}
+    return FakeResponse(status, body=json.dumps(body), headers=headers or {})
