@@ -31,6 +31,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -94,9 +95,11 @@ def run_once(make: Callable[[], Any], chunks: list[str]) -> tuple[float, dict[st
     texts: list[str] = []
     calls: list[ParsedCall] = []
     partials = 0
+    # map() is lazy: finalize() runs after the last feed, and one loop consumes both.
+    batches = chain(map(feed, chunks), map(lambda _: parser.finalize(), (None,)))
     t0 = time.perf_counter_ns()
-    for chunk in chunks:
-        for event in feed(chunk):
+    for events in batches:
+        for event in events:
             kind = event.type
             if kind == "text":
                 texts.append(event.content)
@@ -104,14 +107,6 @@ def run_once(make: Callable[[], Any], chunks: list[str]) -> tuple[float, dict[st
                 calls.append(event.call)
             else:
                 partials += 1
-    for event in parser.finalize():
-        kind = event.type
-        if kind == "text":
-            texts.append(event.content)
-        elif kind == "gadget_call":
-            calls.append(event.call)
-        else:
-            partials += 1
     seconds = (time.perf_counter_ns() - t0) / 1e9
     counts = {"text": len(texts), "gadget_call": len(calls), "gadget_args_partial": partials}
     return seconds, counts, calls, texts
