@@ -20,3 +20,6 @@ say "CRLF line endings and trailing spaces after markers"
 
 say "Emoji syntax"
 "$BIN/llmist" parse "$T/emoji-files.txt" --syntax emoji --chunk 5
+
+say "An agent run offline with the mock model: calls start while the answer streams, results go back"
+"$BIN/python" examples/agent/streaming.py
