@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import typer
 
+from llmist.cli.config_cmd import config_app
+from llmist.cli.gadget_cmd import gadget_app
 from llmist.cli.parse_cmd import parse_command
 
 app = typer.Typer(
@@ -14,6 +16,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.command("parse")(parse_command)
+app.add_typer(gadget_app)
+app.add_typer(config_app)
 
 
 @app.command()
