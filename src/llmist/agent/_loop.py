@@ -12,7 +12,9 @@ from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from llmist.agent._gadget_llm import gadget_llm
 from llmist.agent._guard import check_model_allowed
+from llmist.agent._models import shared_registry
 from llmist.agent._scheduling import ResponseCalls
 from llmist.agent.conversation import result_message
 from llmist.agent.events import AgentEvent, LLMResponseEndEvent
@@ -69,11 +71,14 @@ class RunConfig:
     interceptors: Interceptors | None
     controllers: Controllers | None
     cost_of: Callable[[Usage], float]
+    llm_client: Any
 
     @classmethod
     def build(cls, agent: Agent, provider: Provider, model_name: str) -> RunConfig:
         """Resolve limits, pricing and hooks and render the system prompt."""
         registry = agent.model_registry
+        if registry is None and not getattr(provider, "offline", False):
+            registry = shared_registry()
         window = agent.context_window or _context_window(registry, provider, model_name) or DEFAULT_CONTEXT_WINDOW
         char_limit = output_char_limit(window, agent.gadget_output_limit_percent) if agent.gadget_output_limit else None
         listed = list(agent.gadgets)
@@ -97,6 +102,7 @@ class RunConfig:
             interceptors=hooks.interceptors if hooks is not None and _any_set(hooks.interceptors) else None,
             controllers=hooks.controllers if hooks is not None and _any_set(hooks.controllers) else None,
             cost_of=_pricer(registry, provider, model_name),
+            llm_client=gadget_llm(agent.llm_client) if agent.llm_client is not None else None,
         )
 
     def new_parser(self) -> GadgetCallParser | EmojiCallParser:

@@ -2,29 +2,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import Any
 
-from llmist.providers.base import Message, Provider
-from llmist.providers.mock import MockModel
+import llmist.providers.mock  # noqa: F401  (registers the "mock" provider)
+from llmist.models import ModelRegistry
+from llmist.providers import resolve_model
+from llmist.providers.base import Provider
 
-__all__ = ["resolve_agent_model"]
+__all__ = ["resolve_agent_model", "shared_registry"]
+
+_shared: ModelRegistry | None = None
 
 
-def _echo(messages: Sequence[Message]) -> str:
-    last_user = next((m.text for m in reversed(messages) if m.role == "user"), "")
-    return f"(mock) {last_user}"
+def shared_registry() -> ModelRegistry:
+    """The registry agents price real models with when given none (made on first use)."""
+    global _shared
+    if _shared is None:
+        _shared = ModelRegistry()
+    return _shared
 
 
-def resolve_agent_model(model: str | Provider) -> tuple[Provider, str]:
-    """``(provider, model_name)`` for a provider instance, ``"mock"`` (a MockModel that echoes
-    the last user message), or a ``provider:model`` string / alias."""
-    if not isinstance(model, str):
-        if not isinstance(model, Provider):
-            raise TypeError(f"model must be a model string or a Provider, got {type(model).__name__}")
-        return model, str(getattr(model, "model", None) or model.name)
-    if model == "mock" or model.startswith("mock:"):
-        return MockModel(_echo), "mock"
-    raise ValueError(
-        f"unknown model {model!r}: real providers are not available in this build; "
-        "use model='mock' or pass a provider instance"
-    )
+def resolve_agent_model(model: str | Provider, registry: Any = None) -> tuple[Provider, str]:
+    """``(provider, model_name)`` for a provider instance or a model string (``"mock"``,
+    ``"provider:model"``, an alias; see ``llmist.providers.resolve_model``)."""
+    if isinstance(model, str):
+        return resolve_model(model, registry if isinstance(registry, ModelRegistry) else None)
+    if not isinstance(model, Provider):
+        raise TypeError(f"model must be a model string or a Provider, got {type(model).__name__}")
+    return model, str(getattr(model, "model", None) or model.name)

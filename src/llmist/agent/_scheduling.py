@@ -66,7 +66,7 @@ class ResponseCalls:
             gadgets,
             default_timeout_s=agent.gadget_timeout_s,
             arg_prefix=cfg.markers.arg,
-            llm_client=agent.llm_client,
+            llm_client=cfg.llm_client,
             on_human_input=_async_handler(agent.on_human_input),
             output_store=store,
             before_gadget=self._before_gadget if wants_before else None,

@@ -122,7 +122,7 @@ class Agent:
 
     def _run_config(self) -> RunConfig:
         if self._config is None:
-            provider, model_name = resolve_agent_model(self.model)
+            provider, model_name = resolve_agent_model(self.model, self.model_registry)
             self._config = RunConfig.build(self, provider, model_name)
         return self._config
 

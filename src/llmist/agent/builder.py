@@ -105,8 +105,10 @@ class AgentBuilder:
             raise ValueError("AgentBuilder: call .with_model(...) before building (e.g. 'mock' or 'openai:gpt-4o')")
         if self._hooks:
             opts["hooks"] = merge_hooks(*self._hooks)
-        if self._client is not None:
-            opts.setdefault("llm_client", self._client)
+        client = self._client
+        if client is not None:
+            opts.setdefault("llm_client", client)
+            opts.setdefault("model_registry", client.model_registry)
         return Agent(gadgets=list(self._gadgets), **opts)
 
     def ask(self, prompt: str) -> AgentStream:

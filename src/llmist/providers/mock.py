@@ -24,6 +24,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequen
 from typing import TypeAlias
 
 from llmist.providers.base import LLMChunk, LLMRequest, Message, Usage
+from llmist.providers.registry import register_provider
 
 __all__ = ["MockModel", "MockModelExhausted", "MockResponder", "MockSplit", "estimate_tokens"]
 
@@ -160,3 +161,16 @@ class MockModel:
             output_tokens=estimate_tokens(text),
         )
         yield LLMChunk(usage=usage, finish_reason=self._finish_reason)
+
+
+def _echo(messages: Sequence[Message]) -> str:
+    last_user = next((m.text for m in reversed(messages) if m.role == "user"), "")
+    return f"(mock) {last_user}"
+
+
+def _default_mock() -> MockModel:
+    """What ``model="mock"`` gets: a model that echoes the last user message (never calls gadgets)."""
+    return MockModel(_echo)
+
+
+register_provider("mock", _default_mock)
