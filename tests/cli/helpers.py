@@ -59,8 +59,13 @@ class Terminal:
         environment.pop("NO_COLOR", None)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "llmist.cli", *args],
-            stdin=slave, stdout=slave, stderr=slave, cwd=cwd, env=environment, start_new_session=True,
-        )  # fmt: skip
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            cwd=cwd,
+            env=environment,
+            start_new_session=True,
+        )
         os.close(slave)
         self.master = master
         self.raw = b""

@@ -17,7 +17,16 @@ def _script(tmp_path: Path, turns: list[object], **options: object) -> Path:
 
 
 def _demo_args(root: Path, *extra: str) -> list[str]:
-    return ["agent", "Write a word-count script", "-m", f"mock:{DEMO_SCRIPT}", "--builtins", "--root", str(root), *extra]
+    return [
+        "agent",
+        "Write a word-count script",
+        "-m",
+        f"mock:{DEMO_SCRIPT}",
+        "--builtins",
+        "--root",
+        str(root),
+        *extra,
+    ]
 
 
 def test_the_demo_task_runs_end_to_end_with_yes(tmp_path: Path) -> None:
@@ -133,12 +142,16 @@ def test_ctrl_c_cancels_running_gadgets_and_prints_what_was_done(tmp_path: Path)
         [
             [
                 {"gadget": "ListDirectory", "id": "ls", "params": {}},
-                {"gadget": "RunCommand", "id": "slow", "deps": ["ls"],
-                 "params": {"command": "echo $$ > shell.pid; sleep 60"}},
+                {
+                    "gadget": "RunCommand",
+                    "id": "slow",
+                    "deps": ["ls"],
+                    "params": {"command": "echo $$ > shell.pid; sleep 60"},
+                },
             ],
             "never reached",
         ],
-    )  # fmt: skip
+    )
     term = Terminal("agent", "go", "-m", f"mock:{script}", "--builtins", "--root", str(tmp_path), "--yes")
     term.expect("RunCommand (slow) running")
     pid_file = tmp_path / "shell.pid"

@@ -88,7 +88,9 @@ def test_bad_config_names_the_file_the_key_and_what_was_expected(
 
 def test_an_undefined_profile_lists_the_defined_ones(tmp_path: Path, project: Path) -> None:
     (project / "llmist.toml").write_text("[profiles.fast]\nmax_iterations = 2\n", encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"profile 'slow' \(chosen by --profile\) is not defined; defined profiles: fast"):
+    with pytest.raises(
+        ConfigError, match=r"profile 'slow' \(chosen by --profile\) is not defined; defined profiles: fast"
+    ):
         load_config(cwd=project, env=_env(tmp_path), profile="slow")
 
 
@@ -101,14 +103,18 @@ def test_user_config_location() -> None:
 def test_config_show_prints_values_and_sources(tmp_path: Path, project: Path) -> None:
     (project / "llmist.toml").write_text('model = "sonnet"\n[profiles.fast]\nmax_iterations = 2\n', encoding="utf-8")
     proc = llmist(
-        "config", "show", "--profile", "fast", cwd=project,
+        "config",
+        "show",
+        "--profile",
+        "fast",
+        cwd=project,
         env={"LLMIST_CONFIG": str(tmp_path / "user.toml"), "OPENAI_API_KEY": "sk-secret", "COLUMNS": "160"},
-    )  # fmt: skip
+    )
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "profile: fast (from --profile)" in out
-    assert f"│ max_iterations  │ 2" in out and "[profiles.fast]" in out
-    assert f"│ model           │ sonnet" in out
+    assert "│ max_iterations  │ 2" in out and "[profiles.fast]" in out
+    assert "│ model           │ sonnet" in out
     assert "OPENAI_API_KEY     │ set" in out and "sk-secret" not in out
 
 

@@ -11,7 +11,7 @@ from tests.cli.helpers import ROOT, llmist
 
 QUICK_START = str(ROOT / "examples" / "gadgets" / "quick_start.py")
 
-TOOLS = '''
+TOOLS = """
 from typing import Annotated
 from pydantic import BaseModel, Field
 from llmist import Gadget, GadgetExample, gadget
@@ -41,7 +41,7 @@ class Order(Gadget):
 @gadget(description="Say hello", examples=[GadgetExample({"who": 42})])
 def hello(who: Annotated[str, Field(description="Who to greet")]) -> str:
     return f"hello {who}"
-'''
+"""
 
 
 @pytest.fixture
@@ -53,9 +53,18 @@ def tools(tmp_path: Path) -> Path:
 
 def test_run_with_params_coerced_by_the_schema(tools: Path) -> None:
     proc = llmist(
-        "gadget", "run", f"{tools}:Order", "-p", "customer=007", "-p", "items/0/name=tea", "-p", "items/0/qty=3",
-        "-p", "express=true",
-    )  # fmt: skip
+        "gadget",
+        "run",
+        f"{tools}:Order",
+        "-p",
+        "customer=007",
+        "-p",
+        "items/0/name=tea",
+        "-p",
+        "items/0/qty=3",
+        "-p",
+        "express=true",
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "007: 3 items (express)\n"
 

@@ -98,6 +98,10 @@ async def test_an_empty_command_is_an_error(tmp_path: Path) -> None:
 
 def test_builtin_gadgets_can_leave_commands_out(tmp_path: Path) -> None:
     assert [g.name for g in builtin_gadgets(tmp_path)] == [
-        "ReadFile", "WriteFile", "EditFile", "ListDirectory", "RunCommand",
-    ]  # fmt: skip
+        "ReadFile",
+        "WriteFile",
+        "EditFile",
+        "ListDirectory",
+        "RunCommand",
+    ]
     assert "RunCommand" not in [g.name for g in builtin_gadgets(tmp_path, allow_commands=False)]

@@ -61,8 +61,11 @@ class TerminalApprover:
         if name not in self.guarded or self.approve_all or name in self.always:
             return None
         if not self.stdin.isatty():
-            self.console.print(Text.assemble(("  ✗ ", "red bold"), (name, "bold"),
-                                             " declined: it needs approval; run with --yes to allow it"))  # fmt: skip
+            self.console.print(
+                Text.assemble(
+                    ("  ✗ ", "red bold"), (name, "bold"), " declined: it needs approval; run with --yes to allow it"
+                )
+            )
             return SkipGadget(
                 f"Not run: {name} needs the user's approval, and nobody could be asked (the session is not "
                 f"interactive). Tell the user to re-run with --yes if this call is wanted."
@@ -87,8 +90,11 @@ class TerminalApprover:
         return SkipGadget(f"Not run: the user declined this {name} call. Ask them or try another way.")
 
     async def _ask(self, ctx: GadgetContext) -> str:
-        self.console.print(Text.assemble(("? ", "bold yellow"), "Allow ", (ctx.gadget_name, "bold"),
-                                         (f" ({ctx.invocation_id})", "dim"), "?"))  # fmt: skip
+        self.console.print(
+            Text.assemble(
+                ("? ", "bold yellow"), "Allow ", (ctx.gadget_name, "bold"), (f" ({ctx.invocation_id})", "dim"), "?"
+            )
+        )
         for key, value in ctx.parameters.items():
             shown = value if isinstance(value, str) else repr(value)
             lines = shown.splitlines() or [""]

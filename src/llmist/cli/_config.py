@@ -251,9 +251,7 @@ def _settings(path: Path, table: Mapping[str, Any], base: Path, where: str) -> d
         spec = SETTINGS.get(key)
         if spec is None:
             hint = "" if where else ", 'profile', or [profiles.NAME] tables"
-            raise ConfigError(
-                f"{path}: {where}unknown key {key!r}; expected one of: {', '.join(SETTINGS)}{hint}"
-            )
+            raise ConfigError(f"{path}: {where}unknown key {key!r}; expected one of: {', '.join(SETTINGS)}{hint}")
         problem = spec.check(value)
         if problem is not None:
             raise ConfigError(f"{path}: {where}key {key!r} must be {problem}, got {value!r} ({type(value).__name__})")

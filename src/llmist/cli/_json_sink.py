@@ -55,14 +55,16 @@ class JsonSink:
         if result is None:
             self._write({"type": "run_end", "stop_reason": "error", "error": error})
             return
-        self._write({
-            "type": "run_end",
-            "stop_reason": result.stop_reason,
-            "output": result.output,
-            "iterations": result.iterations,
-            "usage": dataclasses.asdict(result.usage),
-            "cost": result.cost,
-            "llm_cost": result.llm_cost,
-            "gadget_cost": result.gadget_cost,
-            "gadget_calls": len(result.gadget_results),
-        })  # fmt: skip
+        self._write(
+            {
+                "type": "run_end",
+                "stop_reason": result.stop_reason,
+                "output": result.output,
+                "iterations": result.iterations,
+                "usage": dataclasses.asdict(result.usage),
+                "cost": result.cost,
+                "llm_cost": result.llm_cost,
+                "gadget_cost": result.gadget_cost,
+                "gadget_calls": len(result.gadget_results),
+            }
+        )

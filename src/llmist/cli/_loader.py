@@ -34,9 +34,7 @@ def load_gadgets(source: str) -> list[Gadget]:
     for attr, value in vars(module).items():
         if attr.startswith("_"):
             continue
-        if isinstance(value, Gadget):
-            found.append(_checked(value, source, attr))
-        elif (
+        if isinstance(value, Gadget) or (
             isinstance(value, type)
             and issubclass(value, Gadget)
             and value.__module__ == module.__name__

@@ -68,8 +68,12 @@ class AgentView:
     def start(self) -> None:
         """Start animating the status area."""
         self.console.print(
-            Text.assemble(("llmist agent", "bold"), " · model ", (self.model, "cyan"),
-                          f" · up to {self.max_iterations} iterations")  # fmt: skip
+            Text.assemble(
+                ("llmist agent", "bold"),
+                " · model ",
+                (self.model, "cyan"),
+                f" · up to {self.max_iterations} iterations",
+            )
         )
         if self._live is not None:
             self._live.start()
@@ -114,10 +118,15 @@ class AgentView:
         elif isinstance(event, GadgetSkippedEvent):
             self.running.pop(event.invocation_id, None)
             self.skipped.append(event)
-            self._print(Text.assemble(
-                ("  ⤼ ", "yellow"), (event.gadget_name, "bold"), f" ({event.invocation_id}) skipped: it depends on ",
-                (event.failed_dependency, "bold"), f", which failed ({event.failed_dependency_error})",
-            ))  # fmt: skip
+            self._print(
+                Text.assemble(
+                    ("  ⤼ ", "yellow"),
+                    (event.gadget_name, "bold"),
+                    f" ({event.invocation_id}) skipped: it depends on ",
+                    (event.failed_dependency, "bold"),
+                    f", which failed ({event.failed_dependency_error})",
+                )
+            )
         elif isinstance(event, LLMResponseEndEvent):
             self._flush_text()
             self.responses += 1
@@ -158,12 +167,14 @@ class AgentView:
         self.results.append(r)
         took = f" {r.execution_time_ms:.0f} ms"
         if r.error is not None:
-            head = Text.assemble(("  ✗ ", "red bold"), (r.gadget_name, "bold red"), (f" ({r.invocation_id})", "dim"),
-                                 (took, "dim"))  # fmt: skip
+            head = Text.assemble(
+                ("  ✗ ", "red bold"), (r.gadget_name, "bold red"), (f" ({r.invocation_id})", "dim"), (took, "dim")
+            )
             body = Text(_indent(fold(r.error)), style="red")
         else:
-            head = Text.assemble(("  ✓ ", "green bold"), (r.gadget_name, "bold green"),
-                                 (f" ({r.invocation_id})", "dim"), (took, "dim"))  # fmt: skip
+            head = Text.assemble(
+                ("  ✓ ", "green bold"), (r.gadget_name, "bold green"), (f" ({r.invocation_id})", "dim"), (took, "dim")
+            )
             if r.cost:
                 head.append(f" ${r.cost:.4f}", style="dim")
             body = Text(_indent(fold(r.result or "(empty)")), style="dim")
@@ -180,11 +191,15 @@ class AgentView:
         iteration = min(self.responses + 1, self.max_iterations)
         elapsed = time.perf_counter() - self.started
         return Text.assemble(
-            ("iteration ", "dim"), f"{iteration}/{self.max_iterations}",
-            ("  tokens ", "dim"), f"{p.input_tokens:,} in / {p.output_tokens:,} out",
-            ("  cost ", "dim"), f"${p.total_cost:.4f}",
-            ("  elapsed ", "dim"), f"{elapsed:.1f}s",
-        )  # fmt: skip
+            ("iteration ", "dim"),
+            f"{iteration}/{self.max_iterations}",
+            ("  tokens ", "dim"),
+            f"{p.input_tokens:,} in / {p.output_tokens:,} out",
+            ("  cost ", "dim"),
+            f"${p.total_cost:.4f}",
+            ("  elapsed ", "dim"),
+            f"{elapsed:.1f}s",
+        )
 
     def summary(self, result: AgentResult | None, *, error: str | None = None) -> None:
         """The closing tables: how the run ended, then each gadget's calls."""
@@ -198,7 +213,9 @@ class AgentView:
             table.add_row("stop reason", reason)
             table.add_row("iterations", str(result.iterations))
             table.add_row("tokens", f"{result.usage.input_tokens:,} in / {result.usage.output_tokens:,} out")
-            table.add_row("cost", f"${result.cost:.4f} (model ${result.llm_cost:.4f}, gadgets ${result.gadget_cost:.4f})")
+            table.add_row(
+                "cost", f"${result.cost:.4f} (model ${result.llm_cost:.4f}, gadgets ${result.gadget_cost:.4f})"
+            )
             results = result.gadget_results
         else:
             table.add_row("stop reason", f"[red]error[/]: {escape(error or 'unknown')}")
@@ -237,8 +254,12 @@ class _Bottom:
         now = time.perf_counter()
         for run in list(v.running.values()):
             grid = Table.grid(padding=(0, 1))
-            grid.add_row(run.spinner, Text.assemble((run.name, "bold"), f" ({run.invocation_id}) running",
-                                                    (f" {now - run.started:.1f}s", "dim")))  # fmt: skip
+            grid.add_row(
+                run.spinner,
+                Text.assemble(
+                    (run.name, "bold"), f" ({run.invocation_id}) running", (f" {now - run.started:.1f}s", "dim")
+                ),
+            )
             rows.append(grid)
         rows.append(v.status_line())
         return Group(*rows)

@@ -65,15 +65,23 @@ def agent_command(
     max_cost: Annotated[float | None, typer.Option(min=0, help="Stop once the run cost this many USD.")] = None,
     system: Annotated[str | None, typer.Option(help="System prompt preamble (replaces the default one).")] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve every write and command without asking.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print events as JSON lines instead of the live view.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print events as JSON lines instead of the live view.")
+    ] = False,
     profile: Annotated[str | None, typer.Option("--profile", "-P", help="Configuration profile to use.")] = None,
 ) -> None:
     """Run an agent on PROMPT: the model calls gadgets, you watch each call and its result."""
     flags: dict[str, Any] = {
-        "model": model, "gadgets": gadget or None, "builtins": builtins, "root": root,
-        "allow_commands": allow_commands, "syntax": syntax.value if syntax else None,
-        "max_iterations": max_iterations, "max_cost": max_cost, "system": system,
-    }  # fmt: skip
+        "model": model,
+        "gadgets": gadget or None,
+        "builtins": builtins,
+        "root": root,
+        "allow_commands": allow_commands,
+        "syntax": syntax.value if syntax else None,
+        "max_iterations": max_iterations,
+        "max_cost": max_cost,
+        "system": system,
+    }
     sink: _Sink = JsonSink() if as_json else AgentView(stdout, model="?", max_iterations=1, live=stdout.is_terminal)
     ask_console = stderr if as_json else stdout
     try:
@@ -102,8 +110,9 @@ def build_agent(config: Config) -> tuple[Agent, list[str]]:
         root = Path(config["root"])
         if not root.is_dir():
             raise CliError(f"sandbox root {config['root']!r} (from {config.values['root'].source}) is not a directory")
-        gadgets += builtin_gadgets(root, allow_commands=config["allow_commands"],
-                                   command_timeout_s=float(config["command_timeout"]))  # fmt: skip
+        gadgets += builtin_gadgets(
+            root, allow_commands=config["allow_commands"], command_timeout_s=float(config["command_timeout"])
+        )
     model_spec: str = config["model"] or ""
     script = mock_script_path(model_spec)
     model: Any = load_mock_script(script, gadgets, config["syntax"]) if script is not None else model_spec

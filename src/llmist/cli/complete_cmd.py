@@ -26,7 +26,7 @@ def complete_command(
 ) -> None:
     """Stream the model's answer to PROMPT on standard output."""
     from llmist.models import ModelRegistry
-    from llmist.providers import LLMRequest, Message, ProviderError, Usage, resolve_model
+    from llmist.providers import LLMRequest, Message, Provider, ProviderError, Usage, resolve_model
 
     text = sys.stdin.read() if prompt == "-" else prompt
     try:
@@ -34,6 +34,7 @@ def complete_command(
         spec: str = config["model"] or ""
         script = mock_script_path(spec)
         registry = ModelRegistry()
+        provider: Provider
         if script is not None:
             provider, name = load_mock_script(script, [], "block"), "mock"
         else:

@@ -30,7 +30,9 @@ def show_command(
     if as_json:
         record = {
             "settings": {k: {"value": s.value, "source": s.source} for k, s in config.values.items()},
-            "profile": None if config.profile is None else {"name": config.profile.value, "source": config.profile.source},
+            "profile": None
+            if config.profile is None
+            else {"name": config.profile.value, "source": config.profile.source},
             "files": [{"role": f.role, "path": str(f.path), "found": f.found} for f in config.files],
             "api_keys": keys,
         }

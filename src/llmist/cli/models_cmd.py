@@ -37,25 +37,41 @@ def models_command(
     if as_json:
         rows = [
             {
-                "model": s.ref, "context_window": s.context_window, "max_output_tokens": s.max_output_tokens,
-                "input_price": s.input_price, "output_price": s.output_price,
+                "model": s.ref,
+                "context_window": s.context_window,
+                "max_output_tokens": s.max_output_tokens,
+                "input_price": s.input_price,
+                "output_price": s.output_price,
                 "cached_input_price": s.cached_input_price,
-                "vision": s.vision, "reasoning": s.reasoning, "caching": s.caching, "aliases": aliases.get(s.ref, []),
+                "vision": s.vision,
+                "reasoning": s.reasoning,
+                "caching": s.caching,
+                "aliases": aliases.get(s.ref, []),
             }
             for s in specs
-        ]  # fmt: skip
+        ]
         stdout.out(json.dumps(rows, indent=2), highlight=False)
         return
     from rich.table import Table
 
     table = Table(title="Models (prices in USD per million tokens)", title_justify="left")
     for column in ("model", "aliases", "context", "max out", "input", "output", "cached", "features"):
-        table.add_column(column, justify="right" if column in ("context", "max out", "input", "output", "cached") else "left")
+        table.add_column(
+            column, justify="right" if column in ("context", "max out", "input", "output", "cached") else "left"
+        )
     for s in specs:
-        features = ", ".join(f for f, on in (("vision", s.vision), ("reasoning", s.reasoning), ("caching", s.caching)) if on)
+        features = ", ".join(
+            f for f, on in (("vision", s.vision), ("reasoning", s.reasoning), ("caching", s.caching)) if on
+        )
         table.add_row(
-            s.ref, ", ".join(aliases.get(s.ref, [])), _tokens(s.context_window), _tokens(s.max_output_tokens),
-            _price(s.input_price), _price(s.output_price), _price(s.cached_input_price), features,
-        )  # fmt: skip
+            s.ref,
+            ", ".join(aliases.get(s.ref, [])),
+            _tokens(s.context_window),
+            _tokens(s.max_output_tokens),
+            _price(s.input_price),
+            _price(s.output_price),
+            _price(s.cached_input_price),
+            features,
+        )
     stdout.print(table)
     stdout.print(f"{len(specs)} models. Use any as -m provider:model, or an alias; local servers take any model name.")

@@ -122,10 +122,8 @@ def _kill_group(pid: int, sig: signal.Signals) -> None:
 async def _terminate(proc: asyncio.subprocess.Process) -> None:
     """SIGTERM the process group, SIGKILL it after a grace period, and reap the shell."""
     _kill_group(proc.pid, signal.SIGTERM)
-    try:
+    with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(proc.wait(), _KILL_GRACE_S)
-    except TimeoutError:
-        pass
     _kill_group(proc.pid, signal.SIGKILL)
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(proc.wait(), _KILL_GRACE_S)

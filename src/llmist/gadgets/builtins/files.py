@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from llmist.gadgets.base import Gadget, GadgetExample
 from llmist.gadgets.builtins._sandbox import Sandbox, SandboxError
+from llmist.gadgets.context import ExecutionContext
 from llmist.gadgets.errors import GadgetError
 
 __all__ = ["EditFile", "ListDirectory", "ReadFile", "WriteFile"]
@@ -32,7 +33,9 @@ def _read_text(sandbox: Sandbox, path: str) -> tuple[str, str]:
     if target.is_dir():
         raise GadgetError(f"{path!r} is a directory, not a file; use ListDirectory to see what it holds")
     if not target.exists():
-        raise GadgetError(f"No such file: {path!r} (relative to the sandbox root); use ListDirectory to see what exists")
+        raise GadgetError(
+            f"No such file: {path!r} (relative to the sandbox root); use ListDirectory to see what exists"
+        )
     try:
         return target.read_text(encoding="utf-8"), sandbox.relative(target)
     except UnicodeDecodeError:
@@ -52,7 +55,7 @@ class ReadFile(_SandboxedGadget):
     Params = ReadFileParams
     examples = (GadgetExample({"path": "README.md"}, comment="read a file at the root"),)
 
-    def execute(self, params: ReadFileParams) -> str:
+    def execute(self, params: ReadFileParams, ctx: ExecutionContext) -> str:
         """Return the file's text."""
         text, _ = _read_text(self.sandbox, params.path)
         return text
@@ -73,7 +76,7 @@ class WriteFile(_SandboxedGadget):
     requires_approval = True
     examples = (GadgetExample({"path": "hello.py", "content": 'print("hello")\n'}, output="Wrote 15 characters"),)
 
-    def execute(self, params: WriteFileParams) -> str:
+    def execute(self, params: WriteFileParams, ctx: ExecutionContext) -> str:
         """Write the file and say what changed."""
         target = self.sandbox.resolve(params.path)
         if target.is_dir():
@@ -104,7 +107,7 @@ class EditFile(_SandboxedGadget):
     requires_approval = True
     examples = (GadgetExample({"path": "hello.py", "search": '"hello"', "replace": '"hello, world"'}),)
 
-    def execute(self, params: EditFileParams) -> str:
+    def execute(self, params: EditFileParams, ctx: ExecutionContext) -> str:
         """Apply the replacement or explain why it cannot be applied."""
         if not params.search:
             raise GadgetError("`search` is empty; give the exact text to replace")
@@ -149,7 +152,7 @@ class ListDirectory(_SandboxedGadget):
     max_entries: int = 500
     """Most entries listed; the rest are counted."""
 
-    def execute(self, params: ListDirectoryParams) -> str:
+    def execute(self, params: ListDirectoryParams, ctx: ExecutionContext) -> str:
         """One entry per line, sorted, paths relative to the listed directory."""
         target = self.sandbox.resolve(params.path)
         if not target.is_dir():
