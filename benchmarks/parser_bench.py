@@ -199,7 +199,7 @@ def run_node(shared: Path, path: Path, chunk: int | str, limit_s: float) -> dict
 
 def parse_chunks(spec: str) -> list[int | str]:
     chunks: list[int | str] = [c if c == "whole" else int(c) for c in spec.split(",")]
-    return sorted(chunks, key=lambda c: -1 if c == "whole" else -int(c))
+    return sorted(chunks, key=lambda c: (0, 0) if c == "whole" else (1, -int(c)))
 
 
 def table(rows: Iterable[dict[str, Any]]) -> str:

@@ -225,3 +225,34 @@ def test_finalize_resets_for_a_new_stream() -> None:
 def test_argument_with_no_value_line() -> None:
     (call,) = calls(run(GadgetCallParser(), ["!!!GADGET_START:A\n!!!ARG:flag!!!ARG:x\n1\n!!!GADGET_END"]))
     assert call.parameters == {"flag": "", "x": 1}
+
+
+def test_events_built_on_the_fast_path_are_ordinary_frozen_dataclasses() -> None:
+    import dataclasses
+
+    events = run(GadgetCallParser(), split("hi\n!!!GADGET_START:A:a1\n!!!ARG:x\nvalue\n!!!GADGET_END\n", 4))
+    assert {type(e).__name__ for e in events} == {"TextEvent", "ArgsPartialEvent", "GadgetCallEvent"}
+    for event in events:
+        fields = dataclasses.fields(event)
+        rebuilt = type(event)(**{f.name: getattr(event, f.name) for f in fields})
+        assert rebuilt == event
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(event, fields[0].name, None)
+    call = calls(events)[0]
+    assert call == dataclasses.replace(call)
+    assert dataclasses.replace(call, gadget_name="B").gadget_name == "B"
+
+
+@pytest.mark.parametrize("size", [1, 3, 16, 17, 256, 4099])
+def test_large_values_with_marker_characters_survive_any_chunking(size: int) -> None:
+    body = "".join(f"line {i}: wow!! such !!!GADGET text ! {'é' if i % 7 else ''}\n" for i in range(3000))
+    stream = f"intro\n!!!GADGET_START:WriteFile:w\n!!!ARG:path\nbig.txt\n!!!ARG:content\n{body}!!!GADGET_END\nbye"
+    whole = run(GadgetCallParser(), [stream])
+    events = run(GadgetCallParser(), split(stream, size))
+    (call,) = calls(events)
+    assert call == calls(whole)[0]
+    assert call.parameters == {"path": "big.txt", "content": body[:-1]}
+    content = [p for p in partials(events) if p.field_path == "content"]
+    assert content[-1].value == body[:-1] and content[-1].is_field_complete
+    assert "".join(p.delta for p in content) == body[:-1]
+    assert text(events) == text(whole) == "intro\n\nbye"

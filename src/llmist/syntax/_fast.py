@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import cast
 
-from llmist.syntax.events import ArgsPartialEvent, TextEvent
+from llmist.syntax.events import ArgsPartialEvent, GadgetCallEvent, ParsedCall, TextEvent
 
 
 class _TextTwin:
@@ -36,7 +36,41 @@ class _PartialTwin:
         self.is_field_complete = complete
 
 
-if _TextTwin.__slots__ != TextEvent.__slots__ or _PartialTwin.__slots__ != ArgsPartialEvent.__slots__:
+class _CallTwin:
+    # Same order as ParsedCall's fields.
+    __slots__ = (  # noqa: RUF023
+        "gadget_name", "invocation_id", "parameters_raw", "parameters", "parse_error", "dependencies", "syntax",
+        "raw_args", "body",
+    )
+
+    def __init__(
+        self, name: str, invocation_id: str, raw: str, parameters: dict[str, object] | None, error: str | None,
+        dependencies: tuple[str, ...],
+    ) -> None:
+        self.gadget_name = name
+        self.invocation_id = invocation_id
+        self.parameters_raw = raw
+        self.parameters = parameters
+        self.parse_error = error
+        self.dependencies = dependencies
+        self.syntax = "block"
+        self.raw_args = None
+        self.body = None
+
+
+class _CallEventTwin:
+    __slots__ = ("call",)
+
+    def __init__(self, call: ParsedCall) -> None:
+        self.call = call
+
+
+if (
+    _TextTwin.__slots__ != TextEvent.__slots__
+    or _PartialTwin.__slots__ != ArgsPartialEvent.__slots__
+    or _CallTwin.__slots__ != ParsedCall.__slots__
+    or _CallEventTwin.__slots__ != GadgetCallEvent.__slots__
+):
     raise ImportError("llmist.syntax: event twins no longer match the event dataclasses' slots")
 
 
@@ -54,3 +88,15 @@ def partial_event(
     event = _PartialTwin(invocation_id, gadget_name, field_path, value, delta, complete)
     event.__class__ = ArgsPartialEvent  # type: ignore[assignment]
     return cast(ArgsPartialEvent, event)
+
+
+def block_call_event(
+    name: str, invocation_id: str, raw: str, parameters: dict[str, object] | None, error: str | None,
+    dependencies: tuple[str, ...],
+) -> GadgetCallEvent:
+    """``GadgetCallEvent(ParsedCall(...))`` of a block-format call, built without the frozen ``__init__``."""
+    call = _CallTwin(name, invocation_id, raw, parameters, error, dependencies)
+    call.__class__ = ParsedCall  # type: ignore[assignment]
+    event = _CallEventTwin(cast(ParsedCall, call))
+    event.__class__ = GadgetCallEvent  # type: ignore[assignment]
+    return cast(GadgetCallEvent, event)

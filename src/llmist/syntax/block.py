@@ -14,8 +14,8 @@ import os
 from collections.abc import Sequence
 
 from llmist.syntax._base import TextStretches, holdback, next_auto_id
-from llmist.syntax._fast import _PartialTwin, _TextTwin, partial_event
-from llmist.syntax.events import ArgsPartialEvent, GadgetCallEvent, ParsedCall, SyntaxEvent, TextEvent
+from llmist.syntax._fast import _PartialTwin, _TextTwin, block_call_event, partial_event
+from llmist.syntax.events import ArgsPartialEvent, GadgetCallEvent, SyntaxEvent, TextEvent
 from llmist.syntax.pointers import BlockParseError, parse_block_span, stripped_span, unfenced_span
 
 __all__ = ["DEFAULT_ARG_PREFIX", "DEFAULT_END_PREFIX", "DEFAULT_START_PREFIX", "GadgetCallParser"]
@@ -55,21 +55,8 @@ class _Header:
 class _Streaming:
     """A block whose body spans feeds: its argument values stream out as partials."""
 
-    __slots__ = (
-        "big",
-        "completed",
-        "emitted",
-        "field",
-        "header",
-        "id",
-        "name",
-        "nl",
-        "pointer",
-        "prev",
-        "raw",
-        "val",
-        "vlen",
-    )
+    __slots__ = ("big", "bulk", "completed", "emitted", "field", "header", "id", "name", "nl", "pointer", "prev", "raw",
+                 "val", "vlen")
 
     def __init__(self, header: _Header) -> None:
         self.header = header
@@ -84,7 +71,9 @@ class _Streaming:
         self.val = ""
         """The current value's text, joined (all of it while it is small)."""
         self.big: list[str] = []
-        """Pieces of a large value not yet joined onto ``val``."""
+        """Recent pieces of a large value not yet joined onto ``val``."""
+        self.bulk: list[str] = []
+        """Older pieces, joined in groups (a million tiny strings would thrash the cache)."""
         self.vlen = 0
         self.nl = False
         """The value text ends with a newline (not part of the value until more follows)."""
@@ -105,22 +94,8 @@ class GadgetCallParser(TextStretches):
     """
 
     __slots__ = (
-        "_arg",
-        "_block",
-        "_body_first",
-        "_body_firsts",
-        "_carry",
-        "_common",
-        "_end",
-        "_fast",
-        "_header",
-        "_line",
-        "_longest",
-        "_markers",
-        "_mode",
-        "_start",
-        "_start_first",
-        "_start_only",
+        "_arg", "_block", "_body_first", "_body_firsts", "_carry", "_common", "_end", "_fast", "_header", "_line",
+        "_longest", "_markers", "_mode", "_start", "_start_first", "_start_only",
     )
 
     def __init__(
@@ -176,9 +151,14 @@ class GadgetCallParser(TextStretches):
             else:
                 s = self._carry + chunk
                 common = self._common
-                if not common or common in s or not s:
+                if not s:
+                    return _NO_EVENTS
+                if common and common not in s:
+                    end = len(s) - _tail_prefix(s, common)
+                elif self._start in s or self._end in s or self._arg in s:
                     return self._slow(s)
-                end = len(s) - _tail_prefix(s, common)
+                else:  # marker-like text ("Done!!!") but no marker: only a tail may be held back
+                    end = len(s) - holdback(s, 0, self._markers, self._body_firsts, self._longest)
                 self._carry = s[end:]
                 if not end:
                     return _NO_EVENTS
@@ -197,7 +177,11 @@ class GadgetCallParser(TextStretches):
                 event = _PartialTwin(block.id, block.name, block.field, value, delta, False)
                 event.__class__ = ArgsPartialEvent  # type: ignore[assignment]
                 return (event,)  # type: ignore[return-value]
-            block.big.append(piece)
+            big = block.big
+            big.append(piece)
+            if len(big) >= 512:
+                block.bulk.append("".join(big))
+                big.clear()
             if size <= prev or size * 8 < prev * 9:
                 return _NO_EVENTS
             out: list[SyntaxEvent] = []
@@ -349,16 +333,17 @@ class GadgetCallParser(TextStretches):
         """The call for the block whose body is ``s[a:b]``."""
         header = self._header
         assert header is not None
-        a, b = stripped_span(s, a, b)
+        if a < b and (s[a].isspace() or s[b - 1].isspace()):
+            a, b = stripped_span(s, a, b)
         raw = s[a:b]
         try:
-            fa, fb = unfenced_span(s, a, b)
-            parameters: dict[str, object] | None = parse_block_span(s, fa, fb, self._arg)
+            if s.startswith("```", a, b) or s.endswith("```", a, b):
+                a, b = unfenced_span(s, a, b)
+            parameters: dict[str, object] | None = parse_block_span(s, a, b, self._arg)
             error = None
         except BlockParseError as exc:
             parameters, error = None, str(exc)
-        call = ParsedCall(header.name, header.invocation_id, raw, parameters, error, header.dependencies)
-        return GadgetCallEvent(call)
+        return block_call_event(header.name, header.invocation_id, raw, parameters, error, header.dependencies)
 
     # -- partials of a streaming block -------------------------------------------------
 
@@ -404,7 +389,11 @@ class GadgetCallParser(TextStretches):
                         vlen = block.vlen = block.vlen + len(piece)
                         block.nl = piece[-1] == "\n"
                         if vlen > _SMALL:
-                            block.big.append(piece)
+                            big = block.big
+                            big.append(piece)
+                            if len(big) >= 512:
+                                block.bulk.append("".join(big))
+                                big.clear()
                         else:
                             block.val += piece
                 if ag < 0:
@@ -432,8 +421,9 @@ class GadgetCallParser(TextStretches):
 
     def _close_value(self, block: _Streaming) -> None:
         field = block.field
-        if block.big:
-            block.val += "".join(block.big)
+        if block.bulk or block.big:
+            block.val = "".join((block.val, *block.bulk, *block.big))
+            block.bulk.clear()
             block.big.clear()
         block.raw.append(block.val)
         block.emitted[field] = block.prev
@@ -448,8 +438,9 @@ class GadgetCallParser(TextStretches):
             return
         if not complete and size > _SMALL and prev >= 0 and size * 8 < prev * 9:
             return
-        if block.big:
-            block.val += "".join(block.big)
+        if block.bulk or block.big:
+            block.val = "".join((block.val, *block.bulk, *block.big))
+            block.bulk.clear()
             block.big.clear()
         value = block.val[:-1] if block.nl else block.val
         block.prev = max(size, prev)
@@ -466,6 +457,7 @@ class GadgetCallParser(TextStretches):
         if complete:
             block.completed.add(path)
         out.append(partial_event(block.id, block.name, path, value, value[max(prev, 0) :], complete))
+
 
 
 def _tail_prefix(s: str, prefix: str) -> int:

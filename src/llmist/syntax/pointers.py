@@ -24,7 +24,7 @@ Schema: TypeAlias = type[BaseModel] | Mapping[str, Any]
 _TypeHint: TypeAlias = Literal["string", "number", "integer", "boolean", "unknown"]
 
 _NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?").fullmatch
-_INDEX = re.compile(r"[0-9]+").fullmatch
+_NUMBER_START = frozenset("-0123456789")
 
 
 class BlockParseError(ValueError):
@@ -46,28 +46,40 @@ def parse_block_span(s: str, a: int, b: int, arg_prefix: str, hints: _SchemaHint
     result: dict[str, Any] = {}
     seen: set[str] = set()
     step = len(arg_prefix)
-    at = s.find(arg_prefix, a, b)
+    find = s.find
+    at = find(arg_prefix, a, b)
     while at >= 0:
         begin = at + step
-        at = s.find(arg_prefix, begin, b)
+        at = find(arg_prefix, begin, b)
         stop = b if at < 0 else at
-        newline = s.find("\n", begin, stop)
+        newline = find("\n", begin, stop)
         if newline < 0:
             pointer = s[begin:stop].strip()
-            value = ""
+            value: Any = ""
         else:
             pointer = s[begin:newline].strip()
-            value = s[newline + 1 : stop - 1 if stop > newline + 1 and s[stop - 1] == "\n" else stop]
+            end = stop - 1 if stop > newline + 1 and s[stop - 1] == "\n" else stop
+            value = s[newline + 1 : end]
+            if hints is not None:
+                value = _coerce(value, hints.hint(pointer))
+            elif find("\n", newline + 1, end) < 0:
+                # Schema-less coercion of a single-line value (inlined: this loop is hot).
+                trimmed = value.strip()
+                if trimmed == "true":
+                    value = True
+                elif trimmed == "false":
+                    value = False
+                elif trimmed and trimmed[0] in _NUMBER_START and _NUMBER(trimmed):
+                    value = float(trimmed) if "." in trimmed else int(trimmed)
         if not pointer:
             continue
         if pointer in seen:
             raise BlockParseError(f"Duplicate pointer: {pointer}")
         seen.add(pointer)
-        coerced = _coerce(value, hints.hint(pointer) if hints is not None else "unknown")
         if "/" in pointer:
-            _set_nested(result, pointer.split("/"), coerced)
+            _set_nested(result, pointer.split("/"), value)
         else:
-            result[pointer] = coerced
+            result[pointer] = value
     return result
 
 
@@ -127,7 +139,7 @@ def _coerce(value: str, hint: _TypeHint) -> Any:
         return True
     if trimmed == "false":
         return False
-    if trimmed and (trimmed[0] in "-0123456789") and _NUMBER(trimmed):
+    if trimmed and trimmed[0] in _NUMBER_START and _NUMBER(trimmed):
         return float(trimmed) if "." in trimmed else int(trimmed)
     return value
 
@@ -149,34 +161,39 @@ def _parse_number(trimmed: str, original: str) -> Any:
     return number
 
 
+def _is_index(segment: str) -> bool:
+    """A JSON-pointer array index: ASCII digits only."""
+    return segment.isdigit() and segment.isascii()
+
+
 def _set_nested(root: dict[str, Any], segments: list[str], value: Any) -> None:
-    current: dict[str, Any] | list[Any] = root
+    current: Any = root
     last = len(segments) - 1
     for depth, segment in enumerate(segments):
-        is_last = depth == last
-        if isinstance(current, list):
-            if not _INDEX(segment):
+        if type(current) is list:
+            if not (segment.isdigit() and segment.isascii()):
                 raise BlockParseError(f"Invalid array index: {segment}")
             index = int(segment)
-            if index > len(current):
-                raise BlockParseError(f"Array index gap: expected {len(current)}, got {index}")
-            if is_last:
-                if index == len(current):
+            size = len(current)
+            if index > size:
+                raise BlockParseError(f"Array index gap: expected {size}, got {index}")
+            if depth == last:
+                if index == size:
                     current.append(value)
                 else:
                     current[index] = value
                 return
-            if index == len(current):
-                current.append([] if _INDEX(segments[depth + 1]) else {})
+            if index == size:
+                current.append([] if _is_index(segments[depth + 1]) else {})
             child = current[index]
         else:
-            if is_last:
+            if depth == last:
                 current[segment] = value
                 return
             child = current.get(segment)
             if child is None:
-                child = current[segment] = [] if _INDEX(segments[depth + 1]) else {}
-        if not isinstance(child, (dict, list)):
+                child = current[segment] = [] if _is_index(segments[depth + 1]) else {}
+        if type(child) is not dict and type(child) is not list:
             path = "/".join(segments[: depth + 1])
             raise BlockParseError(
                 f"Pointer conflict: {'/'.join(segments)} goes inside {path}, which already holds a value"
@@ -212,7 +229,7 @@ class _SchemaHints:
         properties = node.get("properties")
         if isinstance(properties, Mapping) and segment in properties:
             return self._resolve(properties[segment])
-        if _INDEX(segment):
+        if _is_index(segment):
             items = node.get("items")
             if isinstance(items, Mapping):
                 return self._resolve(items)
