@@ -123,8 +123,12 @@ def digest_of(shared: Path, calls: list[ParsedCall], texts: list[str]) -> str:
 
     records = [
         call_record(
-            c.gadget_name, c.invocation_id, bool(AUTO_ID.fullmatch(c.invocation_id)), c.dependencies,
-            c.parameters, c.parse_error,
+            c.gadget_name,
+            c.invocation_id,
+            bool(AUTO_ID.fullmatch(c.invocation_id)),
+            c.dependencies,
+            c.parameters,
+            c.parse_error,
         )
         for c in calls
     ]
@@ -132,8 +136,14 @@ def digest_of(shared: Path, calls: list[ParsedCall], texts: list[str]) -> str:
 
 
 def bench_cell(
-    impl: str, make: Callable[[], Any], text: str, size: int, chunk: int | str, args: argparse.Namespace,
-    shared: Path, stream: str,
+    impl: str,
+    make: Callable[[], Any],
+    text: str,
+    size: int,
+    chunk: int | str,
+    args: argparse.Namespace,
+    shared: Path,
+    stream: str,
 ) -> dict[str, Any]:
     chunks = [text] if chunk == "whole" else [text[i : i + int(chunk)] for i in range(0, len(text), int(chunk))]
     samples: list[float] = []
@@ -255,17 +265,29 @@ def main(argv: list[str] | None = None) -> int:
         print(f"# {stream}: {size} bytes, sha256 {sha}...", file=sys.stderr, flush=True)
         if args.baseline:
             seconds = baseline(text, args.reps)
-            emit({"impl": "bare-str.find", "stream": stream, "bytes": size, "chunk": "whole",
-                  "seconds": round(seconds, 6), "mb_per_s": round(size / 1048576 / seconds, 3), "calls": 0,
-                  "digest": "-"})
+            emit(
+                {
+                    "impl": "bare-str.find",
+                    "stream": stream,
+                    "bytes": size,
+                    "chunk": "whole",
+                    "seconds": round(seconds, 6),
+                    "mb_per_s": round(size / 1048576 / seconds, 3),
+                    "calls": 0,
+                    "digest": "-",
+                }
+            )
         node_prev: tuple[int | str, float] | None = None
         for chunk in parse_chunks(args.chunks):
             if args.parser in ("block", "both"):
                 emit(bench_cell("ours", GadgetCallParser, text, size, chunk, args, shared, stream))
             if args.parser in ("emoji", "both"):
                 emoji_text = to_emoji(text)
-                emit(bench_cell("ours-emoji", EmojiCallParser, emoji_text, len(emoji_text.encode()), chunk, args,
-                                shared, stream))
+                emit(
+                    bench_cell(
+                        "ours-emoji", EmojiCallParser, emoji_text, len(emoji_text.encode()), chunk, args, shared, stream
+                    )
+                )
             if args.node:
                 predicted = None
                 if node_prev is not None and chunk != "whole" and node_prev[0] != "whole":

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import AsyncGenerator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from llmist.agent._gadget_llm import gadget_llm
@@ -66,12 +66,15 @@ class RunConfig:
     gadgets: list[Gadget]
     syntax: Syntax
     markers: Markers
-    output_char_limit: int | None
+    output_store: GadgetOutputStore | None
+    """Shared by the agent's runs (ids are random, so runs do not see each other's outputs)."""
     observers: Observers | None
     interceptors: Interceptors | None
     controllers: Controllers | None
     cost_of: Callable[[Usage], float]
     llm_client: Any
+    parsers: list[GadgetCallParser | EmojiCallParser] = field(default_factory=list)
+    """Parsers of finished runs, reused by the next ones."""
 
     @classmethod
     def build(cls, agent: Agent, provider: Provider, model_name: str) -> RunConfig:
@@ -82,8 +85,11 @@ class RunConfig:
         window = agent.context_window or _context_window(registry, provider, model_name) or DEFAULT_CONTEXT_WINDOW
         char_limit = output_char_limit(window, agent.gadget_output_limit_percent) if agent.gadget_output_limit else None
         listed = list(agent.gadgets)
-        if char_limit is not None and not any(g.name == GadgetOutputViewer.name for g in listed):
-            listed.append(GadgetOutputViewer(GadgetOutputStore(char_limit)))
+        store: GadgetOutputStore | None = None
+        if char_limit is not None:
+            store = GadgetOutputStore(char_limit)
+            if not any(g.name == GadgetOutputViewer.name for g in listed):
+                listed.append(GadgetOutputViewer(store))
         prompt = render_system_prompt(
             listed, syntax=agent.syntax, markers=agent.markers, system=agent.system, system_extra=agent.system_extra
         )
@@ -94,10 +100,10 @@ class RunConfig:
             model_name=model_name,
             system_prompt=prompt,
             system_message=Message("system", prompt),
-            gadgets=list(agent.gadgets),
+            gadgets=listed,
             syntax=agent.syntax,
             markers=agent.markers,
-            output_char_limit=char_limit,
+            output_store=store,
             observers=hooks.observers if hooks is not None and _any_set(hooks.observers) else None,
             interceptors=hooks.interceptors if hooks is not None and _any_set(hooks.interceptors) else None,
             controllers=hooks.controllers if hooks is not None and _any_set(hooks.controllers) else None,
@@ -105,8 +111,22 @@ class RunConfig:
             llm_client=gadget_llm(agent.llm_client) if agent.llm_client is not None else None,
         )
 
+    def take_parser(self) -> GadgetCallParser | EmojiCallParser:
+        """A parser for one run: reused from earlier runs (reset) when one is free."""
+        pool = self.parsers
+        if pool:
+            parser = pool.pop()
+            parser.reset()
+            return parser
+        return self.new_parser()
+
+    def give_back_parser(self, parser: GadgetCallParser | EmojiCallParser) -> None:
+        """Return a run's parser to the pool (kept small)."""
+        if len(self.parsers) < 8:
+            self.parsers.append(parser)
+
     def new_parser(self) -> GadgetCallParser | EmojiCallParser:
-        """A fresh call parser for one response."""
+        """A fresh call parser."""
         if self.syntax == "emoji":
             return EmojiCallParser()
         m = self.markers
@@ -166,6 +186,7 @@ async def run_loop(
     st = _RunState()
     messages: list[Message] = [cfg.system_message, Message("user", prompt)]
     calls = ResponseCalls(cfg, st, signal)
+    parser = cfg.take_parser()
     stop: StopReason | None = None
     output = ""
     completion: str | None = None
@@ -179,7 +200,8 @@ async def run_loop(
             it = st.iteration
             chunk_ctx = ChunkContext(it) if (obs is not None or icp is not None) else None
             calls.start_response(it)
-            parser = cfg.new_parser()
+            if it > 1:
+                parser.reset()
             raw_parts: list[str] = []
             prose: list[str] = []
             n_calls = 0
@@ -203,6 +225,7 @@ async def run_loop(
                     extra=request_extra,
                 )
                 stream = cfg.provider.stream(request)
+                finished = False
                 try:
                     async for chunk in stream:
                         if chunk.usage is not None:
@@ -242,16 +265,18 @@ async def run_loop(
                                 yield await calls.finish_result(r)
                         if signal.aborted:
                             break
+                    else:
+                        finished = True
                 except Exception as exc:
                     recovered = await _after_error(cfg, it, exc)
                     if recovered is None:
                         raise
                     synthetic = recovered
-                    parser = cfg.new_parser()
+                    parser.reset()
                     raw_parts.clear()
                     prose.clear()
                 finally:
-                    aclose = getattr(stream, "aclose", None)
+                    aclose = None if finished else getattr(stream, "aclose", None)
                     if aclose is not None:
                         await aclose()
             if synthetic is not None:
@@ -333,6 +358,7 @@ async def run_loop(
                 messages.append(Message("user", _NO_CALLS_NUDGE))
     finally:
         await calls.shutdown()
+        cfg.give_back_parser(parser)
     final = completion if completion is not None else output
     if icp is not None and icp.intercept_final_message is not None:
         final = icp.intercept_final_message(final)

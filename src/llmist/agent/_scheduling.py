@@ -19,7 +19,7 @@ from llmist.execution import (
     GadgetExecutor,
     GadgetScheduler,
 )
-from llmist.gadgets import AbortSignal, GadgetOutputStore, GadgetOutputViewer
+from llmist.gadgets import AbortSignal
 from llmist.syntax import ParsedCall
 
 if TYPE_CHECKING:
@@ -50,28 +50,9 @@ class ResponseCalls:
     def __init__(self, cfg: RunConfig, st: _RunState, signal: AbortSignal) -> None:
         self._cfg = cfg
         self._st = st
-        agent = cfg.agent
-        gadgets: list[Any] = list(cfg.gadgets)
-        store: GadgetOutputStore | None = None
-        if cfg.output_char_limit is not None:
-            store = GadgetOutputStore(cfg.output_char_limit)
-            if not any(g.name == GadgetOutputViewer.name for g in gadgets):
-                gadgets.append(GadgetOutputViewer(store))
-        obs, icp, ctl = cfg.observers, cfg.interceptors, cfg.controllers
-        wants_before = (ctl is not None and ctl.before_gadget is not None) or (
-            obs is not None and obs.on_gadget_start is not None
-        )
-        wants_params = icp is not None and icp.intercept_gadget_parameters is not None
-        self._executor = GadgetExecutor(
-            gadgets,
-            default_timeout_s=agent.gadget_timeout_s,
-            arg_prefix=cfg.markers.arg,
-            llm_client=cfg.llm_client,
-            on_human_input=_async_handler(agent.on_human_input),
-            output_store=store,
-            before_gadget=self._before_gadget if wants_before else None,
-            intercept_parameters=self._intercept_parameters if wants_params else None,
-        )
+        self._signal = signal
+        self._executor: GadgetExecutor | None = None
+        ctl = cfg.controllers
         self._on_skipped = ctl.on_dependency_skipped if ctl is not None else None
         self._by_id: dict[str, GadgetExecutionResult] = {}
         self._sched: _Scheduler | None = None
@@ -80,8 +61,6 @@ class ResponseCalls:
         self._resp: list[GadgetExecutionResult] = []
         self.completion: str | None = None
         """The ``TaskCompletionSignal`` summary, once a gadget raised it."""
-        self._loop = asyncio.get_running_loop()
-        signal.add_listener(self._on_abort)
 
     # --- per response -------------------------------------------------------------------
 
@@ -107,7 +86,7 @@ class ResponseCalls:
         sched = self._sched
         if sched is None:
             sched = self._sched = _Scheduler(
-                self._executor, on_dependency_skipped=self._on_skipped, completed=self._by_id
+                self._executor or self._make_executor(), on_dependency_skipped=self._on_skipped, completed=self._by_id
             )
         sched.submit(call)
         return []
@@ -158,6 +137,29 @@ class ResponseCalls:
         if obs is not None and obs.on_gadget_complete is not None:
             await call_observer(obs.on_gadget_complete, r)
         return GadgetResultEvent(r)
+
+    def _make_executor(self) -> GadgetExecutor:
+        """The run's executor, made when its first call arrives (runs without calls never pay for it)."""
+        cfg = self._cfg
+        agent = cfg.agent
+        obs, icp, ctl = cfg.observers, cfg.interceptors, cfg.controllers
+        wants_before = (ctl is not None and ctl.before_gadget is not None) or (
+            obs is not None and obs.on_gadget_start is not None
+        )
+        wants_params = icp is not None and icp.intercept_gadget_parameters is not None
+        self._executor = GadgetExecutor(
+            cfg.gadgets,
+            default_timeout_s=agent.gadget_timeout_s,
+            arg_prefix=cfg.markers.arg,
+            llm_client=cfg.llm_client,
+            on_human_input=_async_handler(agent.on_human_input),
+            output_store=cfg.output_store,
+            before_gadget=self._before_gadget if wants_before else None,
+            intercept_parameters=self._intercept_parameters if wants_params else None,
+        )
+        self._loop = asyncio.get_running_loop()
+        self._signal.add_listener(self._on_abort)
+        return self._executor
 
     # --- hook adapters ------------------------------------------------------------------
 

@@ -90,6 +90,7 @@ class MockModel:
         """Every request received, in order (messages as sent)."""
         self.responses: list[str] = []
         """Every response text streamed, in order."""
+        self._last_input: tuple[Sequence[Message], int] = ((), 0)
 
     @property
     def calls(self) -> int:
@@ -136,6 +137,17 @@ class MockModel:
             raise item
         return item
 
+    def _input_tokens(self, messages: Sequence[Message]) -> int:
+        """Token estimate of ``messages``; a conversation that grew since the last call only costs its new part."""
+        prev, total = self._last_input
+        n = len(prev)
+        if n and len(messages) >= n and messages[n - 1] is prev[-1] and messages[0] is prev[0]:
+            total += sum(estimate_tokens(m.text) for m in messages[n:])
+        else:
+            total = sum(estimate_tokens(m.text) for m in messages)
+        self._last_input = (messages, total)
+        return total
+
     def _chunks(self, text: str) -> Iterable[str]:
         if self._split is not None:
             if callable(self._split):
@@ -156,10 +168,7 @@ class MockModel:
             if delay:
                 await asyncio.sleep(delay)
             yield LLMChunk(text=chunk)
-        usage = Usage(
-            input_tokens=sum(estimate_tokens(m.text) for m in request.messages),
-            output_tokens=estimate_tokens(text),
-        )
+        usage = Usage(input_tokens=self._input_tokens(request.messages), output_tokens=estimate_tokens(text))
         yield LLMChunk(usage=usage, finish_reason=self._finish_reason)
 
 
