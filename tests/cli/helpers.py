@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-DEMO_SCRIPT = ROOT / "examples" / "agent" / "demo-script.json"
+DEMO_SCRIPT = ROOT / "examples" / "cli" / "demo-script.json"
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\r")
 
 

@@ -24,11 +24,12 @@ def split_target(target: str) -> tuple[str, str | None]:
 
 
 def load_gadgets(source: str) -> list[Gadget]:
-    """Every gadget ``source`` defines: ``Gadget`` subclasses defined there (made with no arguments),
-    ``Gadget`` instances and ``@gadget`` functions, in definition order. Names starting with ``_``
-    are left out.
+    """Every gadget ``source`` defines: ``Gadget`` subclasses defined there or named in its ``__all__``
+    (made with no arguments), ``Gadget`` instances and ``@gadget`` functions, in definition order.
+    Names starting with ``_`` are left out.
     """
     module = _import(source)
+    exported = set(getattr(module, "__all__", ()))
     found: list[Gadget] = []
     instance_types = {type(v) for v in vars(module).values() if isinstance(v, Gadget)}
     for attr, value in vars(module).items():
@@ -37,7 +38,7 @@ def load_gadgets(source: str) -> list[Gadget]:
         if isinstance(value, Gadget) or (
             isinstance(value, type)
             and issubclass(value, Gadget)
-            and value.__module__ == module.__name__
+            and (value.__module__ == module.__name__ or attr in exported)
             and value not in instance_types
             and "execute" in _own_members(value)
         ):

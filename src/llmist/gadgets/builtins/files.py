@@ -74,7 +74,9 @@ class WriteFile(_SandboxedGadget):
     description = "Create a text file, or replace the whole content of an existing one."
     Params = WriteFileParams
     requires_approval = True
-    examples = (GadgetExample({"path": "hello.py", "content": 'print("hello")\n'}, output="Wrote 15 characters"),)
+    examples = (
+        GadgetExample({"path": "hello.py", "content": 'print("hello")'}, output="Wrote 14 characters to hello.py (created)"),
+    )
 
     def execute(self, params: WriteFileParams, ctx: ExecutionContext) -> str:
         """Write the file and say what changed."""
