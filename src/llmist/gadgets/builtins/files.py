@@ -75,7 +75,9 @@ class WriteFile(_SandboxedGadget):
     Params = WriteFileParams
     requires_approval = True
     examples = (
-        GadgetExample({"path": "hello.py", "content": 'print("hello")'}, output="Wrote 14 characters to hello.py (created)"),
+        GadgetExample(
+            {"path": "hello.py", "content": 'print("hello")'}, output="Wrote 14 characters to hello.py (created)"
+        ),
     )
 
     def execute(self, params: WriteFileParams, ctx: ExecutionContext) -> str:
