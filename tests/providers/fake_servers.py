@@ -19,9 +19,11 @@ provider's documented wire format:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -52,6 +54,8 @@ class FakeResponse:
     headers: dict[str, str] = field(default_factory=dict)
     cut_after: int | None = None
     """Break the connection (no end of body) after this many events."""
+    delay_s: float = 0.0
+    """Wait this long before answering (to trigger client timeouts)."""
 
 
 @dataclass
@@ -108,9 +112,13 @@ def _handler_for(server: FakeServer) -> type[BaseHTTPRequestHandler]:
             raw = self.rfile.read(length) if length else b""
             body = json.loads(raw) if raw else None
             request = RecordedRequest("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body)
-            self._answer(server.next_response(request))
+            # The client may give up first (a timeout test); nothing to report then.
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                self._answer(server.next_response(request))
 
         def _answer(self, response: FakeResponse) -> None:
+            if response.delay_s:
+                time.sleep(response.delay_s)
             self.send_response(response.status)
             for name, value in response.headers.items():
                 self.send_header(name, value)

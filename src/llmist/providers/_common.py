@@ -64,7 +64,7 @@ def error_for_status(
         return ProviderOverloadedError(text, provider=provider, status_code=status, retry_after=retry_after)
     if status == 408:
         return ProviderConnectionError(text, provider=provider, status_code=status, retry_after=retry_after)
-    if status >= 500:
+    if status >= 500 or status < 400:  # < 400: an error event inside a 200 stream
         return ProviderServerError(text, provider=provider, status_code=status, retry_after=retry_after)
     return BadRequestError(text, provider=provider, status_code=status)
 

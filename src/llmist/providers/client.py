@@ -35,8 +35,13 @@ class LLMClient:
         """USD spent by all calls so far."""
         self._providers: dict[str, tuple[Provider, str]] = {}
 
-    def resolve(self, model: str | None = None) -> tuple[Provider, str]:
-        """The provider and provider-side model name for ``model`` (cached per model string)."""
+    def resolve(self, model: str | Provider | None = None) -> tuple[Provider, str]:
+        """The provider and provider-side model name for ``model`` (cached per model string).
+
+        A provider instance is used as it is, with its ``name`` as the model name.
+        """
+        if model is not None and not isinstance(model, str):
+            return model, model.name
         spec = model or self.model or ""
         if spec not in self._providers:
             self._providers[spec] = resolve_model(spec, self.model_registry)
@@ -45,7 +50,7 @@ class LLMClient:
     async def complete(
         self,
         prompt: Prompt,
-        model: str | None = None,
+        model: str | Provider | None = None,
         *,
         system: str | None = None,
         max_tokens: int | None = None,
@@ -61,7 +66,7 @@ class LLMClient:
     async def stream_text(
         self,
         prompt: Prompt,
-        model: str | None = None,
+        model: str | Provider | None = None,
         *,
         system: str | None = None,
         max_tokens: int | None = None,
@@ -75,7 +80,7 @@ class LLMClient:
     async def stream(
         self,
         prompt: Prompt,
-        model: str | None = None,
+        model: str | Provider | None = None,
         *,
         system: str | None = None,
         max_tokens: int | None = None,
@@ -87,7 +92,7 @@ class LLMClient:
         ``model`` is given, and the other keyword arguments are ignored.
         """
         if isinstance(prompt, LLMRequest):
-            provider, model_name = self.resolve(model or prompt.model)
+            provider, model_name = self.resolve(prompt.model if model is None else model)
             request = LLMRequest(
                 model=model_name,
                 messages=prompt.messages,

@@ -1,26 +1,30 @@
 """Errors raised by model providers.
 
-One small hierarchy, so callers can catch as broadly or as narrowly as they need::
+One small hierarchy under :class:`llmist.gadgets.errors.LlmistError`, so callers can
+catch as broadly or as narrowly as they need::
 
-    ProviderError
-     ├── ProviderNotInstalledError    an optional SDK extra is missing
-     ├── MissingAPIKeyError           no API key in the environment
-     ├── UnknownModelError            a model string names no known provider
-     ├── AuthenticationError          the provider refused the key (401/403)
-     ├── BadRequestError              the provider rejected the request (other 4xx)
-     ├── StreamInterruptedError       the stream broke after text reached the caller
-     └── RetryableProviderError       worth trying again
-          ├── RateLimitError          429
-          ├── ProviderOverloadedError 529/503
-          ├── ProviderServerError     other 5xx
-          ├── ProviderConnectionError connection failure, timeout, stream cut before any text
-          └── EmptyResponseError      200 with no text and no finish reason
+    LlmistError
+    └── ProviderError
+         ├── ProviderNotInstalledError    an optional SDK extra is missing
+         ├── MissingAPIKeyError           no API key in the environment
+         ├── UnknownModelError            a model string names no known provider
+         ├── AuthenticationError          the provider refused the key (401/403)
+         ├── BadRequestError              the provider rejected the request (other 4xx)
+         ├── StreamInterruptedError       the stream broke after text reached the caller
+         └── RetryableProviderError       worth trying again
+              ├── RateLimitError          429
+              ├── ProviderOverloadedError 529/503
+              ├── ProviderServerError     other 5xx
+              ├── ProviderConnectionError connection failure, timeout, stream cut before any text
+              └── EmptyResponseError      200 with no text and no finish reason
 
 Retryable errors that are still failing when the retry budget is spent reach the caller
 unchanged (with ``attempts`` set), so ``except RateLimitError`` works for them too.
 """
 
 from __future__ import annotations
+
+from llmist.gadgets.errors import LlmistError
 
 __all__ = [
     "AuthenticationError",
@@ -39,7 +43,7 @@ __all__ = [
 ]
 
 
-class ProviderError(Exception):
+class ProviderError(LlmistError):
     """Base class of every error a provider raises."""
 
     provider: str

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -105,10 +106,20 @@ class GeminiProvider(ReliableProvider):
             raise error_for_status(
                 status, message, provider=self.name, headers=_plain(headers), env_var=self.api_key_env
             ) from error
-        except httpx2.TransportError as error:
+        except _transport_errors(httpx2.TransportError) as error:
             raise ProviderConnectionError(f"gemini connection failed: {error}", provider=self.name) from error
         if finish_reason is not None:
             yield LLMChunk(usage=usage, finish_reason=finish_reason)
+
+
+def _transport_errors(httpx_error: type[Exception]) -> tuple[type[Exception], ...]:
+    """Connection failures of whichever HTTP client the SDK uses (httpx2, or aiohttp when installed)."""
+    errors: tuple[type[Exception], ...] = (httpx_error, TimeoutError)
+    aiohttp = sys.modules.get("aiohttp")
+    client_error = getattr(aiohttp, "ClientError", None)
+    if isinstance(client_error, type) and issubclass(client_error, Exception):
+        errors += (client_error,)
+    return errors
 
 
 def _plain(headers: Any) -> dict[str, str] | None:

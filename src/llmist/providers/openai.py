@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from llmist.providers._common import ReliableProvider, api_key_from_env, chat_turns, error_for_status, import_sdk
 from llmist.providers.base import ImagePart, LLMChunk, LLMRequest, Message, TextPart, Usage
-from llmist.providers.errors import ProviderConnectionError, ProviderError
+from llmist.providers.errors import ProviderConnectionError, ProviderError, ProviderServerError
 from llmist.providers.retry import RateLimiter, RetryPolicy
 
 if TYPE_CHECKING:
@@ -116,6 +116,8 @@ class OpenAIProvider(ReliableProvider):
             ) from error
         except (openai.APIConnectionError, httpx2.TransportError) as error:
             raise ProviderConnectionError(f"{self.name} connection failed: {error}", provider=self.name) from error
+        except openai.APIError as error:  # an error event inside the stream
+            raise ProviderServerError(f"{self.name} stream error: {error.message}", provider=self.name) from error
         except openai.OpenAIError as error:
             raise ProviderError(f"{self.name} failed: {error}", provider=self.name) from error
         if finish_reason is not None:

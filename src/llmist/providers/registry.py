@@ -13,6 +13,7 @@ Resolution of ``resolve_model(spec)``, first match wins:
 
 from __future__ import annotations
 
+import importlib
 import os
 import threading
 from collections.abc import Callable
@@ -61,9 +62,24 @@ def registered_providers() -> list[str]:
         return sorted(_factories)
 
 
+_SELF_REGISTERING: dict[str, str] = {"mock": "llmist.providers.mock"}
+"""Prefixes whose module registers them when imported; imported on first use of the prefix."""
+
+
 def _factory(prefix: str) -> ProviderFactory | None:
     with _lock:
-        return _factories.get(prefix)
+        factory = _factories.get(prefix)
+    if factory is None and prefix in _SELF_REGISTERING:
+        module = _SELF_REGISTERING[prefix]
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as error:
+            if error.name != module:
+                raise
+            return None
+        with _lock:
+            factory = _factories.get(prefix)
+    return factory
 
 
 def resolve_model(spec: str, registry: ModelRegistry | None = None) -> tuple[Provider, str]:

@@ -1,0 +1,27 @@
+"""The provider errors' place in llmist's hierarchy and their messages."""
+
+from __future__ import annotations
+
+from llmist.gadgets.errors import LlmistError
+from llmist.providers.errors import (
+    MissingAPIKeyError,
+    ProviderError,
+    ProviderNotInstalledError,
+    RateLimitError,
+    RetryableProviderError,
+)
+
+
+def test_provider_errors_are_llmist_errors() -> None:
+    assert issubclass(ProviderError, LlmistError)
+    assert issubclass(RateLimitError, RetryableProviderError)
+
+
+def test_missing_extra_message_gives_the_install_command() -> None:
+    error = ProviderNotInstalledError("gemini", "google-genai", "gemini")
+    assert "pip install 'llmist[gemini]'" in str(error) and "google-genai" in str(error)
+    assert isinstance(error, ImportError)
+
+
+def test_missing_key_message_names_the_variable() -> None:
+    assert "Set the HF_TOKEN environment variable" in str(MissingAPIKeyError("huggingface", "HF_TOKEN"))
