@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from llmist import Agent, HookPresets, LLMist
+from llmist import Agent, ExecutionContext, HookPresets, LLMist, gadget
 from llmist.testing import MockModel, block_call, collect_events
 
 from .conftest import add
@@ -69,3 +69,19 @@ async def test_ask_streams_events() -> None:
 def test_build_without_a_model_says_what_to_do() -> None:
     with pytest.raises(ValueError, match="with_model"):
         LLMist.create_agent().build()
+
+
+@gadget
+async def summarize(text: str, ctx: ExecutionContext) -> str:
+    """Summarize with a model."""
+    assert ctx.llm is not None
+    return await ctx.llm.complete(text, model="mock")
+
+
+async def test_agents_built_from_a_client_lend_it_to_gadgets() -> None:
+    client = LLMist()
+    model = MockModel([block_call("summarize", text="long text"), "ok"])
+    agent = client.create_agent().with_model(model).with_gadgets(summarize).build()
+    assert agent.model_registry is client.model_registry
+    result = await agent.run("q")
+    assert result.gadget_results[0].result == "(mock) long text"

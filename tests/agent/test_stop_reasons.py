@@ -92,3 +92,31 @@ async def test_continue_on_no_calls_nudges_the_model() -> None:
 async def test_stream_events_end_with_the_final_response() -> None:
     events = await collect_events(Agent(model=MockModel(["bye"])).stream("q"))
     assert [e.type for e in events] == ["text", "llm_response_end"]
+
+
+async def test_closing_a_stream_early_cancels_running_gadgets() -> None:
+    import asyncio
+
+    from llmist import gadget
+
+    started = asyncio.Event()
+    cancelled = asyncio.Event()
+
+    @gadget
+    async def wait_forever() -> str:
+        """Never returns."""
+        started.set()
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return "never"
+
+    stream = Agent(model=MockModel([block_call("wait_forever") + "more text", "x"]), gadgets=[wait_forever]).stream("q")
+    async for event in stream:
+        if event.type == "gadget_call":
+            await started.wait()
+            break
+    await stream.aclose()
+    assert cancelled.is_set()
