@@ -58,6 +58,7 @@ class AgentView:
         self.results: list[GadgetExecutionResult] = []
         self.skipped: list[GadgetSkippedEvent] = []
         self.notice: str | None = None
+        self._in_response = False
         self._line = ""
         self._live: Live | None = (
             Live(_Bottom(self), console=console, refresh_per_second=12, transient=True) if live else None
@@ -108,6 +109,9 @@ class AgentView:
 
     def handle(self, event: AgentEvent) -> None:
         """Render one event."""
+        self._in_response = not isinstance(event, (LLMResponseEndEvent, GadgetResultEvent, GadgetSkippedEvent)) or (
+            self._in_response and not isinstance(event, LLMResponseEndEvent)
+        )
         if isinstance(event, TextEvent):
             self._text(event.content)
         elif isinstance(event, GadgetCallEvent):
@@ -188,7 +192,8 @@ class AgentView:
     def status_line(self) -> Text:
         """Iteration, tokens, cost and elapsed time."""
         p = self.progress
-        iteration = min(self.responses + 1, self.max_iterations)
+        waiting_on_calls = bool(self.running) and not self._in_response
+        iteration = min(self.responses if waiting_on_calls else self.responses + 1, self.max_iterations)
         elapsed = time.perf_counter() - self.started
         return Text.assemble(
             ("iteration ", "dim"),
