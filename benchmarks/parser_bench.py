@@ -31,6 +31,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -94,9 +95,11 @@ def run_once(make: Callable[[], Any], chunks: list[str]) -> tuple[float, dict[st
     texts: list[str] = []
     calls: list[ParsedCall] = []
     partials = 0
+    # map() is lazy: finalize() runs after the last feed, and one loop consumes both.
+    batches = chain(map(feed, chunks), map(lambda _: parser.finalize(), (None,)))
     t0 = time.perf_counter_ns()
-    for chunk in chunks:
-        for event in feed(chunk):
+    for events in batches:
+        for event in events:
             kind = event.type
             if kind == "text":
                 texts.append(event.content)
@@ -104,14 +107,6 @@ def run_once(make: Callable[[], Any], chunks: list[str]) -> tuple[float, dict[st
                 calls.append(event.call)
             else:
                 partials += 1
-    for event in parser.finalize():
-        kind = event.type
-        if kind == "text":
-            texts.append(event.content)
-        elif kind == "gadget_call":
-            calls.append(event.call)
-        else:
-            partials += 1
     seconds = (time.perf_counter_ns() - t0) / 1e9
     counts = {"text": len(texts), "gadget_call": len(calls), "gadget_args_partial": partials}
     return seconds, counts, calls, texts
@@ -199,7 +194,11 @@ def baseline(text: str, reps: int) -> float:
 
 def run_node(shared: Path, path: Path, chunk: int | str, limit_s: float) -> dict[str, Any] | None:
     cmd = ["node", str(shared / "node_parser_bench.mjs"), str(path), str(chunk), "--budget-s", str(limit_s)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=max(150.0, 3 * limit_s))
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=max(150.0, 3 * limit_s))
+    except subprocess.TimeoutExpired:
+        print(f"node reference timed out on {path.name} chunk {chunk}", file=sys.stderr)
+        return None
     if proc.returncode != 0:
         print(f"node reference failed on {path.name} chunk {chunk}: {proc.stderr.strip()[:300]}", file=sys.stderr)
         return None
@@ -256,6 +255,7 @@ def main(argv: list[str] | None = None) -> int:
             with open(args.out, "a", encoding="utf-8") as f:
                 f.write(line + "\n")
 
+    node_seen: dict[tuple[str, float, int | str], float] = {}
     for stream in args.streams.split(","):
         path = ensure_stream(shared, Path(args.streams_dir), stream)
         size = path.stat().st_size
@@ -278,6 +278,7 @@ def main(argv: list[str] | None = None) -> int:
                 }
             )
         node_prev: tuple[int | str, float] | None = None
+        family, size_mb = stream.split("-")[0], float(stream.split("-")[1].removesuffix("mb"))
         for chunk in parse_chunks(args.chunks):
             if args.parser in ("block", "both"):
                 emit(bench_cell("ours", GadgetCallParser, text, size, chunk, args, shared, stream))
@@ -292,15 +293,25 @@ def main(argv: list[str] | None = None) -> int:
                 predicted = None
                 if node_prev is not None and chunk != "whole" and node_prev[0] != "whole":
                     predicted = node_prev[1] * int(node_prev[0]) / int(chunk)
+                smaller = [(mb, sec) for (fam, mb, c), sec in node_seen.items() if fam == family and c == chunk
+                           and mb < size_mb]
+                if smaller and chunk != "whole":
+                    mb, sec = max(smaller)
+                    from_size = sec * (size_mb / mb) ** (2 if family == "bigbody" else 1)
+                    predicted = max(predicted or 0.0, from_size)
                 if predicted is not None and predicted > args.node_limit_s:
                     emit({"impl": "llmist-node", "stream": stream, "chunk": chunk, "skipped": predicted})
                     node_prev = (chunk, predicted)
                     continue
                 line = run_node(shared, path, chunk, args.node_limit_s)
-                if line is not None:
-                    line["stream"] = stream
-                    emit(line)
-                    node_prev = (chunk, float(line["seconds"]))
+                if line is None:
+                    emit({"impl": "llmist-node", "stream": stream, "chunk": chunk, "skipped": 3 * args.node_limit_s})
+                    node_prev = (chunk, 3 * args.node_limit_s)
+                    continue
+                line["stream"] = stream
+                emit(line)
+                node_prev = (chunk, float(line["seconds"]))
+                node_seen[(family, size_mb, chunk)] = float(line["seconds"])
     print(table(rows))
     return 0
 
