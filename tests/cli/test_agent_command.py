@@ -177,3 +177,51 @@ def test_ctrl_c_cancels_running_gadgets_and_prints_what_was_done(tmp_path: Path)
         time.sleep(0.1)
     else:
         raise AssertionError("the command's shell is still running after Ctrl-C")
+
+
+def test_a_gadget_question_is_asked_in_the_terminal(tmp_path: Path) -> None:
+    tools = tmp_path / "ask.py"
+    tools.write_text(
+        "from llmist import HumanInputRequired, gadget\n\n@gadget(description='Ask the user for a colour')\n"
+        "def colour() -> str:\n    raise HumanInputRequired('Which colour?')\n",
+        encoding="utf-8",
+    )
+    script = _script(tmp_path, [[{"gadget": "colour", "params": {}}], "Noted."])
+    term = Terminal("agent", "pick", "-m", f"mock:{script}", "-g", str(tools))
+    term.expect("answer:")
+    assert "? Which colour?" in term.text
+    term.type("teal\n")
+    assert term.wait(30) == 0
+    assert "✓ colour" in term.text and "    teal" in term.text
+
+
+def test_without_a_terminal_a_gadget_question_is_an_error(tmp_path: Path) -> None:
+    tools = tmp_path / "ask.py"
+    tools.write_text(
+        "from llmist import HumanInputRequired, gadget\n\n@gadget(description='Ask the user for a colour')\n"
+        "def colour() -> str:\n    raise HumanInputRequired('Which colour?')\n",
+        encoding="utf-8",
+    )
+    script = _script(tmp_path, [[{"gadget": "colour", "params": {}}], "Noted."])
+    proc = llmist("agent", "pick", "-m", f"mock:{script}", "-g", str(tools))
+    assert proc.returncode == 0, proc.stderr
+    flat = " ".join(proc.stdout.split())
+    assert "✗ colour" in flat and "nobody can answer (the session is not interactive)" in flat
+
+
+def test_make_demo_script_shows_the_whole_loop_quickly() -> None:
+    import subprocess
+    import sys
+
+    from tests.cli.helpers import ROOT, clean_env
+
+    started = time.monotonic()
+    proc = subprocess.run(
+        ["bash", str(ROOT / "examples" / "demo.sh"), str(Path(sys.executable).parent)],
+        capture_output=True, text=True, env=clean_env(), timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert time.monotonic() - started < 60
+    out = proc.stdout
+    assert "The model below is SCRIPTED" in out and "-m sonnet" in out
+    assert "✓ EditFile (fix)" in out and "Run summary" in out and "report.txt" in out

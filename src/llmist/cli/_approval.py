@@ -1,4 +1,5 @@
-"""Asking a person, in the terminal, before a gadget that writes or runs commands does so.
+"""Asking a person, in the terminal, before a gadget that writes or runs commands does so
+(and answering the questions gadgets ask with ``HumanInputRequired``).
 
 :class:`TerminalApprover` is a ``before_gadget`` controller of the agent layer: it returns
 ``None`` to let a call run, or ``SkipGadget`` with a message for the model when the person
@@ -88,6 +89,19 @@ class TerminalApprover:
             self.always.add(name)
             return None
         return SkipGadget(f"Not run: the user declined this {name} call. Ask them or try another way.")
+
+    async def answer(self, question: str) -> str:
+        """Answer a gadget's ``HumanInputRequired`` question by asking the person at the terminal."""
+        if not self.stdin.isatty():
+            raise RuntimeError(f"a gadget asked {question!r}, but nobody can answer (the session is not interactive)")
+        async with self._lock:
+            self.pause()
+            try:
+                self.console.print(Text.assemble(("? ", "bold yellow"), question))
+                self.console.print(Text("  answer: ", style="yellow"), end="")
+                return (await _read_line(self.stdin)).strip()
+            finally:
+                self.resume()
 
     async def _ask(self, ctx: GadgetContext) -> str:
         self.console.print(

@@ -90,6 +90,7 @@ def agent_command(
         if isinstance(sink, AgentView):
             sink.model, sink.max_iterations = config["model"] or "(from the environment)", agent.max_iterations
         approver = TerminalApprover(ask_console, guarded, approve_all=yes, pause=sink.pause, resume=sink.resume)
+        agent.on_human_input = approver.answer
         agent.hooks = HookPresets.merge(
             HookPresets.progress_tracking(on_progress=sink.on_progress),
             Hooks(controllers=Controllers(before_gadget=approver)),
