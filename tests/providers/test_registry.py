@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from llmist.providers import registry as registry_module
 from llmist.providers.anthropic import AnthropicProvider
 from llmist.providers.base import LLMChunk, LLMRequest, Provider
 from llmist.providers.errors import ProviderNotInstalledError, UnknownModelError
@@ -99,5 +100,6 @@ def test_missing_sdk_names_the_extra_to_install(monkeypatch: pytest.MonkeyPatch)
 
 def test_mock_prefix_is_unknown_until_its_module_registers_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "llmist.providers.mock", None)  # as if the module did not exist
+    monkeypatch.delitem(registry_module._factories, "mock", raising=False)  # registered by an earlier import
     with pytest.raises(UnknownModelError):
         resolve_model("mock:script")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from llmist.agent._gadget_llm import gadget_llm
 from llmist.agent._guard import check_model_allowed
 from llmist.agent._models import shared_registry
-from llmist.agent._scheduling import ResponseCalls
+from llmist.agent._scheduling import ResponseCalls, result_event
 from llmist.agent.conversation import result_message
 from llmist.agent.events import AgentEvent, LLMResponseEndEvent
 from llmist.agent.hooks import (
@@ -178,9 +178,10 @@ class _RunState:
 
 
 async def run_loop(
-    cfg: RunConfig, prompt: str, signal: AbortSignal, on_result: Callable[[AgentResult], None]
+    cfg: RunConfig, prompt: str, signal: AbortSignal, on_result: Callable[[AgentResult], None], emit: bool = True
 ) -> AsyncGenerator[AgentEvent, None]:
-    """Run the agent on ``prompt``, yielding events; hand the :class:`AgentResult` to ``on_result``."""
+    """Run the agent on ``prompt``, yielding events (none when ``emit`` is false, as ``Agent.run``
+    needs only the result); hand the :class:`AgentResult` to ``on_result``."""
     agent = cfg.agent
     obs, icp, ctl = cfg.observers, cfg.interceptors, cfg.controllers
     st = _RunState()
@@ -253,16 +254,27 @@ async def run_loop(
                                 prose.append(ev.content)
                             elif type(ev) is GadgetCallEvent:
                                 n_calls += 1
-                                yield ev
-                                for r in calls.submit(ev.call, n_calls):
-                                    yield await calls.finish_result(r)
+                                immediate = calls.submit(ev.call, n_calls)  # starts now, before anyone sees the event
+                                if emit:
+                                    yield ev
+                                for r in immediate:
+                                    r = calls.record(r)
+                                    if calls.observed:
+                                        await calls.notify(r)
+                                    if emit:
+                                        yield result_event(r)
                                 continue
                             elif type(ev) is ArgsPartialEvent and obs is not None and obs.on_args_partial is not None:
                                 await call_observer(obs.on_args_partial, ev)
-                            yield ev
+                            if emit:
+                                yield ev
                         if calls.has_ready():
                             for r in calls.take_ready():
-                                yield await calls.finish_result(r)
+                                r = calls.record(r)
+                                if calls.observed:
+                                    await calls.notify(r)
+                                if emit:
+                                    yield result_event(r)
                         if signal.aborted:
                             break
                     else:
@@ -284,19 +296,32 @@ async def run_loop(
                 for ev in parser.feed(synthetic):
                     if type(ev) is GadgetCallEvent:
                         n_calls += 1
-                        yield ev
-                        for r in calls.submit(ev.call, n_calls):
-                            yield await calls.finish_result(r)
+                        immediate = calls.submit(ev.call, n_calls)  # starts now, before anyone sees the event
+                        if emit:
+                            yield ev
+                        for r in immediate:
+                            r = calls.record(r)
+                            if calls.observed:
+                                await calls.notify(r)
+                            if emit:
+                                yield result_event(r)
                         continue
                     if type(ev) is TextEvent:
                         prose.append(ev.content)
-                    yield ev
+                    if emit:
+                        yield ev
             for ev in parser.finalize():
                 if type(ev) is GadgetCallEvent:
                     n_calls += 1
-                    yield ev
-                    for r in calls.submit(ev.call, n_calls):
-                        yield await calls.finish_result(r)
+                    immediate = calls.submit(ev.call, n_calls)  # starts now, before anyone sees the event
+                    if emit:
+                        yield ev
+                    for r in immediate:
+                        r = calls.record(r)
+                        if calls.observed:
+                            await calls.notify(r)
+                        if emit:
+                            yield result_event(r)
                     continue
                 if type(ev) is TextEvent:
                     if icp is not None and icp.intercept_text_chunk is not None:
@@ -305,12 +330,14 @@ async def run_loop(
                             continue
                         ev = TextEvent(content)
                     prose.append(ev.content)
-                yield ev
+                if emit:
+                    yield ev
             response_usage = usage if usage is not None else Usage()
             st.usage = st.usage + response_usage
             cost = cfg.cost_of(response_usage) if usage is not None else 0.0
             st.llm_cost += cost
-            yield LLMResponseEndEvent(finish, usage)
+            if emit:
+                yield LLMResponseEndEvent(finish, usage)
             full_text = "".join(raw_parts)
             if obs is not None and obs.on_llm_call_complete is not None:
                 await call_observer(
@@ -326,9 +353,14 @@ async def run_loop(
                         getattr(cfg.provider, "name", ""),
                     ),
                 )
-            async for r in calls.finish_response():
-                ev_out = await calls.finish_result(r)
-                yield ev_out
+            sched = calls.close_response()
+            if sched is not None:
+                async for r in sched:
+                    r = calls.record(r)
+                    if calls.observed:
+                        await calls.notify(r)
+                    if emit:
+                        yield result_event(r)
             messages.append(Message("assistant", full_text))
             if n_calls:
                 messages.extend(result_message(r) for r in calls.ordered())

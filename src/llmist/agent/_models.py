@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import llmist.providers.mock  # noqa: F401  (registers the "mock" provider)
 from llmist.models import ModelRegistry
 from llmist.providers import resolve_model
 from llmist.providers.base import Provider

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from llmist.agent.conversation import not_run_message
@@ -25,7 +25,7 @@ from llmist.syntax import ParsedCall
 if TYPE_CHECKING:
     from llmist.agent._loop import RunConfig, _RunState
 
-__all__ = ["ResponseCalls"]
+__all__ = ["ResponseCalls", "result_event"]
 
 _LAST = 1 << 30
 
@@ -99,24 +99,22 @@ class ResponseCalls:
         """Results finished so far (without waiting)."""
         return self._sched.take_ready() if self._sched is not None else []
 
-    async def finish_response(self) -> AsyncIterator[GadgetExecutionResult]:
-        """The response ended: wait for its remaining calls, yielding results as they finish."""
+    def close_response(self) -> _Scheduler | None:
+        """The response ended: no more calls. Iterate the returned scheduler (if any) for the
+        results still to come, in completion order."""
         sched = self._sched
-        if sched is None:
-            return
-        sched.close()
-        async for r in sched:
-            yield r
+        if sched is not None:
+            sched.close()
+        return sched
 
     def ordered(self) -> list[GadgetExecutionResult]:
         """This response's results in the order the model wrote the calls."""
         pos = self._pos
         return sorted(self._resp, key=lambda r: pos.get(r.invocation_id, _LAST))
 
-    async def finish_result(self, r: GadgetExecutionResult) -> AgentEvent:
-        """Apply interceptors and observers to a finished call, record it, and make its event."""
-        cfg = self._cfg
-        icp, obs = cfg.interceptors, cfg.observers
+    def record(self, r: GadgetExecutionResult) -> GadgetExecutionResult:
+        """Apply the result interceptor to a finished call and add it to the run's totals."""
+        icp = self._cfg.interceptors
         if icp is not None and icp.intercept_gadget_result is not None:
             r = icp.intercept_gadget_result(r)
         st = self._st
@@ -126,17 +124,24 @@ class ResponseCalls:
         self._by_id[r.invocation_id] = r
         if r.breaks_loop and self.completion is None:
             self.completion = r.result or ""
-        skip = r.skip
-        if skip is not None:
-            if obs is not None and obs.on_gadget_skipped is not None:
-                await call_observer(obs.on_gadget_skipped, skip)
-            return GadgetSkippedEvent(
-                skip.gadget_name, skip.invocation_id, skip.parameters, skip.failed_dependency,
-                skip.failed_dependency_error,
-            )  # fmt: skip
-        if obs is not None and obs.on_gadget_complete is not None:
+        return r
+
+    @property
+    def observed(self) -> bool:
+        """Whether observers want finished calls (``notify`` must be awaited)."""
+        obs = self._cfg.observers
+        return obs is not None and (obs.on_gadget_complete is not None or obs.on_gadget_skipped is not None)
+
+    async def notify(self, r: GadgetExecutionResult) -> None:
+        """Tell the observers about a recorded call."""
+        obs = self._cfg.observers
+        if obs is None:
+            return
+        if r.skip is not None:
+            if obs.on_gadget_skipped is not None:
+                await call_observer(obs.on_gadget_skipped, r.skip)
+        elif obs.on_gadget_complete is not None:
             await call_observer(obs.on_gadget_complete, r)
-        return GadgetResultEvent(r)
 
     def _make_executor(self) -> GadgetExecutor:
         """The run's executor, made when its first call arrives (runs without calls never pay for it)."""
@@ -207,3 +212,13 @@ def _async_handler(fn: Callable[[str], str | Awaitable[str]] | None) -> Callable
         return await answer if inspect.isawaitable(answer) else answer
 
     return ask
+
+
+def result_event(r: GadgetExecutionResult) -> AgentEvent:
+    """The stream event of a recorded call."""
+    skip = r.skip
+    if skip is None:
+        return GadgetResultEvent(r)
+    return GadgetSkippedEvent(
+        skip.gadget_name, skip.invocation_id, skip.parameters, skip.failed_dependency, skip.failed_dependency_error
+    )

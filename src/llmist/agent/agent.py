@@ -132,7 +132,7 @@ class Agent:
 
     async def run(self, prompt: str, *, signal: AbortSignal | None = None) -> AgentResult:
         """Run to the end and return the :class:`AgentResult`."""
-        s = AgentStream(self._run_config(), prompt, signal)
+        s = AgentStream(self._run_config(), prompt, signal, emit=False)
         async for _ in s:
             pass
         assert s.result is not None
@@ -159,12 +159,12 @@ class AgentStream:
     has ``stop_reason == "cancelled"``.
     """
 
-    def __init__(self, config: RunConfig, prompt: str, signal: AbortSignal | None) -> None:
+    def __init__(self, config: RunConfig, prompt: str, signal: AbortSignal | None, *, emit: bool = True) -> None:
         self.signal = signal if signal is not None else AbortSignal()
         """Fire it (or call :meth:`cancel`) to cancel the run."""
         self.result: AgentResult | None = None
         """The run's outcome, once the stream is exhausted."""
-        self._gen = run_loop(config, prompt, self.signal, self._set_result)
+        self._gen = run_loop(config, prompt, self.signal, self._set_result, emit)
 
     def _set_result(self, result: AgentResult) -> None:
         self.result = result
