@@ -17,7 +17,7 @@ from rich.text import Text
 
 from llmist.agent import AgentEvent, AgentResult, GadgetResultEvent, GadgetSkippedEvent, LLMResponseEndEvent, Progress
 from llmist.execution import GadgetExecutionResult
-from llmist.syntax import GadgetCallEvent, ParsedCall, TextEvent
+from llmist.syntax import ArgsPartialEvent, GadgetCallEvent, ParsedCall, TextEvent
 
 __all__ = ["AgentView", "fold"]
 
@@ -109,9 +109,10 @@ class AgentView:
 
     def handle(self, event: AgentEvent) -> None:
         """Render one event."""
-        self._in_response = not isinstance(event, (LLMResponseEndEvent, GadgetResultEvent, GadgetSkippedEvent)) or (
-            self._in_response and not isinstance(event, LLMResponseEndEvent)
-        )
+        if isinstance(event, LLMResponseEndEvent):
+            self._in_response = False
+        elif isinstance(event, (TextEvent, GadgetCallEvent, ArgsPartialEvent)):
+            self._in_response = True
         if isinstance(event, TextEvent):
             self._text(event.content)
         elif isinstance(event, GadgetCallEvent):
