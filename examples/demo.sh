@@ -21,6 +21,9 @@ say "CRLF line endings and trailing spaces after markers"
 say "Emoji syntax"
 "$BIN/llmist" parse "$T/emoji-files.txt" --syntax emoji --chunk 5
 
+say "An agent run offline with the mock model: calls start while the answer streams, results go back"
+"$BIN/python" examples/agent/streaming.py
+
 say "An agent at work, offline: the built-in gadgets in a temporary directory"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT

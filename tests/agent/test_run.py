@@ -150,3 +150,20 @@ async def test_conversation_order_follows_the_calls_not_completion() -> None:
     await Agent(model=model, gadgets=[add]).run("q")
     ids = [m.text.split("id ")[1].split(")")[0] for m in model.requests[1].messages if m.role == "gadget_result"]
     assert ids == [f"c{i}" for i in range(5)]
+
+
+async def test_concurrent_runs_of_one_agent_stay_apart() -> None:
+    import asyncio
+    from collections.abc import Sequence
+
+    from llmist.providers.base import Message
+
+    def model(messages: Sequence[Message]) -> str:
+        n = int(messages[1].text)
+        if messages[-1].role == "user":
+            return "thinking\n" + block_call("add", a=n, b=n)
+        return "answer " + messages[-1].text.splitlines()[-1]
+
+    agent = Agent(model=MockModel(model, chunk_size=5, delay_s=0.001), gadgets=[add])
+    results = await asyncio.gather(*(agent.run(str(n)) for n in range(10)))
+    assert [r.output for r in results] == [f"answer {2 * n}" for n in range(10)]

@@ -23,7 +23,8 @@ from llmist.gadgets import AbortSignal
 from llmist.syntax import ParsedCall
 
 if TYPE_CHECKING:
-    from llmist.agent._loop import RunConfig, _RunState
+    from llmist.agent._config import RunConfig
+    from llmist.agent._loop import _RunState
 
 __all__ = ["ResponseCalls", "result_event"]
 

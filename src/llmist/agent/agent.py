@@ -6,7 +6,8 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, TypeAlias
 
-from llmist.agent._loop import RunConfig, run_loop
+from llmist.agent._config import RunConfig
+from llmist.agent._loop import run_loop
 from llmist.agent._models import resolve_agent_model
 from llmist.agent.events import AgentEvent
 from llmist.agent.hooks import Hooks, merge_hooks

@@ -39,12 +39,24 @@ class _PartialTwin:
 class _CallTwin:
     # Same order as ParsedCall's fields.
     __slots__ = (  # noqa: RUF023
-        "gadget_name", "invocation_id", "parameters_raw", "parameters", "parse_error", "dependencies", "syntax",
-        "raw_args", "body",
+        "gadget_name",
+        "invocation_id",
+        "parameters_raw",
+        "parameters",
+        "parse_error",
+        "dependencies",
+        "syntax",
+        "raw_args",
+        "body",
     )
 
     def __init__(
-        self, name: str, invocation_id: str, raw: str, parameters: dict[str, object] | None, error: str | None,
+        self,
+        name: str,
+        invocation_id: str,
+        raw: str,
+        parameters: dict[str, object] | None,
+        error: str | None,
         dependencies: tuple[str, ...],
     ) -> None:
         self.gadget_name = name
@@ -91,7 +103,11 @@ def partial_event(
 
 
 def block_call_event(
-    name: str, invocation_id: str, raw: str, parameters: dict[str, object] | None, error: str | None,
+    name: str,
+    invocation_id: str,
+    raw: str,
+    parameters: dict[str, object] | None,
+    error: str | None,
     dependencies: tuple[str, ...],
 ) -> GadgetCallEvent:
     """``GadgetCallEvent(ParsedCall(...))`` of a block-format call, built without the frozen ``__init__``."""

@@ -55,8 +55,22 @@ class _Header:
 class _Streaming:
     """A block whose body spans feeds: its argument values stream out as partials."""
 
-    __slots__ = ("big", "bulk", "completed", "emitted", "field", "header", "id", "name", "nl", "pointer", "prev", "raw",
-                 "val", "vlen")
+    __slots__ = (
+        "big",
+        "bulk",
+        "completed",
+        "emitted",
+        "field",
+        "header",
+        "id",
+        "name",
+        "nl",
+        "pointer",
+        "prev",
+        "raw",
+        "val",
+        "vlen",
+    )
 
     def __init__(self, header: _Header) -> None:
         self.header = header
@@ -94,8 +108,22 @@ class GadgetCallParser(TextStretches):
     """
 
     __slots__ = (
-        "_arg", "_block", "_body_first", "_body_firsts", "_carry", "_common", "_end", "_fast", "_header", "_line",
-        "_longest", "_markers", "_mode", "_start", "_start_first", "_start_only",
+        "_arg",
+        "_block",
+        "_body_first",
+        "_body_firsts",
+        "_carry",
+        "_common",
+        "_end",
+        "_fast",
+        "_header",
+        "_line",
+        "_longest",
+        "_markers",
+        "_mode",
+        "_start",
+        "_start_first",
+        "_start_only",
     )
 
     def __init__(
@@ -457,7 +485,6 @@ class GadgetCallParser(TextStretches):
         if complete:
             block.completed.add(path)
         out.append(partial_event(block.id, block.name, path, value, value[max(prev, 0) :], complete))
-
 
 
 def _tail_prefix(s: str, prefix: str) -> int:

@@ -1,0 +1,135 @@
+"""What a run needs, computed once per agent: provider, prompt, pricing, hooks, parsers."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from llmist.agent._gadget_llm import gadget_llm
+from llmist.agent._models import shared_registry
+from llmist.agent.hooks import Controllers, Hooks, Interceptors, Observers
+from llmist.agent.prompt import Markers, Syntax, render_system_prompt
+from llmist.gadgets import Gadget, GadgetOutputStore, GadgetOutputViewer, output_char_limit
+from llmist.providers.base import Message, Provider, Usage
+from llmist.syntax import EmojiCallParser, GadgetCallParser
+
+if TYPE_CHECKING:
+    from llmist.agent.agent import Agent
+
+__all__ = ["DEFAULT_CONTEXT_WINDOW", "RunConfig"]
+
+logger = logging.getLogger("llmist.agent")
+
+DEFAULT_CONTEXT_WINDOW = 128_000
+"""Context window assumed for models the registry does not know."""
+
+
+@dataclass(slots=True)
+class RunConfig:
+    """Everything a run needs, computed once per agent."""
+
+    agent: Agent
+    provider: Provider
+    model_name: str
+    system_prompt: str
+    system_message: Message
+    gadgets: list[Gadget]
+    syntax: Syntax
+    markers: Markers
+    output_store: GadgetOutputStore | None
+    """Shared by the agent's runs (ids are random, so runs do not see each other's outputs)."""
+    observers: Observers | None
+    interceptors: Interceptors | None
+    controllers: Controllers | None
+    cost_of: Callable[[Usage], float]
+    llm_client: Any
+    parsers: list[GadgetCallParser | EmojiCallParser] = field(default_factory=list)
+    """Parsers of finished runs, reused by the next ones."""
+
+    @classmethod
+    def build(cls, agent: Agent, provider: Provider, model_name: str) -> RunConfig:
+        """Resolve limits, pricing and hooks and render the system prompt."""
+        registry = agent.model_registry
+        if registry is None and not getattr(provider, "offline", False):
+            registry = shared_registry()
+        window = agent.context_window or _context_window(registry, provider, model_name) or DEFAULT_CONTEXT_WINDOW
+        char_limit = output_char_limit(window, agent.gadget_output_limit_percent) if agent.gadget_output_limit else None
+        listed = list(agent.gadgets)
+        store: GadgetOutputStore | None = None
+        if char_limit is not None:
+            store = GadgetOutputStore(char_limit)
+            if not any(g.name == GadgetOutputViewer.name for g in listed):
+                listed.append(GadgetOutputViewer(store))
+        prompt = render_system_prompt(
+            listed, syntax=agent.syntax, markers=agent.markers, system=agent.system, system_extra=agent.system_extra
+        )
+        hooks: Hooks | None = agent.hooks
+        return cls(
+            agent=agent,
+            provider=provider,
+            model_name=model_name,
+            system_prompt=prompt,
+            system_message=Message("system", prompt),
+            gadgets=listed,
+            syntax=agent.syntax,
+            markers=agent.markers,
+            output_store=store,
+            observers=hooks.observers if hooks is not None and _any_set(hooks.observers) else None,
+            interceptors=hooks.interceptors if hooks is not None and _any_set(hooks.interceptors) else None,
+            controllers=hooks.controllers if hooks is not None and _any_set(hooks.controllers) else None,
+            cost_of=_pricer(registry, provider, model_name),
+            llm_client=gadget_llm(agent.llm_client) if agent.llm_client is not None else None,
+        )
+
+    def take_parser(self) -> GadgetCallParser | EmojiCallParser:
+        """A parser for one run: reused from earlier runs (reset) when one is free."""
+        pool = self.parsers
+        if pool:
+            parser = pool.pop()
+            parser.reset()
+            return parser
+        return self.new_parser()
+
+    def give_back_parser(self, parser: GadgetCallParser | EmojiCallParser) -> None:
+        """Return a run's parser to the pool (kept small)."""
+        if len(self.parsers) < 8:
+            self.parsers.append(parser)
+
+    def new_parser(self) -> GadgetCallParser | EmojiCallParser:
+        """A fresh call parser."""
+        if self.syntax == "emoji":
+            return EmojiCallParser()
+        m = self.markers
+        return GadgetCallParser(start_prefix=m.start, end_prefix=m.end, arg_prefix=m.arg)
+
+
+def _any_set(obj: object) -> bool:
+    return any(getattr(obj, name) is not None for name in type(obj).__slots__)  # type: ignore[attr-defined]
+
+
+def _context_window(registry: Any, provider: Provider, model_name: str) -> int | None:
+    if registry is None or not hasattr(registry, "get"):
+        return None
+    try:
+        spec = registry.get(model_name, getattr(provider, "name", None))
+    except Exception:
+        return None
+    window = getattr(spec, "context_window", None)
+    return window if isinstance(window, int) else None
+
+
+def _pricer(registry: Any, provider: Provider, model_name: str) -> Callable[[Usage], float]:
+    if registry is None:
+        return lambda usage: 0.0
+    name = getattr(provider, "name", None)
+
+    def cost_of(usage: Usage) -> float:
+        try:
+            return float(registry.cost(model_name, usage, name) or 0.0)
+        except Exception:
+            logger.debug("no price for %s:%s; cost counted as 0", name, model_name, exc_info=True)
+            return 0.0
+
+    return cost_of
