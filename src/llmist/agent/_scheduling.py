@@ -203,13 +203,15 @@ class ResponseCalls:
 
 
 def _async_handler(fn: Callable[[str], str | Awaitable[str]] | None) -> Callable[[str], Awaitable[str]] | None:
+    """The executor wants ``async (question) -> answer``; a sync handler (``input()``, say) runs in a
+    worker thread so the other calls and the stream go on while it waits."""
     if fn is None:
         return None
     if inspect.iscoroutinefunction(fn):
         return fn
 
     async def ask(question: str) -> str:
-        answer = fn(question)
+        answer = await asyncio.to_thread(fn, question)
         return await answer if inspect.isawaitable(answer) else answer
 
     return ask
