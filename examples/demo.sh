@@ -23,3 +23,18 @@ say "Emoji syntax"
 
 say "An agent run offline with the mock model: calls start while the answer streams, results go back"
 "$BIN/python" examples/agent/streaming.py
+
+say "An agent at work, offline: the built-in gadgets in a temporary directory"
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+cat <<MSG
+The model below is SCRIPTED (examples/cli/demo-script.json): canned answers replayed by the
+mock model, so this runs offline and the same every time. The gadgets are real: files are written
+in $WORK and commands really run there.
+To use a real model, change one flag:  -m mock:examples/cli/demo-script.json  ->  -m sonnet
+(and set ANTHROPIC_API_KEY; 'llmist models' lists the others). Without --yes you approve each write.
+MSG
+"$BIN/llmist" agent "Write a script that counts the words of a poem, run it and save the report" \
+    -m mock:examples/cli/demo-script.json --builtins --root "$WORK" --yes
+say "Files the agent left in $WORK"
+ls -l "$WORK"

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import typer
 
+from llmist.cli.agent_cmd import agent_command
+from llmist.cli.complete_cmd import complete_command
+from llmist.cli.config_cmd import config_app
+from llmist.cli.gadget_cmd import gadget_app
+from llmist.cli.models_cmd import models_command
 from llmist.cli.parse_cmd import parse_command
 
 app = typer.Typer(
@@ -13,7 +18,12 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+app.command("agent")(agent_command)
+app.command("complete")(complete_command)
+app.command("models")(models_command)
 app.command("parse")(parse_command)
+app.add_typer(gadget_app)
+app.add_typer(config_app)
 
 
 @app.command()

@@ -1,0 +1,145 @@
+"""Asking a person, in the terminal, before a gadget that writes or runs commands does so
+(and answering the questions gadgets ask with ``HumanInputRequired``).
+
+:class:`TerminalApprover` is a ``before_gadget`` controller of the agent layer: it returns
+``None`` to let a call run, or ``SkipGadget`` with a message for the model when the person
+declines (or when no one can be asked because standard input is not a terminal).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+import threading
+from collections.abc import Callable, Iterable
+from typing import TextIO
+
+from rich.console import Console
+from rich.text import Text
+
+from llmist.agent import GadgetContext, SkipGadget
+
+__all__ = ["TerminalApprover"]
+
+_CHOICES = "[y]es, [n]o, [a]lways for this gadget, [A]ll from now on"
+
+
+class TerminalApprover:
+    """Approves calls of the gadgets named in ``guarded``.
+
+    Args:
+        console: Where the question is shown.
+        guarded: Names of gadgets that need approval.
+        approve_all: Approve everything without asking (``--yes``).
+        stdin: Where answers are read; when it is not a terminal nobody is asked and calls are declined.
+        pause / resume: Called around the question (to stop and restart a live display).
+    """
+
+    def __init__(
+        self,
+        console: Console,
+        guarded: Iterable[str],
+        *,
+        approve_all: bool = False,
+        stdin: TextIO | None = None,
+        pause: Callable[[], None] = lambda: None,
+        resume: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.console = console
+        self.guarded = set(guarded)
+        self.approve_all = approve_all
+        self.stdin = stdin if stdin is not None else sys.stdin
+        self.pause = pause
+        self.resume = resume
+        self.always: set[str] = set()
+        """Gadgets the person approved for the rest of the run."""
+        self._lock = asyncio.Lock()
+
+    async def __call__(self, ctx: GadgetContext) -> SkipGadget | None:
+        """The controller: ``None`` runs the call, ``SkipGadget`` declines it."""
+        name = ctx.gadget_name
+        if name not in self.guarded or self.approve_all or name in self.always:
+            return None
+        if not self.stdin.isatty():
+            self.console.print(
+                Text.assemble(
+                    ("  ✗ ", "red bold"), (name, "bold"), " declined: it needs approval; run with --yes to allow it"
+                )
+            )
+            return SkipGadget(
+                f"Not run: {name} needs the user's approval, and nobody could be asked (the session is not "
+                f"interactive). Tell the user to re-run with --yes if this call is wanted."
+            )
+        async with self._lock:
+            if self.approve_all or name in self.always:
+                return None
+            self.pause()
+            try:
+                answer = await self._ask(ctx)
+            finally:
+                self.resume()
+        if answer == "A":
+            self.approve_all = True
+            return None
+        answer = answer.lower()
+        if answer in ("y", "yes"):
+            return None
+        if answer in ("a", "always"):
+            self.always.add(name)
+            return None
+        return SkipGadget(f"Not run: the user declined this {name} call. Ask them or try another way.")
+
+    async def answer(self, question: str) -> str:
+        """Answer a gadget's ``HumanInputRequired`` question by asking the person at the terminal."""
+        if not self.stdin.isatty():
+            raise RuntimeError(f"a gadget asked {question!r}, but nobody can answer (the session is not interactive)")
+        async with self._lock:
+            self.pause()
+            try:
+                self.console.print(Text.assemble(("? ", "bold yellow"), question))
+                self.console.print(Text("  answer: ", style="yellow"), end="")
+                return (await _read_line(self.stdin)).strip()
+            finally:
+                self.resume()
+
+    async def _ask(self, ctx: GadgetContext) -> str:
+        self.console.print(
+            Text.assemble(
+                ("? ", "bold yellow"), "Allow ", (ctx.gadget_name, "bold"), (f" ({ctx.invocation_id})", "dim"), "?"
+            )
+        )
+        for key, value in ctx.parameters.items():
+            shown = value if isinstance(value, str) else repr(value)
+            lines = shown.splitlines() or [""]
+            more = f" … (+{len(lines) - 8} lines)" if len(lines) > 8 else ""
+            first, *rest = lines[:8]
+            self.console.print(Text.assemble(("    " + key + ": ", "bold"), first))
+            for line in rest:
+                self.console.print("      " + line, markup=False, highlight=False)
+            if more:
+                self.console.print(Text(more, style="dim"))
+        self.console.print(Text(f"  {_CHOICES}: ", style="yellow"), end="")
+        line = await _read_line(self.stdin)
+        return line.strip() or "n"
+
+
+async def _read_line(stream: TextIO) -> str:
+    """Read one line in a daemon thread, so a cancelled run never waits on the terminal."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[str] = loop.create_future()
+
+    def deliver(text: str) -> None:
+        if not future.done():
+            future.set_result(text)
+
+    def read() -> None:
+        try:
+            text = stream.readline()
+        except (OSError, ValueError):
+            text = ""
+        with contextlib.suppress(RuntimeError):  # the loop is gone: the run ended meanwhile
+            loop.call_soon_threadsafe(deliver, text)
+
+    threading.Thread(target=read, name="llmist-approval", daemon=True).start()
+    return await future

@@ -1,0 +1,25 @@
+"""What every command shares: the consoles and the way a command fails."""
+
+from __future__ import annotations
+
+from typing import NoReturn
+
+import typer
+from rich.console import Console
+
+__all__ = ["CliError", "fail", "stderr", "stdout"]
+
+stdout = Console(highlight=False)
+"""Where commands print what they produce."""
+stderr = Console(stderr=True, highlight=False)
+"""Where commands print errors and progress meant for people."""
+
+
+class CliError(Exception):
+    """A mistake in how a command was called or configured; its message says what to do."""
+
+
+def fail(message: str, *, code: int = 2) -> NoReturn:
+    """Print ``error: message`` on stderr and exit with ``code``."""
+    stderr.print(f"[bold red]error:[/] {message}", markup=True, highlight=False, soft_wrap=True)
+    raise typer.Exit(code)

@@ -1,0 +1,270 @@
+"""Configuration: defaults, the user's config file, the project's ``llmist.toml``, profiles,
+environment variables and command-line flags, merged in that order, each value remembering
+where it came from.
+
+A file holds settings at top level, an optional default ``profile = "name"``, and named
+profiles under ``[profiles.NAME]``::
+
+    model = "sonnet"
+    max_iterations = 8
+
+    [profiles.local]
+    model = "ollama:qwen2.5:7b"
+    syntax = "emoji"
+
+API keys are never read from these files: providers take them from environment variables.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from llmist.cli._common import CliError
+
+__all__ = [
+    "API_KEY_VARIABLES",
+    "SETTINGS",
+    "Config",
+    "ConfigError",
+    "ConfigFile",
+    "Setting",
+    "find_project_config",
+    "load_config",
+    "user_config_path",
+]
+
+PROJECT_FILE = "llmist.toml"
+
+API_KEY_VARIABLES = (
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "OPENROUTER_API_KEY",
+    "HF_TOKEN",
+)
+"""Environment variables providers read their keys from (shown, masked, by ``llmist config show``)."""
+
+
+class ConfigError(CliError):
+    """A configuration file or value is wrong; the message names the file, the key and what was expected."""
+
+
+def _str(v: Any) -> str | None:
+    return "a string" if not isinstance(v, str) else None
+
+
+def _syntax(v: Any) -> str | None:
+    return '"block" or "emoji"' if v not in ("block", "emoji") else None
+
+
+def _pos_int(v: Any) -> str | None:
+    return "a positive integer" if not (isinstance(v, int) and not isinstance(v, bool) and v > 0) else None
+
+
+def _pos_num(v: Any) -> str | None:
+    ok = isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0
+    return "a positive number" if not ok else None
+
+
+def _bool(v: Any) -> str | None:
+    return "true or false" if not isinstance(v, bool) else None
+
+
+def _str_list(v: Any) -> str | None:
+    ok = isinstance(v, list) and all(isinstance(x, str) for x in v)
+    return "a list of strings (gadget files or modules)" if not ok else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Key:
+    check: Callable[[Any], str | None]
+    default: Any
+    help: str
+
+
+SETTINGS: dict[str, _Key] = {
+    "model": _Key(_str, None, "model string: 'sonnet', 'openai:gpt-4o', 'ollama:qwen2.5:7b', 'mock'"),
+    "syntax": _Key(_syntax, "block", "call syntax the model is taught"),
+    "system": _Key(_str, None, "system prompt preamble (replaces the default one)"),
+    "max_iterations": _Key(_pos_int, 10, "most model calls per run"),
+    "max_cost": _Key(_pos_num, None, "stop once a run cost this many USD"),
+    "max_tokens": _Key(_pos_int, None, "stop once a run used this many tokens"),
+    "gadgets": _Key(_str_list, [], "gadget files or modules to load"),
+    "builtins": _Key(_bool, False, "add the built-in file and command gadgets"),
+    "allow_commands": _Key(_bool, True, "with builtins: include RunCommand"),
+    "root": _Key(_str, ".", "sandbox root of the built-in gadgets"),
+    "command_timeout": _Key(_pos_num, 30.0, "seconds before RunCommand kills a command"),
+}
+"""Every setting a config file, profile or flag may set: its check, default and meaning."""
+
+_PATH_KEYS = ("root",)
+_PATH_LIST_KEYS = ("gadgets",)
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One merged value and where it came from."""
+
+    value: Any
+    source: str
+    """``"default"``, a file (with ``[profiles.NAME]``), ``"env NAME"`` or ``"--flag"``."""
+
+
+@dataclass(slots=True)
+class ConfigFile:
+    """One configuration file that was looked for."""
+
+    path: Path
+    role: str
+    """``"user"`` or ``"project"``."""
+    found: bool
+    settings: dict[str, Any] = field(default_factory=dict)
+    profiles: dict[str, dict[str, Any]] = field(default_factory=dict)
+    profile: str | None = None
+    """The file's default profile (``profile = "name"``)."""
+
+
+@dataclass(slots=True)
+class Config:
+    """The merged configuration."""
+
+    values: dict[str, Setting]
+    files: list[ConfigFile]
+    profile: Setting | None
+    """The active profile and who chose it, or ``None``."""
+
+    def __getitem__(self, key: str) -> Any:
+        return self.values[key].value
+
+
+def user_config_path(env: Mapping[str, str] | None = None) -> Path:
+    """``$LLMIST_CONFIG``, else ``$XDG_CONFIG_HOME/llmist/config.toml``, else ``~/.config/llmist/config.toml``."""
+    env = os.environ if env is None else env
+    if env.get("LLMIST_CONFIG"):
+        return Path(env["LLMIST_CONFIG"]).expanduser()
+    base = Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else Path.home() / ".config"
+    return base / "llmist" / "config.toml"
+
+
+def find_project_config(start: Path) -> Path | None:
+    """The nearest ``llmist.toml`` in ``start`` or one of its parents."""
+    for directory in (start, *start.parents):
+        candidate = directory / PROJECT_FILE
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_config(
+    *,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    profile: str | None = None,
+    flags: Mapping[str, Any] | None = None,
+) -> Config:
+    """Merge defaults < user file < project file < profile < environment < ``flags`` (``None`` values ignored)."""
+    env = os.environ if env is None else env
+    cwd = (cwd or Path.cwd()).resolve()
+    values = {k: Setting(spec.default, "default") for k, spec in SETTINGS.items()}
+    files = [_read_file(user_config_path(env), "user")]
+    project = find_project_config(cwd)
+    files.append(_read_file(project, "project") if project else ConfigFile(cwd / PROJECT_FILE, "project", False))
+    for f in files:
+        for key, value in f.settings.items():
+            values[key] = Setting(value, _label(f))
+    chosen = _choose_profile(files, env, profile)
+    if chosen is not None:
+        name = chosen.value
+        defined = [f for f in files if name in f.profiles]
+        if not defined:
+            known = sorted({p for f in files for p in f.profiles})
+            raise ConfigError(
+                f"profile {name!r} (chosen by {chosen.source}) is not defined; "
+                f"defined profiles: {', '.join(known) or 'none'} (in {', '.join(str(f.path) for f in files)})"
+            )
+        for f in defined:
+            for key, value in f.profiles[name].items():
+                values[key] = Setting(value, f"{_label(f)} [profiles.{name}]")
+    if env.get("LLMIST_MODEL"):
+        values["model"] = Setting(env["LLMIST_MODEL"], "env LLMIST_MODEL")
+    for key, value in (flags or {}).items():
+        if value is not None:
+            if key not in SETTINGS:
+                raise KeyError(key)
+            values[key] = Setting(value, "--" + key.replace("_", "-"))
+    return Config(values, files, chosen)
+
+
+def _label(f: ConfigFile) -> str:
+    return str(f.path)
+
+
+def _choose_profile(files: list[ConfigFile], env: Mapping[str, str], flag: str | None) -> Setting | None:
+    if flag:
+        return Setting(flag, "--profile")
+    if env.get("LLMIST_PROFILE"):
+        return Setting(env["LLMIST_PROFILE"], "env LLMIST_PROFILE")
+    for f in reversed(files):
+        if f.profile:
+            return Setting(f.profile, f"{f.path} (profile = ...)")
+    return None
+
+
+def _read_file(path: Path, role: str) -> ConfigFile:
+    if not path.is_file():
+        if role == "user" and path.exists():
+            raise ConfigError(f"{path}: the user config path exists but is not a file")
+        return ConfigFile(path, role, False)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path} is not valid TOML: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path} cannot be read: {exc}") from None
+    out = ConfigFile(path, role, True)
+    base = path.parent
+    for key, value in data.items():
+        if key == "profiles":
+            if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
+                raise ConfigError(
+                    f"{path}: 'profiles' must hold tables such as [profiles.fast], got {type(value).__name__}"
+                )
+            out.profiles = {name: _settings(path, table, base, f"[profiles.{name}] ") for name, table in value.items()}
+        elif key == "profile":
+            if not isinstance(value, str):
+                raise ConfigError(f"{path}: key 'profile' must be a profile name (a string), got {value!r}")
+            out.profile = value
+        else:
+            out.settings.update(_settings(path, {key: value}, base, ""))
+    return out
+
+
+def _settings(path: Path, table: Mapping[str, Any], base: Path, where: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in table.items():
+        spec = SETTINGS.get(key)
+        if spec is None:
+            hint = "" if where else ", 'profile', or [profiles.NAME] tables"
+            raise ConfigError(f"{path}: {where}unknown key {key!r}; expected one of: {', '.join(SETTINGS)}{hint}")
+        problem = spec.check(value)
+        if problem is not None:
+            raise ConfigError(f"{path}: {where}key {key!r} must be {problem}, got {value!r} ({type(value).__name__})")
+        if key in _PATH_KEYS:
+            value = str((base / value).resolve()) if not Path(value).is_absolute() else value
+        elif key in _PATH_LIST_KEYS:
+            value = [_file_or_module(base, v) for v in value]
+        out[key] = value
+    return out
+
+
+def _file_or_module(base: Path, item: str) -> str:
+    """Relative gadget files are relative to the config file; module names stay as they are."""
+    if item.endswith(".py") or "/" in item or "\\" in item:
+        return str((base / item).resolve()) if not Path(item).is_absolute() else item
+    return item

@@ -1,0 +1,125 @@
+"""Load gadgets from a Python file or an importable module, as ``-g FILE_OR_MODULE`` names them."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+import traceback
+from pathlib import Path
+from types import ModuleType
+
+from llmist.cli._common import CliError
+from llmist.gadgets import Gadget, as_gadget
+
+__all__ = ["load_gadgets", "pick_gadget", "split_target"]
+
+
+def split_target(target: str) -> tuple[str, str | None]:
+    """``"tools.py:Calc"`` -> ``("tools.py", "Calc")``; ``"tools.py"`` -> ``("tools.py", None)``."""
+    source, sep, name = target.rpartition(":")
+    if sep and name and source and not name.startswith(("/", "\\")):
+        return source, name
+    return target, None
+
+
+def load_gadgets(source: str) -> list[Gadget]:
+    """Every gadget ``source`` defines: ``Gadget`` subclasses defined there or named in its ``__all__``
+    (made with no arguments), ``Gadget`` instances and ``@gadget`` functions, in definition order.
+    Names starting with ``_`` are left out.
+    """
+    module = _import(source)
+    exported = set(getattr(module, "__all__", ()))
+    found: list[Gadget] = []
+    instance_types = {type(v) for v in vars(module).values() if isinstance(v, Gadget)}
+    for attr, value in vars(module).items():
+        if attr.startswith("_"):
+            continue
+        if isinstance(value, Gadget) or (
+            isinstance(value, type)
+            and issubclass(value, Gadget)
+            and (value.__module__ == module.__name__ or attr in exported)
+            and value not in instance_types
+            and "execute" in _own_members(value)
+        ):
+            found.append(_checked(value, source, attr))
+    if not found:
+        raise CliError(
+            f"{source} defines no gadgets; expected Gadget subclasses, Gadget instances or @gadget functions "
+            f"at module level"
+        )
+    return found
+
+
+def pick_gadget(gadgets: list[Gadget], name: str, source: str) -> Gadget:
+    """The gadget called ``name`` (by gadget name or, failing that, case-insensitively)."""
+    for g in gadgets:
+        if g.name == name:
+            return g
+    for g in gadgets:
+        if g.name.lower() == name.lower():
+            return g
+    names = ", ".join(g.name for g in gadgets)
+    raise CliError(f"{source} has no gadget named {name!r}; it defines: {names}")
+
+
+def _own_members(cls: type) -> set[str]:
+    members: set[str] = set()
+    for klass in cls.__mro__:
+        if klass is Gadget:
+            break
+        members.update(vars(klass))
+    return members
+
+
+def _checked(value: object, source: str, attr: str) -> Gadget:
+    try:
+        return as_gadget(value)
+    except Exception as exc:
+        raise CliError(f"{source}: {attr} is not a usable gadget: {exc}") from None
+
+
+def _import(source: str) -> ModuleType:
+    path = Path(source)
+    if source.endswith(".py") or path.exists():
+        if not path.is_file():
+            raise CliError(f"no such gadget file: {source}")
+        return _import_file(path.resolve())
+    try:
+        return importlib.import_module(source)
+    except ModuleNotFoundError as exc:
+        if exc.name and source.startswith(exc.name):
+            raise CliError(
+                f"no gadget file or module {source!r}: give a path to a .py file or an importable module name"
+            ) from None
+        raise CliError(f"could not import {source}: {exc}") from None
+    except Exception as exc:
+        raise CliError(f"could not import {source}: {_describe(exc)}") from None
+
+
+def _import_file(path: Path) -> ModuleType:
+    name = f"llmist_gadgets_{path.stem}_{abs(hash(str(path))):x}"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise CliError(f"cannot load {path} as Python")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    sys.path.insert(0, str(path.parent))
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[name]
+        raise CliError(f"could not load gadgets from {path}: {_describe(exc)}") from None
+    finally:
+        sys.path.remove(str(path.parent))
+    return module
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, SyntaxError):
+        return f"SyntaxError: {exc.msg} (line {exc.lineno})"
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" (line {frames[-1].lineno} of {Path(frames[-1].filename).name})" if frames else ""
+    return f"{type(exc).__name__}: {exc}{where}"

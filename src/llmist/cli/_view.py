@@ -1,0 +1,287 @@
+"""The live terminal view of ``llmist agent``: streamed prose, each call as it starts, a spinner
+while it runs, its (folded) result, a status line, and a summary at the end."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console, Group, RenderableType
+from rich.live import Live
+from rich.markup import escape
+from rich.spinner import Spinner
+from rich.table import Table
+from rich.text import Text
+
+from llmist.agent import AgentEvent, AgentResult, GadgetResultEvent, GadgetSkippedEvent, LLMResponseEndEvent, Progress
+from llmist.execution import GadgetExecutionResult
+from llmist.syntax import ArgsPartialEvent, GadgetCallEvent, ParsedCall, TextEvent
+
+__all__ = ["AgentView", "fold"]
+
+FOLD_LINES = 12
+"""Results longer than this many lines are folded."""
+_VALUE_LINES = 6
+
+
+def fold(text: str, max_lines: int = FOLD_LINES) -> str:
+    """``text`` cut to its first lines with a note of what was left out."""
+    lines = text.splitlines()
+    if len(lines) <= max_lines:
+        return text.rstrip("\n")
+    keep = max(1, max_lines - 2)
+    hidden = lines[keep:]
+    return "\n".join(lines[:keep]) + f"\n… {len(hidden)} more lines ({sum(map(len, hidden))} characters) folded"
+
+
+@dataclass(slots=True)
+class _Running:
+    name: str
+    invocation_id: str
+    started: float
+    spinner: Spinner = field(default_factory=lambda: Spinner("dots", style="cyan"))
+
+
+class AgentView:
+    """Renders agent events on a rich console; ``live`` animates the bottom status area."""
+
+    def __init__(self, console: Console, *, model: str, max_iterations: int, live: bool = True) -> None:
+        self.console = console
+        self.model = model
+        self.max_iterations = max_iterations
+        self.started = time.perf_counter()
+        self.progress = Progress(0, 0, 0, 0.0, 0.0, 0.0, 0)
+        self.responses = 0
+        self.running: dict[str, _Running] = {}
+        self.results: list[GadgetExecutionResult] = []
+        self.skipped: list[GadgetSkippedEvent] = []
+        self.notice: str | None = None
+        self._in_response = False
+        self._line = ""
+        self._live: Live | None = (
+            Live(_Bottom(self), console=console, refresh_per_second=12, transient=True) if live else None
+        )
+
+    # --- lifecycle ----------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start animating the status area."""
+        self.console.print(
+            Text.assemble(
+                ("llmist agent", "bold"),
+                " · model ",
+                (self.model, "cyan"),
+                f" · up to {self.max_iterations} iterations",
+            )
+        )
+        if self._live is not None:
+            self._live.start()
+
+    def pause(self) -> None:
+        """Stop animating (to ask the user something); :meth:`resume` starts again."""
+        self._flush_text()
+        if self._live is not None:
+            self._live.stop()
+
+    def resume(self) -> None:
+        """Animate again after :meth:`pause`."""
+        if self._live is not None:
+            self._live.start()
+
+    def stop(self) -> None:
+        """Flush pending text and stop animating."""
+        self._flush_text()
+        if self._live is not None:
+            self._live.stop()
+
+    def on_progress(self, progress: Progress) -> None:
+        """Take tokens and costs from ``HookPresets.progress_tracking``."""
+        self.progress = progress
+
+    def note(self, message: str) -> None:
+        """Show a notice in the status area (e.g. that the run is being cancelled)."""
+        self.notice = message
+        self._print(Text(message, style="yellow"))
+
+    # --- events -------------------------------------------------------------------------
+
+    def handle(self, event: AgentEvent) -> None:
+        """Render one event."""
+        if isinstance(event, LLMResponseEndEvent):
+            self._in_response = False
+        elif isinstance(event, (TextEvent, GadgetCallEvent, ArgsPartialEvent)):
+            self._in_response = True
+        if isinstance(event, TextEvent):
+            self._text(event.content)
+        elif isinstance(event, GadgetCallEvent):
+            self._flush_text()
+            self._call(event.call)
+        elif isinstance(event, GadgetResultEvent):
+            self._result(event.result)
+        elif isinstance(event, GadgetSkippedEvent):
+            self.running.pop(event.invocation_id, None)
+            self.skipped.append(event)
+            self._print(
+                Text.assemble(
+                    ("  ⤼ ", "yellow"),
+                    (event.gadget_name, "bold"),
+                    f" ({event.invocation_id}) skipped: it depends on ",
+                    (event.failed_dependency, "bold"),
+                    f", which failed ({event.failed_dependency_error})",
+                )
+            )
+        elif isinstance(event, LLMResponseEndEvent):
+            self._flush_text()
+            self.responses += 1
+
+    def _text(self, content: str) -> None:
+        *done, self._line = (self._line + content).split("\n")
+        for line in done:
+            self._print(Text(line))
+
+    def _flush_text(self) -> None:
+        if self._line:
+            line, self._line = self._line, ""
+            if line.strip():
+                self._print(Text(line))
+
+    def _call(self, call: ParsedCall) -> None:
+        self.running[call.invocation_id] = _Running(call.gadget_name, call.invocation_id, time.perf_counter())
+        head = Text.assemble(("▶ ", "cyan bold"), (call.gadget_name, "bold cyan"), (f" ({call.invocation_id})", "dim"))
+        if call.dependencies:
+            head.append(f" after {', '.join(call.dependencies)}", style="dim")
+        lines = [head]
+        if call.syntax == "emoji":
+            params: dict[str, Any] = {}
+            if call.raw_args:
+                params["args"] = call.raw_args
+            if call.body:
+                params["body"] = call.body
+        else:
+            params = call.parameters or {}
+            if call.parse_error:
+                lines.append(Text(f"    parse error: {call.parse_error}", style="red"))
+        for key, value in params.items():
+            lines.append(_param_line(key, value))
+        self._print(Group(*lines))
+
+    def _result(self, r: GadgetExecutionResult) -> None:
+        self.running.pop(r.invocation_id, None)
+        self.results.append(r)
+        took = f" {r.execution_time_ms:.0f} ms"
+        if r.error is not None:
+            head = Text.assemble(
+                ("  ✗ ", "red bold"), (r.gadget_name, "bold red"), (f" ({r.invocation_id})", "dim"), (took, "dim")
+            )
+            body = Text(_indent(fold(r.error)), style="red")
+        else:
+            head = Text.assemble(
+                ("  ✓ ", "green bold"), (r.gadget_name, "bold green"), (f" ({r.invocation_id})", "dim"), (took, "dim")
+            )
+            if r.cost:
+                head.append(f" ${r.cost:.4f}", style="dim")
+            body = Text(_indent(fold(r.result or "(empty)")), style="dim")
+        self._print(Group(head, body))
+
+    def _print(self, renderable: RenderableType) -> None:
+        self.console.print(renderable, soft_wrap=False)
+
+    # --- status and summary -------------------------------------------------------------
+
+    def status_line(self) -> Text:
+        """Iteration, tokens, cost and elapsed time."""
+        p = self.progress
+        waiting_on_calls = bool(self.running) and not self._in_response
+        iteration = min(self.responses if waiting_on_calls else self.responses + 1, self.max_iterations)
+        elapsed = time.perf_counter() - self.started
+        return Text.assemble(
+            ("iteration ", "dim"),
+            f"{iteration}/{self.max_iterations}",
+            ("  tokens ", "dim"),
+            f"{p.input_tokens:,} in / {p.output_tokens:,} out",
+            ("  cost ", "dim"),
+            f"${p.total_cost:.4f}",
+            ("  elapsed ", "dim"),
+            f"{elapsed:.1f}s",
+        )
+
+    def summary(self, result: AgentResult | None, *, error: str | None = None) -> None:
+        """The closing tables: how the run ended, then each gadget's calls."""
+        self.stop()
+        elapsed = time.perf_counter() - self.started
+        table = Table(title="Run summary", title_justify="left", show_header=False)
+        table.add_column(style="bold")
+        table.add_column()
+        if result is not None:
+            reason = {"cancelled": "[yellow]cancelled[/]"}.get(result.stop_reason, result.stop_reason)
+            table.add_row("stop reason", reason)
+            table.add_row("iterations", str(result.iterations))
+            table.add_row("tokens", f"{result.usage.input_tokens:,} in / {result.usage.output_tokens:,} out")
+            table.add_row(
+                "cost", f"${result.cost:.4f} (model ${result.llm_cost:.4f}, gadgets ${result.gadget_cost:.4f})"
+            )
+            results = result.gadget_results
+        else:
+            table.add_row("stop reason", f"[red]error[/]: {escape(error or 'unknown')}")
+            results = self.results
+        failed = sum(1 for r in results if r.error is not None)
+        table.add_row("gadget calls", f"{len(results)} ({failed} failed)" if failed else str(len(results)))
+        table.add_row("elapsed", f"{elapsed:.1f}s")
+        self.console.print(table)
+        if results:
+            per = Table(title="Gadget calls", title_justify="left")
+            for column in ("gadget", "calls", "failed", "time"):
+                per.add_column(column, justify="left" if column == "gadget" else "right")
+            calls, errors, ms = Counter[str](), Counter[str](), Counter[str]()
+            for r in results:
+                calls[r.gadget_name] += 1
+                errors[r.gadget_name] += r.error is not None
+                ms[r.gadget_name] += int(r.execution_time_ms)
+            for name in calls:
+                per.add_row(name, str(calls[name]), str(errors[name]), f"{ms[name]} ms")
+            self.console.print(per)
+        if result is not None and result.stop_reason == "task_complete" and result.output:
+            self.console.print(Text.assemble(("Result: ", "bold green"), result.output))
+
+
+class _Bottom:
+    """The animated area under the log: running calls with spinners, the current line, the status."""
+
+    def __init__(self, view: AgentView) -> None:
+        self.view = view
+
+    def __rich__(self) -> RenderableType:
+        v = self.view
+        rows: list[RenderableType] = []
+        if v._line.strip():
+            rows.append(Text(v._line[-200:], style="italic"))
+        now = time.perf_counter()
+        for run in list(v.running.values()):
+            grid = Table.grid(padding=(0, 1))
+            grid.add_row(
+                run.spinner,
+                Text.assemble(
+                    (run.name, "bold"), f" ({run.invocation_id}) running", (f" {now - run.started:.1f}s", "dim")
+                ),
+            )
+            rows.append(grid)
+        rows.append(v.status_line())
+        return Group(*rows)
+
+
+def _param_line(key: str, value: Any) -> Text:
+    text = value if isinstance(value, str) else repr(value)
+    if "\n" in text.rstrip("\n"):
+        shown = fold(text, _VALUE_LINES)
+        return Text.assemble(("    " + key + ":\n", "bold"), (_indent(shown, 6), ""))
+    text = text.rstrip("\n")
+    if len(text) > 160:
+        text = text[:157] + "..."
+    return Text.assemble(("    " + key + ": ", "bold"), text)
+
+
+def _indent(text: str, n: int = 4) -> str:
+    pad = " " * n
+    return "\n".join(pad + line for line in text.splitlines()) or pad

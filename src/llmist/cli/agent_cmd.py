@@ -1,0 +1,161 @@
+"""``llmist agent PROMPT``: run an agent with gadgets and watch it work."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any, Protocol
+
+import typer
+
+from llmist.agent import Agent, AgentEvent, AgentResult, Controllers, HookPresets, Hooks, Progress
+from llmist.cli._approval import TerminalApprover
+from llmist.cli._common import CliError, fail, stderr, stdout
+from llmist.cli._config import Config, load_config
+from llmist.cli._json_sink import JsonSink
+from llmist.cli._loader import load_gadgets
+from llmist.cli._mock_script import load_mock_script, mock_script_path
+from llmist.cli._view import AgentView
+from llmist.gadgets import Gadget, LlmistError
+from llmist.gadgets.builtins import builtin_gadgets, requires_approval
+from llmist.providers import ProviderError
+
+__all__ = ["agent_command", "build_agent"]
+
+
+class SyntaxChoice(StrEnum):
+    """A call syntax."""
+
+    block = "block"
+    emoji = "emoji"
+
+
+class _Sink(Protocol):
+    def start(self) -> None: ...
+    def pause(self) -> None: ...
+    def resume(self) -> None: ...
+    def stop(self) -> None: ...
+    def on_progress(self, progress: Progress) -> None: ...
+    def handle(self, event: AgentEvent) -> None: ...
+    def note(self, message: str) -> None: ...
+    def summary(self, result: AgentResult | None, *, error: str | None = None) -> None: ...
+
+
+def agent_command(
+    prompt: Annotated[str, typer.Argument(help="The task.")],
+    model: Annotated[
+        str | None, typer.Option("--model", "-m", help="Model: 'sonnet', 'openai:gpt-4o', 'mock', 'mock:SCRIPT.json'.")
+    ] = None,
+    gadget: Annotated[
+        list[str] | None, typer.Option("--gadget", "-g", help="Gadget file or module (repeatable).")
+    ] = None,
+    builtins: Annotated[
+        bool | None, typer.Option("--builtins/--no-builtins", help="Add the built-in file and command gadgets.")
+    ] = None,
+    root: Annotated[str | None, typer.Option(help="Sandbox root of the built-in gadgets.")] = None,
+    allow_commands: Annotated[
+        bool | None, typer.Option("--commands/--no-commands", help="With --builtins: include RunCommand.")
+    ] = None,
+    syntax: Annotated[SyntaxChoice | None, typer.Option(help="Call syntax taught to the model.")] = None,
+    max_iterations: Annotated[int | None, typer.Option(min=1, help="Most model calls.")] = None,
+    max_cost: Annotated[float | None, typer.Option(min=0, help="Stop once the run cost this many USD.")] = None,
+    system: Annotated[str | None, typer.Option(help="System prompt preamble (replaces the default one).")] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve every write and command without asking.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print events as JSON lines instead of the live view.")
+    ] = False,
+    profile: Annotated[str | None, typer.Option("--profile", "-P", help="Configuration profile to use.")] = None,
+) -> None:
+    """Run an agent on PROMPT: the model calls gadgets, you watch each call and its result."""
+    flags: dict[str, Any] = {
+        "model": model,
+        "gadgets": gadget or None,
+        "builtins": builtins,
+        "root": root,
+        "allow_commands": allow_commands,
+        "syntax": syntax.value if syntax else None,
+        "max_iterations": max_iterations,
+        "max_cost": max_cost,
+        "system": system,
+    }
+    sink: _Sink = JsonSink() if as_json else AgentView(stdout, model="?", max_iterations=1, live=stdout.is_terminal)
+    ask_console = stderr if as_json else stdout
+    try:
+        config = load_config(profile=profile, flags=flags)
+        agent, guarded = build_agent(config)
+        if isinstance(sink, AgentView):
+            sink.model, sink.max_iterations = config["model"] or "(from the environment)", agent.max_iterations
+        approver = TerminalApprover(ask_console, guarded, approve_all=yes, pause=sink.pause, resume=sink.resume)
+        agent.on_human_input = approver.answer
+        agent.hooks = HookPresets.merge(
+            HookPresets.progress_tracking(on_progress=sink.on_progress),
+            Hooks(controllers=Controllers(before_gadget=approver)),
+        )
+        agent.system_prompt  # noqa: B018  (resolves the model now, so a bad one fails before the run)
+    except (CliError, LlmistError, ProviderError, ValueError, ImportError) as exc:
+        fail(str(exc))
+    code = asyncio.run(_run(agent, prompt, sink))
+    raise typer.Exit(code)
+
+
+def build_agent(config: Config) -> tuple[Agent, list[str]]:
+    """The agent the configuration describes, and the names of the gadgets that need approval."""
+    gadgets: list[Gadget] = []
+    for source in config["gadgets"]:
+        gadgets += load_gadgets(source)
+    if config["builtins"]:
+        root = Path(config["root"])
+        if not root.is_dir():
+            raise CliError(f"sandbox root {config['root']!r} (from {config.values['root'].source}) is not a directory")
+        gadgets += builtin_gadgets(
+            root, allow_commands=config["allow_commands"], command_timeout_s=float(config["command_timeout"])
+        )
+    model_spec: str = config["model"] or ""
+    script = mock_script_path(model_spec)
+    model: Any = load_mock_script(script, gadgets, config["syntax"]) if script is not None else model_spec
+    agent = Agent(
+        model=model,
+        gadgets=gadgets,
+        system=config["system"],
+        syntax=config["syntax"],
+        max_iterations=config["max_iterations"],
+        max_cost=config["max_cost"],
+        max_tokens=config["max_tokens"],
+    )
+    return agent, [g.name for g in agent.gadgets if requires_approval(g)]
+
+
+async def _run(agent: Agent, prompt: str, sink: _Sink) -> int:
+    """Stream the run into ``sink``; Ctrl-C cancels it (twice: quit at once). The exit code."""
+    stream = agent.stream(prompt)
+    loop = asyncio.get_running_loop()
+    presses = 0
+
+    def on_interrupt() -> None:
+        nonlocal presses
+        presses += 1
+        if presses == 1:
+            sink.note("Cancelling: running gadgets are being stopped (press Ctrl-C again to quit at once)")
+            stream.cancel()
+        else:
+            sink.stop()
+            sys.stdout.flush()
+            os._exit(130)
+
+    loop.add_signal_handler(signal.SIGINT, on_interrupt)
+    sink.start()
+    try:
+        async for event in stream:
+            sink.handle(event)
+    except Exception as exc:
+        sink.summary(None, error=f"{type(exc).__name__}: {exc}")
+        return 1
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+    result = stream.result
+    sink.summary(result)
+    return 130 if result is not None and result.stop_reason == "cancelled" else 0

@@ -1,0 +1,71 @@
+"""``llmist complete PROMPT``: one streamed completion, no gadgets."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Annotated
+
+import typer
+
+from llmist.cli._common import CliError, fail, stderr
+from llmist.cli._config import ConfigError, load_config
+from llmist.cli._mock_script import load_mock_script, mock_script_path
+
+__all__ = ["complete_command"]
+
+
+def complete_command(
+    prompt: Annotated[str, typer.Argument(help="The prompt, or - to read it from standard input.")],
+    model: Annotated[str | None, typer.Option("--model", "-m", help="Model string or alias.")] = None,
+    system: Annotated[str | None, typer.Option(help="System prompt.")] = None,
+    max_tokens: Annotated[int | None, typer.Option(min=1, help="Longest answer, in tokens.")] = None,
+    temperature: Annotated[float, typer.Option(min=0, help="Sampling temperature.")] = 0.0,
+    usage: Annotated[bool, typer.Option("--usage", help="Print tokens and cost on stderr at the end.")] = False,
+    profile: Annotated[str | None, typer.Option("--profile", "-P", help="Configuration profile to use.")] = None,
+) -> None:
+    """Stream the model's answer to PROMPT on standard output."""
+    from llmist.models import ModelRegistry
+    from llmist.providers import LLMRequest, Message, Provider, ProviderError, Usage, resolve_model
+
+    text = sys.stdin.read() if prompt == "-" else prompt
+    try:
+        config = load_config(profile=profile, flags={"model": model, "system": system})
+        spec: str = config["model"] or ""
+        script = mock_script_path(spec)
+        registry = ModelRegistry()
+        provider: Provider
+        if script is not None:
+            provider, name = load_mock_script(script, [], "block"), "mock"
+        else:
+            provider, name = resolve_model(spec, registry)
+    except (CliError, ConfigError, ProviderError, ValueError, ImportError) as exc:
+        fail(str(exc))
+    messages = [Message("user", text)]
+    if config["system"]:
+        messages.insert(0, Message("system", config["system"]))
+    request = LLMRequest(model=name, messages=tuple(messages), max_tokens=max_tokens, temperature=temperature)
+
+    async def run() -> Usage | None:
+        last: Usage | None = None
+        async for chunk in provider.stream(request):
+            if chunk.text:
+                sys.stdout.write(chunk.text)
+                sys.stdout.flush()
+            if chunk.usage is not None:
+                last = chunk.usage
+        return last
+
+    try:
+        final = asyncio.run(run())
+    except KeyboardInterrupt:
+        sys.stdout.write("\n")
+        raise typer.Exit(130) from None
+    except ProviderError as exc:
+        sys.stdout.write("\n")
+        fail(f"{type(exc).__name__}: {exc}", code=1)
+    sys.stdout.write("\n")
+    sys.stdout.flush()
+    if usage and final is not None:
+        cost = registry.cost(name, final, provider.name)
+        stderr.print(f"{final.input_tokens:,} tokens in / {final.output_tokens:,} out · ${cost:.6f}")

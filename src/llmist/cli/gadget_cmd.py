@@ -1,0 +1,134 @@
+"""``llmist gadget run | info | validate``: try the gadgets of a file without a model."""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from typing import Annotated, Any
+
+import typer
+
+from llmist.cli._common import CliError, fail, stderr, stdout
+from llmist.cli._loader import load_gadgets, pick_gadget, split_target
+from llmist.gadgets import Gadget, render_gadget, test_gadget, validate_gadget_params
+from llmist.syntax import BlockParseError, parse_block_params
+
+__all__ = ["gadget_app"]
+
+gadget_app = typer.Typer(
+    name="gadget", help="Run, inspect and check the gadgets of a file or module.", no_args_is_help=True
+)
+
+
+class SyntaxChoice(StrEnum):
+    """A call syntax."""
+
+    block = "block"
+    emoji = "emoji"
+
+
+@gadget_app.command("run")
+def run_command(
+    target: Annotated[str, typer.Argument(metavar="FILE:NAME", help="Gadget file or module, then ':' and its name.")],
+    param: Annotated[
+        list[str] | None,
+        typer.Option("--param", "-p", metavar="KEY=VALUE", help="A parameter (repeatable); KEY may be a path a/0/b."),
+    ] = None,
+    json_params: Annotated[str | None, typer.Option("--json", metavar="JSON", help="All parameters as JSON.")] = None,
+) -> None:
+    """Run one gadget once with the given parameters and print its result."""
+    try:
+        source, name = split_target(target)
+        gadgets = load_gadgets(source)
+        if name is None:
+            if len(gadgets) != 1:
+                raise CliError(f"{source} defines {len(gadgets)} gadgets; name one: {source}:NAME")
+            g = gadgets[0]
+        else:
+            g = pick_gadget(gadgets, name, source)
+        params = _params(g, param or [], json_params)
+    except CliError as exc:
+        fail(str(exc))
+    outcome = test_gadget(g, params)
+    if outcome.error is not None:
+        stderr.print(f"[bold red]{g.name} failed:[/] {outcome.error}", markup=True, soft_wrap=True)
+        raise typer.Exit(1)
+    stdout.out(outcome.result or "", highlight=False)
+    if outcome.cost:
+        stderr.print(f"cost: ${outcome.cost:.6f}")
+
+
+def _params(g: Gadget, pairs: list[str], json_text: str | None) -> dict[str, Any]:
+    if json_text is not None and pairs:
+        raise CliError("give parameters with --param KEY=VALUE or with --json, not both")
+    if json_text is not None:
+        try:
+            data = json.loads(json_text)
+        except json.JSONDecodeError as exc:
+            raise CliError(f"--json is not valid JSON: {exc.msg} at character {exc.pos}") from None
+        if not isinstance(data, dict):
+            raise CliError(f"--json must be a JSON object of parameters, got {type(data).__name__}")
+        return data
+    lines: list[str] = []
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise CliError(f"--param {pair!r} must look like KEY=VALUE")
+        lines += [f"!!!ARG:{key}", value]
+    try:
+        return parse_block_params("\n".join(lines), schema=g.Params) if lines else {}
+    except BlockParseError as exc:
+        raise CliError(f"bad --param keys: {exc}") from None
+
+
+@gadget_app.command("info")
+def info_command(
+    target: Annotated[str, typer.Argument(metavar="FILE[:NAME]", help="Gadget file or module, optionally ':NAME'.")],
+    syntax: Annotated[SyntaxChoice, typer.Option(help="Call syntax the instructions use.")] = SyntaxChoice.block,
+) -> None:
+    """Print the instructions a model sees for each gadget (description, parameters, examples)."""
+    try:
+        source, name = split_target(target)
+        gadgets = load_gadgets(source)
+        chosen = [pick_gadget(gadgets, name, source)] if name else gadgets
+    except CliError as exc:
+        fail(str(exc))
+    stdout.out("\n\n".join(render_gadget(g, syntax.value) for g in chosen), highlight=False)
+
+
+@gadget_app.command("validate")
+def validate_command(
+    source: Annotated[str, typer.Argument(metavar="FILE", help="Gadget file or module.")],
+) -> None:
+    """Check that a file's gadgets load, their schemas render and their examples validate."""
+    from rich.table import Table
+
+    try:
+        gadgets = load_gadgets(source)
+    except CliError as exc:
+        fail(str(exc))
+    table = Table(title=f"Gadgets in {source}", title_justify="left")
+    for column in ("gadget", "parameters", "examples", "status"):
+        table.add_column(column)
+    problems: list[str] = []
+    for g in gadgets:
+        own: list[str] = []
+        for syntax in ("block", "emoji"):
+            try:
+                render_gadget(g, syntax)
+            except Exception as exc:
+                own.append(f"its {syntax} instructions do not render: {type(exc).__name__}: {exc}")
+        for i, example in enumerate(g.examples, 1):
+            check = validate_gadget_params(g, example.params)
+            if not check.success:
+                own.append(f"example {i} does not validate: {check.error}")
+        n_params = len(g.Params.model_json_schema().get("properties", {}))
+        status = "[green]ok[/]" if not own else f"[red]{len(own)} problem(s)[/]"
+        table.add_row(g.name, str(n_params), str(len(g.examples)), status)
+        problems += [f"{g.name}: {p}" for p in own]
+    stdout.print(table)
+    if problems:
+        for p in problems:
+            stderr.print(f"[red]✗[/] {p}", markup=True, soft_wrap=True)
+        raise typer.Exit(1)
+    stdout.print(f"[green]✓[/] {len(gadgets)} gadget(s) valid")

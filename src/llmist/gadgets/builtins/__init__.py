@@ -1,0 +1,50 @@
+"""Built-in gadgets: files confined to a sandbox root, and shell commands.
+
+::
+
+    from llmist.gadgets.builtins import builtin_gadgets
+
+    agent = Agent(model="sonnet", gadgets=builtin_gadgets("./workdir"))
+
+Each gadget takes the root directory in its constructor (``ReadFile(root=".")``). Paths
+the model gives are relative to it; absolute paths, ``..`` and symlinks leading out of it
+are refused with a :class:`SandboxError`. Gadgets whose ``requires_approval`` is true
+(``WriteFile``, ``EditFile``, ``RunCommand``) should be approved by a person before they
+run; the ``llmist agent`` command asks in the terminal unless ``--yes`` is given.
+"""
+
+from __future__ import annotations
+
+import os
+
+from llmist.gadgets.base import Gadget
+from llmist.gadgets.builtins._sandbox import Sandbox, SandboxError
+from llmist.gadgets.builtins.command import RunCommand
+from llmist.gadgets.builtins.files import EditFile, ListDirectory, ReadFile, WriteFile
+
+__all__ = [
+    "EditFile",
+    "ListDirectory",
+    "ReadFile",
+    "RunCommand",
+    "Sandbox",
+    "SandboxError",
+    "WriteFile",
+    "builtin_gadgets",
+    "requires_approval",
+]
+
+
+def builtin_gadgets(
+    root: str | os.PathLike[str] = ".", *, allow_commands: bool = True, command_timeout_s: float = 30.0
+) -> list[Gadget]:
+    """The built-in gadgets working in ``root``: files, and ``RunCommand`` unless ``allow_commands`` is false."""
+    gadgets: list[Gadget] = [ReadFile(root), WriteFile(root), EditFile(root), ListDirectory(root)]
+    if allow_commands:
+        gadgets.append(RunCommand(root, command_timeout_s=command_timeout_s))
+    return gadgets
+
+
+def requires_approval(gadget: object) -> bool:
+    """True when ``gadget`` asks for a person's approval before each call (``requires_approval = True``)."""
+    return bool(getattr(gadget, "requires_approval", False))
