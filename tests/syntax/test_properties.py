@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from llmist.syntax import (
@@ -79,12 +79,23 @@ def test_feed_and_finalize_never_raise_on_arbitrary_text(stream: str, cuts: list
 
 
 @given(block_streams(), st.lists(st.integers(min_value=0, max_value=400), max_size=40))
-def test_partial_values_never_end_in_a_marker_prefix(stream: str, cuts: list[int]) -> None:
+@example("!!!GADGET_START:A\n!!!ARG:!\n!!!!GADGET_START:", [31])  # the first "!" is value text, not a marker
+@example("!!!GADGET_START:A\n!!!ARG:x\nsay hi!!!GADGET_END", [30])
+def test_no_part_of_a_marker_ever_leaks_into_a_partial_value(stream: str, cuts: list[int]) -> None:
+    """Every streamed value is a prefix of the field's final value: nothing that turns out
+    to be (the beginning of) a marker is ever shown, and nothing shown is taken back."""
     events = run(GadgetCallParser(), split_at(stream, cuts))
+    finals: dict[tuple[str, str], list[str]] = {}
+    for event in events:
+        if isinstance(event, ArgsPartialEvent) and event.is_field_complete:
+            finals.setdefault((event.invocation_id, event.field_path), []).append(event.value)
     for event in events:
         if isinstance(event, ArgsPartialEvent) and not event.is_field_complete:
-            for marker in MARKERS:
-                assert not any(event.value.endswith(marker[:k]) for k in range(1, len(marker)))
+            final = finals.get((event.invocation_id, event.field_path))
+            if final is not None and len(final) == 1:  # a pointer written twice has two values
+                assert final[0].startswith(event.value)
+                for marker in MARKERS:
+                    assert marker not in event.value or marker in final[0]
 
 
 @given(block_streams(), st.lists(st.integers(min_value=0, max_value=400), max_size=40))
