@@ -11,7 +11,11 @@ import time of ``llmist`` (fresh interpreter, median of 5) and the process's pea
 ``--anchors`` it also runs the anchor scripts (pydantic-ai, openai-agents, smolagents, each in
 its own virtual environment, see ``shared/bench/agents/setup_venv.sh``) and prints a comparison.
 
-    python benchmarks/agent_bench.py [--case single ...] [--runs N] [--anchors]
+    python benchmarks/agent_bench.py [--case single ...] [--runs N] [--tool sync|async|inline] [--anchors]
+
+``--tool sync`` (default) is ``def add`` in a worker thread, llmist's default for sync gadgets;
+``--tool inline`` is the same function with the opt-in ``@gadget(inline=True)`` (called on the
+event loop's thread, for gadgets that return in microseconds); report them under their labels.
 """
 
 from __future__ import annotations
@@ -51,6 +55,12 @@ def add(a: int, b: int) -> int:
     return a + b
 
 
+@gadget(name="add", inline=True)
+def add_inline(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
 @gadget(name="add")
 async def add_async(a: int, b: int) -> int:
     """Add two integers."""
@@ -83,7 +93,7 @@ def make_agent(case: str, tool: str = "sync") -> Agent:
         k = (len(messages) - 2) // per_round
         return responses[k] if k < rounds else "5"
 
-    gadgets = [add if tool == "sync" else add_async]
+    gadgets = [{"sync": add, "async": add_async, "inline": add_inline}[tool]]
     return Agent(model=MockModel(model), gadgets=gadgets, system="You add numbers.", max_iterations=rounds + 5)
 
 
@@ -146,7 +156,7 @@ def report(
         "us_per_model_request": round(med / (rounds + 1) * 1e6, 1),
         "peak_rss_mb": round(peak_rss_mb(), 1),
         "case": case,
-        "mode": "async" if tool == "sync" else "async, --tool async",
+        "mode": {"sync": "async", "async": "async, --tool async", "inline": "async, --tool inline (opt-in)"}[tool],
         "batches": len(per_run),
         "batch_seconds_per_run": [round(x, 7) for x in per_run],
         "model_requests_per_run": rounds + 1,
@@ -184,7 +194,7 @@ def run_anchors(cases: list[str], runs_scale: float, tool: str) -> list[dict[str
     for case in cases:
         for lib, script in ANCHOR_SCRIPTS.items():
             cmd = [python, script, "--case", case]
-            if tool == "async" and lib != "smolagents":
+            if tool == "async" and lib != "smolagents":  # inline is ours only: anchors run their sync tool
                 cmd += ["--tool", "async"]
             if runs_scale != 1.0:
                 cmd += ["--runs", str(max(5, int(_anchor_default_runs(case) * runs_scale)))]
@@ -228,7 +238,13 @@ def main() -> None:
     p.add_argument("--runs", type=int, default=None, help="runs per batch (default per case)")
     p.add_argument("--batches", type=int, default=3)
     p.add_argument("--warmup", type=int, default=20)
-    p.add_argument("--tool", choices=["sync", "async"], default="sync", help="def add (worker thread) or async def add")
+    p.add_argument(
+        "--tool",
+        choices=["sync", "async", "inline"],
+        default="sync",
+        help="def add (worker thread, the default), async def add, or def add with the opt-in inline=True "
+        "(runs on the loop's thread; anchors then run their sync tool)",
+    )
     p.add_argument("--anchors", action="store_true", help="also run the anchor libraries' scripts")
     p.add_argument("--anchor-runs-scale", type=float, default=1.0, help="scale the anchors' default runs")
     args = p.parse_args()

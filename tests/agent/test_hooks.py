@@ -224,3 +224,14 @@ async def test_agent_accepts_a_list_of_hook_sets() -> None:
     hooks = [Hooks(observers=Observers(on_llm_call_start=lambda ctx: seen.append("x"))) for _ in range(2)]
     await Agent(model=MockModel(["hi"]), hooks=hooks).run("q")
     assert len(seen) == 2
+
+
+async def test_parameter_interceptor_sees_the_invocation_id() -> None:
+    seen: list[str] = []
+
+    def note(params: dict[str, Any], ctx: GadgetContext) -> dict[str, Any]:
+        seen.append(ctx.invocation_id)
+        return params
+
+    result = await _run(Hooks(interceptors=Interceptors(intercept_gadget_parameters=note)))
+    assert seen == [result.gadget_results[0].invocation_id] and seen[0]

@@ -234,3 +234,14 @@ async def test_parameter_interceptor_rewrites_before_validation() -> None:
 
     result = await GadgetExecutor([Add], intercept_parameters=bump).execute(call("Add", {"a": 1}))
     assert result.result == "11"
+
+
+async def test_three_argument_parameter_interceptor_gets_the_call() -> None:
+    seen: list[str] = []
+
+    def note(name: str, params: dict[str, Any], parsed: ParsedCall) -> dict[str, Any]:
+        seen.append(f"{name}:{parsed.invocation_id}")
+        return params
+
+    result = await GadgetExecutor([Add], intercept_parameters=note).execute(call("Add", {"a": 1}, "x7"))
+    assert result.ok and seen == ["Add:x7"]

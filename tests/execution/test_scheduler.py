@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from typing import Any
 
@@ -232,3 +233,60 @@ async def test_cancel_signals_running_gadgets_and_ends_waiting_calls() -> None:
     results = by_id([r async for r in s])
     assert reasons == ["cancelled"]
     assert results["l"].status == "cancelled" and results["after"].status == "cancelled"
+
+
+@gadget(inline=True)
+def quick(label: str) -> str:
+    """Runs on the loop's thread (opt-in)."""
+    log.append(f"{label}@{threading.current_thread() is threading.main_thread()}")
+    return label
+
+
+async def test_take_ready_returns_finished_results_without_waiting() -> None:
+    sched = GadgetScheduler(GadgetExecutor([quick, step]))
+    assert sched.take_ready() == []
+    log.clear()
+    sched.submit(ParsedCall("quick", "q1", "", {"label": "q1"}, None, ()))
+    taken = sched.take_ready()  # an inline gadget finished inside submit
+    assert [r.invocation_id for r in taken] == ["q1"] and sched.take_ready() == []
+    sched.submit(call("s1"))
+    sched.close()
+    rest = [r async for r in sched]  # taken results are not yielded again
+    assert [r.invocation_id for r in rest] == ["s1"]
+
+
+async def test_inline_gadget_runs_on_the_loop_thread_and_sync_default_does_not() -> None:
+    @gadget
+    def threaded(label: str) -> str:
+        """Default sync gadget."""
+        log.append(f"{label}@{threading.current_thread() is threading.main_thread()}")
+        return label
+
+    log.clear()
+    results = await GadgetScheduler(GadgetExecutor([quick, threaded])).run(
+        [
+            ParsedCall("quick", "a", "", {"label": "a"}, None, ()),
+            ParsedCall("threaded", "b", "", {"label": "b"}, None, ("a",)),
+        ]
+    )
+    assert sorted(log) == ["a@True", "b@False"]
+    assert [r.result for r in results] == ["a", "b"]
+    assert quick.run_inline and not threaded.run_inline
+
+
+async def test_sync_gadget_timeout_fires_signal_then_abandons_thread() -> None:
+    release = threading.Event()
+    order: list[str] = []
+
+    @gadget(timeout_s=0.05)
+    def stuck(ctx: ExecutionContext) -> str:
+        """Blocks until released."""
+        ctx.signal.add_listener(lambda reason: order.append("signal"))
+        release.wait(5)
+        return "late"
+
+    started = time.perf_counter()
+    results = await GadgetScheduler(GadgetExecutor([stuck])).run([ParsedCall("stuck", "s", "", {}, None, ())])
+    release.set()
+    assert results[0].status == "timeout" and order == ["signal"]
+    assert time.perf_counter() - started < 2

@@ -99,9 +99,8 @@ class _Response:
             elif kind is ArgsPartialEvent and obs is not None and obs.on_args_partial is not None:
                 await call_observer(obs.on_args_partial, ev)
             out.append(ev)
-        if calls.has_ready():
-            for r in calls.take_ready():
-                out.append(await self.finished(r))
+        for r in calls.take_ready():
+            out.append(await self.finished(r))
         return out
 
     async def finished(self, r: GadgetExecutionResult) -> AgentEvent:

@@ -31,19 +31,6 @@ __all__ = ["ResponseCalls", "result_event"]
 _LAST = 1 << 30
 
 
-class _Scheduler(GadgetScheduler):
-    """The execution scheduler plus a non-blocking take of results finished so far, so the loop
-    can emit them between model chunks."""
-
-    def has_ready(self) -> bool:
-        return bool(self._out)
-
-    def take_ready(self) -> list[GadgetExecutionResult]:
-        out = list(self._out)
-        self._out.clear()
-        return out
-
-
 class ResponseCalls:
     """Runs the calls of one run, response by response (one executor per run, one scheduler per
     response). Created inside the running event loop."""
@@ -56,7 +43,7 @@ class ResponseCalls:
         ctl = cfg.controllers
         self._on_skipped = ctl.on_dependency_skipped if ctl is not None else None
         self._by_id: dict[str, GadgetExecutionResult] = {}
-        self._sched: _Scheduler | None = None
+        self._sched: GadgetScheduler | None = None
         self._iteration = 0
         self._pos: dict[str, int] = {}
         self._resp: list[GadgetExecutionResult] = []
@@ -86,21 +73,17 @@ class ResponseCalls:
             ]
         sched = self._sched
         if sched is None:
-            sched = self._sched = _Scheduler(
+            sched = self._sched = GadgetScheduler(
                 self._executor or self._make_executor(), on_dependency_skipped=self._on_skipped, completed=self._by_id
             )
         sched.submit(call)
         return []
 
-    def has_ready(self) -> bool:
-        """Whether results finished since the last take."""
-        return self._sched is not None and self._sched.has_ready()
-
     def take_ready(self) -> list[GadgetExecutionResult]:
         """Results finished so far (without waiting)."""
         return self._sched.take_ready() if self._sched is not None else []
 
-    def close_response(self) -> _Scheduler | None:
+    def close_response(self) -> GadgetScheduler | None:
         """The response ended: no more calls. Iterate the returned scheduler (if any) for the
         results still to come, in completion order."""
         sched = self._sched
@@ -180,10 +163,11 @@ class ResponseCalls:
             await call_observer(obs.on_gadget_start, ctx)
         return None
 
-    def _intercept_parameters(self, gadget_name: str, raw: dict[str, Any]) -> dict[str, Any]:
+    def _intercept_parameters(self, gadget_name: str, raw: dict[str, Any], call: ParsedCall) -> dict[str, Any]:
         icp = self._cfg.interceptors
         assert icp is not None and icp.intercept_gadget_parameters is not None
-        return icp.intercept_gadget_parameters(raw, GadgetContext(self._iteration, gadget_name, "", raw))
+        ctx = GadgetContext(self._iteration, gadget_name, call.invocation_id, raw)
+        return icp.intercept_gadget_parameters(raw, ctx)
 
     # --- cancellation -------------------------------------------------------------------
 

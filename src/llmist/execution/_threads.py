@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["run_in_thread"]
+__all__ = ["run_in_thread", "submit_to_thread"]
 
 _IDLE_EXIT_S = 30.0
 
@@ -79,3 +79,29 @@ def _post(loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], value: A
 
     with contextlib.suppress(RuntimeError):  # loop closed: the call was abandoned long ago
         loop.call_soon_threadsafe(settle)
+
+
+def submit_to_thread(
+    loop: asyncio.AbstractEventLoop,
+    complete: Callable[[Any, BaseException | None], None],
+    fn: Callable[..., Any],
+    *args: Any,
+) -> None:
+    """Start ``fn(*args)`` in a worker thread now (in a copy of the current context); when it
+    returns or raises, ``complete(value, None)`` or ``complete(None, exc)`` runs as a callback on
+    ``loop``. No future, no task: one thread hop and one loop callback."""
+    context = contextvars.copy_context()
+
+    def job() -> None:
+        try:
+            value = context.run(fn, *args)
+        except BaseException as exc:
+            post(complete, None, exc)
+        else:
+            post(complete, value, None)
+
+    def post(cb: Callable[[Any, BaseException | None], None], value: Any, exc: BaseException | None) -> None:
+        with contextlib.suppress(RuntimeError):  # loop closed: the call was abandoned long ago
+            loop.call_soon_threadsafe(cb, value, exc)
+
+    _pool.submit(job)

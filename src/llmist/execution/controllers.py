@@ -72,8 +72,10 @@ class DependencySkipDecision:
     """For ``use_fallback``: the result the call gets (it counts as a success)."""
 
 
-ParameterInterceptor: TypeAlias = Callable[[str, dict[str, Any]], dict[str, Any] | Awaitable[dict[str, Any]]]
-"""``(gadget_name, raw_parameters) -> parameters``: runs after coercion, before validation."""
+ParameterInterceptor: TypeAlias = Callable[..., dict[str, Any] | Awaitable[dict[str, Any]]]
+"""``(gadget_name, raw_parameters) -> parameters``, or ``(gadget_name, raw_parameters, call)`` to
+also get the :class:`~llmist.syntax.ParsedCall` (its invocation id): runs after coercion, before
+validation, sync or async."""
 BeforeGadget: TypeAlias = Callable[
     [GadgetCallInfo], "Awaitable[BeforeGadgetDecision | None] | BeforeGadgetDecision | None"
 ]

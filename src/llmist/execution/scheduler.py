@@ -11,11 +11,11 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections import deque
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Iterable, Mapping
 from typing import Any
 
 from llmist.execution.controllers import DependencySkipDecision, DependencySkipInfo, OnDependencySkipped
-from llmist.execution.executor import GadgetExecutor
+from llmist.execution.executor import GadgetExecutor, ThreadCall
 from llmist.execution.results import GadgetExecutionResult, GadgetSkip, ResultStatus
 from llmist.gadgets import Gadget
 from llmist.syntax import ParsedCall
@@ -23,6 +23,7 @@ from llmist.syntax import ParsedCall
 __all__ = ["GadgetScheduler"]
 
 _WAITING, _READY, _RUNNING, _DONE = 0, 1, 2, 3
+_CANCELLED = "Cancelled: the run was cancelled"
 
 
 class _Node:
@@ -53,6 +54,11 @@ class GadgetScheduler:
         scheduler.close()                 # when the response ended
         async for result in scheduler:    # completion order
             ...
+
+    A call's synchronous work (validation, sync hooks, an inline gadget) runs inside
+    ``submit``; a sync gadget is handed to its worker thread there too, so nothing waits for
+    an event-loop turn. :meth:`take_ready` collects results without waiting (say, between
+    chunks of a model's stream); results it took are not yielded again by the iteration.
     """
 
     def __init__(
@@ -76,6 +82,8 @@ class GadgetScheduler:
         self._blocked: dict[str, deque[_Node]] = {}
         self._per_gadget: dict[str, int] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._threads: dict[str, ThreadCall] = {}
+        self._pumping = False
         self._running = 0
         self._exclusive_running = False
         self._outstanding = 0
@@ -156,11 +164,30 @@ class GadgetScheduler:
         for node in self._nodes.values():
             if node.state in (_WAITING, _READY):
                 self._finish(node, _result(node.call, None, f"Cancelled: {reason}", "cancelled"))
+        threads, self._threads = self._threads, {}
+        for call_id, handle in threads.items():
+            handle.abandon()
+            if handle.task is not None:
+                self._tasks.add(handle.task)
+                handle.task.add_done_callback(self._tasks.discard)
+            self._done(self._nodes[call_id], _result(self._nodes[call_id].call, None, _CANCELLED, "cancelled"))
         self._ready.clear()
         self._blocked.clear()
         self._wake()
 
     # --- output -----------------------------------------------------------------------------
+
+    def take_ready(self) -> list[GadgetExecutionResult]:
+        """Results finished since the last take (completion order), without waiting; ``[]`` if none.
+
+        Taken results are not yielded again when iterating the scheduler.
+        """
+        out = self._out
+        if not out:
+            return []
+        taken = list(out)
+        out.clear()
+        return taken
 
     def __aiter__(self) -> AsyncIterator[GadgetExecutionResult]:
         return self._iterate()
@@ -241,6 +268,8 @@ class GadgetScheduler:
             self._finish(node, _skipped(call, failed))
 
     def _pump(self) -> None:
+        if self._pumping:
+            return  # called back from a call that finished inside _start: the outer loop goes on
         ready = self._ready
         while ready and not self._exclusive_running and (self._max is None or self._running < self._max):
             node = ready[0]
@@ -259,20 +288,54 @@ class GadgetScheduler:
             ready.popleft()
             node.state = _RUNNING
             self._running += 1
-            self._spawn(self._execute(node))
+            self._start(node)
+
+    def _start(self, node: _Node) -> None:
+        """Start a call now: its synchronous part runs here (it may finish at once)."""
+        call = node.call
+        self._pumping = True  # a call finishing here frees others: the running _pump loop takes them
+        try:
+            started = self._executor.start(call, lambda result: self._thread_done(node, result))
+        except Exception as exc:  # the executor never raises for a gadget; this is our bug, keep it contained
+            started = _error(call, f"Internal error running the call: {type(exc).__name__}: {exc}")
+        finally:
+            self._pumping = False
+        if isinstance(started, GadgetExecutionResult):
+            self._pumping = True
+            try:
+                self._done(node, started)
+            finally:
+                self._pumping = False
+        elif isinstance(started, ThreadCall):
+            self._threads[call.invocation_id] = started
+        else:
+            self._spawn(self._execute(node, started))
+
+    def _thread_done(self, node: _Node, result: GadgetExecutionResult) -> None:
+        if self._threads.pop(node.call.invocation_id, None) is None:
+            return  # cancelled meanwhile: already reported
+        self._done(node, result)
+        if not self._cancelled:
+            self._pump()
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _execute(self, node: _Node) -> None:
+    async def _execute(self, node: _Node, run: Awaitable[GadgetExecutionResult]) -> None:
         try:
-            result = await self._executor.execute(node.call)
+            result = await run
         except asyncio.CancelledError:
-            result = _result(node.call, None, "Cancelled: the run was cancelled", "cancelled")
+            result = _result(node.call, None, _CANCELLED, "cancelled")
         except Exception as exc:  # the executor never raises for a gadget; this is our bug, keep it contained
             result = _error(node.call, f"Internal error running the call: {type(exc).__name__}: {exc}")
+        self._done(node, result)
+        if not self._cancelled:
+            self._pump()
+
+    def _done(self, node: _Node, result: GadgetExecutionResult) -> None:
+        """A started call ended: free its slots and record its result."""
         self._running -= 1
         gadget = node.gadget
         if gadget is not None:
@@ -284,8 +347,6 @@ class GadgetScheduler:
             if blocked:
                 self._ready.appendleft(blocked.popleft())
         self._finish(node, result)
-        if not self._cancelled:
-            self._pump()
 
     def _finish(self, node: _Node, result: GadgetExecutionResult) -> None:
         if node.state == _DONE:

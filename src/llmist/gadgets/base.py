@@ -76,6 +76,11 @@ class Gadget:
     """At most this many calls of this gadget run at once (``None``: no limit)."""
     exclusive: bool = False
     """Run alone: after every call started before it, and before any call started after it."""
+    run_inline: bool = False
+    """Opt-in, for a sync ``execute`` that returns in microseconds (pure arithmetic, a dict
+    lookup): call it directly on the event loop's thread instead of in a worker thread. It then
+    blocks the loop while it runs and its timeout cannot interrupt it, so never set this on a
+    gadget that does I/O, sleeps or computes for long. Ignored for ``async`` gadgets."""
     max_retries: int | None = None
     """How many ``ModelRetry`` this gadget may raise per run; ``None``: the executor's default."""
 

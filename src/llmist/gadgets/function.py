@@ -32,6 +32,7 @@ class FunctionGadget(Gadget):
         examples: Sequence[GadgetExample] | None = None,
         max_concurrent: int | None = None,
         exclusive: bool = False,
+        run_inline: bool = False,
     ) -> None:
         self.name = name
         self.description = description
@@ -40,6 +41,7 @@ class FunctionGadget(Gadget):
         self.examples = tuple(examples or ())
         self.max_concurrent = max_concurrent
         self.exclusive = exclusive
+        self.run_inline = run_inline
         self.__dict__["_llmist_invocation"] = invocation
         self.__wrapped__ = function
         self.__doc__ = function.__doc__
@@ -62,6 +64,7 @@ def gadget(
     examples: Sequence[GadgetExample] | None = None,
     max_concurrent: int | None = None,
     exclusive: bool = False,
+    inline: bool = False,
 ) -> Callable[[Callable[..., Any]], FunctionGadget]: ...
 
 
@@ -75,6 +78,7 @@ def gadget(
     examples: Sequence[GadgetExample] | None = None,
     max_concurrent: int | None = None,
     exclusive: bool = False,
+    inline: bool = False,
 ) -> FunctionGadget | Callable[[Callable[..., Any]], FunctionGadget]:
     """Make a gadget from a typed function; usable as ``@gadget`` or ``@gadget(...)``.
 
@@ -82,7 +86,9 @@ def gadget(
     welcome), its default. The docstring is the description when none is given, and its
     Args/Parameters section (Google, NumPy or Sphinx style) describes parameters that have no
     ``Field`` description. A parameter annotated :class:`ExecutionContext` receives the context
-    and is not part of the schema. Sync functions run in a worker thread.
+    and is not part of the schema. Sync functions run in a worker thread; ``inline=True`` (opt-in,
+    only for functions that return in microseconds) calls them on the event loop's thread instead
+    (see :attr:`Gadget.run_inline`).
     """
 
     def decorate(function: Callable[..., Any]) -> FunctionGadget:
@@ -95,6 +101,7 @@ def gadget(
             max_concurrent=max_concurrent,
             exclusive=exclusive,
         )
+        built.run_inline = inline
         _check(built)
         return built
 
@@ -111,11 +118,12 @@ def create_gadget(
     examples: Sequence[GadgetExample] | None = None,
     max_concurrent: int | None = None,
     exclusive: bool = False,
+    inline: bool = False,
 ) -> FunctionGadget:
     """Build a gadget from a schema and an ``execute(params)`` or ``execute(params, ctx)`` callable.
 
     ``params`` is the validated ``schema`` instance; ``execute`` may be sync or async.
-    ``name`` defaults to the function's name.
+    ``name`` defaults to the function's name. ``inline``: see :attr:`Gadget.run_inline`.
     """
     if not (isinstance(schema, type) and issubclass(schema, BaseModel)):
         raise GadgetError(f"create_gadget: schema must be a Pydantic BaseModel subclass, got {schema!r}")
@@ -137,6 +145,7 @@ def create_gadget(
         examples=examples,
         max_concurrent=max_concurrent,
         exclusive=exclusive,
+        run_inline=inline,
     )
     _check(built)
     return built
