@@ -125,12 +125,6 @@ def unfenced_span(s: str, a: int, b: int) -> tuple[int, int]:
     return stripped_span(s, a, b)
 
 
-def coerce_scalar(value: str) -> str | int | float | bool:
-    """Schema-less coercion of one single-line value: booleans and plain decimal numbers."""
-    coerced: str | int | float | bool = _coerce(value, "unknown")
-    return coerced
-
-
 def _coerce(value: str, hint: _TypeHint) -> Any:
     if "\n" in value or hint == "string":
         return value
