@@ -5,9 +5,12 @@ from __future__ import annotations
 from typing import Optional
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from llmist.syntax import BlockParseError, parse_block_params
+from llmist.syntax.pointers import coercion_agrees
 
 
 def test_simple_parameters_are_coerced() -> None:
@@ -116,3 +119,44 @@ def test_json_schema_dict_with_refs() -> None:
 def test_unknown_paths_and_unions_fall_back_to_schema_less_coercion() -> None:
     schema = {"type": "object", "properties": {"u": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}}
     assert parse_block_params("!!!ARG:u\n5\n!!!ARG:other\n6\n", schema=schema) == {"u": 5, "other": 6}
+
+
+_FIELD_TYPES = {
+    "string": {"type": "string"},
+    "number": {"type": "number"},
+    "integer": {"type": "integer"},
+    "boolean": {"type": "boolean"},
+    "unknown": {},
+    "list": {"type": "array", "items": {"type": "string"}},
+}
+_VALUES = st.sampled_from(
+    ["3", "-2", "0.5", "1e3", "+5", " 7 ", "true", "false", "True", "yes", "", "a\nb", "12\n", "x"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(["a", "b", "c", "d/e", "f/0"]),
+        st.tuples(st.sampled_from(list(_FIELD_TYPES)), _VALUES),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_coercion_agrees_only_when_a_schema_aware_parse_gives_the_same(fields: dict[str, tuple[str, str]]) -> None:
+    schema = {"type": "object", "properties": {p.split("/")[0]: _FIELD_TYPES[t] for p, (t, _) in fields.items()}}
+    content = "".join(f"!!!ARG:{p}\n{v}\n" for p, (_, v) in fields.items())
+    try:
+        plain = parse_block_params(content)
+    except BlockParseError:
+        return
+    if coercion_agrees(plain, schema):
+        assert parse_block_params(content, schema=schema) == plain
+
+
+def test_coercion_agrees_for_the_common_cases() -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}, "s": {"type": "string"}}}
+    assert coercion_agrees({"n": 3, "s": "hello"}, schema)
+    assert not coercion_agrees({"n": 3, "s": 42}, schema)  # the schema keeps "42" a string
+    assert not coercion_agrees({"n": "1e3", "s": "x"}, schema)  # the schema makes 1e3 a number
+    assert not coercion_agrees({"n": {"x": 1}}, schema)  # nested values: not decided here

@@ -23,6 +23,7 @@ from llmist.gadgets.base import Gadget
 from llmist.gadgets.errors import LlmistError
 from llmist.gadgets.rendering import render_parameters
 from llmist.syntax import BlockParseError, ParsedCall, parse_block_params
+from llmist.syntax.pointers import coercion_agrees
 
 __all__ = ["InvalidParametersError", "ValidationResult", "bind_call", "validate_gadget_params", "validate_params"]
 
@@ -115,6 +116,14 @@ def _parse_error_text(gadget: Gadget, parse_error: str, arg_prefix: str) -> str:
 def _block_params(gadget: Gadget, call: ParsedCall, arg_prefix: str) -> dict[str, Any]:
     raw = call.parameters_raw
     if arg_prefix in raw:
+        parsed = call.parameters
+        if (
+            parsed is not None
+            and not raw.startswith("```")
+            and not raw.endswith("```")
+            and coercion_agrees(parsed, gadget.Params)
+        ):
+            return dict(parsed)  # what the schema-aware parse below would give
         fenced = _FENCE.match(raw.strip())
         content = fenced.group(1) if fenced else raw
         try:

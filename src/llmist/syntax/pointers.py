@@ -292,3 +292,27 @@ def _schema_hints(schema: Schema) -> _SchemaHints:
     if isinstance(schema, Mapping):
         return _SchemaHints(schema)
     raise TypeError(f"schema must be a Pydantic model class or a JSON-schema dict, got {type(schema).__name__}")
+
+
+_KEPT_BY = {
+    str: ("string", "unknown", "boolean"),
+    bool: ("boolean", "unknown"),
+    int: ("number", "integer", "unknown"),
+    float: ("number", "integer", "unknown"),
+}
+"""For each type schema-less coercion gives a value: the schema types whose coercion gives the same."""
+
+
+def coercion_agrees(parameters: Mapping[str, Any], schema: Schema) -> bool:
+    """Whether parsing with ``schema`` would give these schema-less ``parameters`` unchanged.
+
+    True when every value is a top-level scalar the schema's coercion at that name would have
+    produced too (a ``str`` where it wants a string or a boolean, an ``int`` where it wants a
+    number...): a parser's schema-less result can then be used as is, without a second parse.
+    """
+    hints = _schema_hints(schema)
+    for name, value in parameters.items():
+        kept_by = _KEPT_BY.get(type(value))
+        if kept_by is None or hints.hint(name) not in kept_by:
+            return False
+    return True
