@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import threading
 import time
 from typing import Any
@@ -290,3 +291,56 @@ async def test_sync_gadget_timeout_fires_signal_then_abandons_thread() -> None:
     release.set()
     assert results[0].status == "timeout" and order == ["signal"]
     assert time.perf_counter() - started < 2
+
+
+async def test_async_gadget_that_does_not_suspend_finishes_inside_submit_as_its_own_task() -> None:
+    seen: dict[str, Any] = {}
+    marker: contextvars.ContextVar[str] = contextvars.ContextVar("marker", default="caller")
+
+    @gadget
+    async def probe() -> str:
+        """Reports the task it runs in."""
+        seen["task"] = asyncio.current_task()
+        marker.set("gadget")
+        return "ok"
+
+    sched = GadgetScheduler(GadgetExecutor([probe]))
+    sched.submit(ParsedCall("probe", "p", "", {}, None, ()))
+    taken = sched.take_ready()  # no event-loop turn happened in between
+    assert [r.result for r in taken] == ["ok"]
+    assert seen["task"] is not None and seen["task"] is not asyncio.current_task()
+    assert marker.get() == "caller"  # the gadget ran in its own copy of the context
+
+
+async def test_eagerly_started_gadget_keeps_its_own_timeout_and_cancellation() -> None:
+    @gadget
+    async def bounded() -> str:
+        """Times itself out with asyncio.timeout (which cancels the current task)."""
+        try:
+            async with asyncio.timeout(0.01):
+                await asyncio.sleep(5)
+        except TimeoutError:
+            return "timed out inside"
+        return "slept"
+
+    results = await GadgetScheduler(GadgetExecutor([bounded, nap])).run([ParsedCall("bounded", "b", "", {}, None, ())])
+    assert [r.result for r in results] == ["timed out inside"]
+    assert not asyncio.current_task().cancelling()  # type: ignore[union-attr]  # the caller was never hit
+
+    sched = GadgetScheduler(GadgetExecutor([nap]))
+    sched.submit(ParsedCall("nap", "n", "", {"seconds": 5}, None, ()))
+    sched.cancel("stop")
+    results = [r async for r in sched]
+    assert [r.status for r in results] == ["cancelled"]
+
+
+async def test_long_chain_submitted_dependents_first_runs_without_deep_recursion() -> None:
+    n = 3000
+    sched = scheduler()
+    for i in range(n - 1, 0, -1):
+        sched.submit(call(f"c{i}", f"c{i - 1}"))
+    sched.submit(call("c0"))  # finishing it releases the whole chain, one call after another
+    sched.close()
+    results = [r async for r in sched]
+    assert len(results) == n and all(r.ok for r in results)
+    assert log == [f"c{i}" for i in range(n)]

@@ -14,6 +14,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Iterable, Mapping
 from typing import Any
 
+from llmist.execution._eager import start_task
 from llmist.execution.controllers import DependencySkipDecision, DependencySkipInfo, OnDependencySkipped
 from llmist.execution.executor import GadgetExecutor, ThreadCall
 from llmist.execution.results import GadgetExecutionResult, GadgetSkip, ResultStatus
@@ -295,21 +296,18 @@ class GadgetScheduler:
         call = node.call
         self._pumping = True  # a call finishing here frees others: the running _pump loop takes them
         try:
-            started = self._executor.start(call, lambda result: self._thread_done(node, result))
-        except Exception as exc:  # the executor never raises for a gadget; this is our bug, keep it contained
-            started = _error(call, f"Internal error running the call: {type(exc).__name__}: {exc}")
+            try:
+                started = self._executor.start(call, lambda result: self._thread_done(node, result))
+            except Exception as exc:  # the executor never raises for a gadget; this is our bug, keep it contained
+                started = _error(call, f"Internal error running the call: {type(exc).__name__}: {exc}")
+            if isinstance(started, GadgetExecutionResult):
+                self._done(node, started)
+            elif isinstance(started, ThreadCall):
+                self._threads[call.invocation_id] = started
+            else:
+                self._spawn(self._execute(node, started), node)  # its first step runs now: it may finish here
         finally:
             self._pumping = False
-        if isinstance(started, GadgetExecutionResult):
-            self._pumping = True
-            try:
-                self._done(node, started)
-            finally:
-                self._pumping = False
-        elif isinstance(started, ThreadCall):
-            self._threads[call.invocation_id] = started
-        else:
-            self._spawn(self._execute(node, started))
 
     def _thread_done(self, node: _Node, result: GadgetExecutionResult) -> None:
         if self._threads.pop(node.call.invocation_id, None) is None:
@@ -318,10 +316,17 @@ class GadgetScheduler:
         if not self._cancelled:
             self._pump()
 
-    def _spawn(self, coro: Any) -> None:
-        task = asyncio.get_running_loop().create_task(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+    def _spawn(self, coro: Any, node: _Node | None = None) -> None:
+        """Run ``coro`` (for ``node``, when it runs the call) as a task; its first step runs now."""
+        task = start_task(asyncio.get_running_loop(), coro)
+        if not task.done():
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard if node is None else lambda t: self._task_over(t, node))
+
+    def _task_over(self, task: asyncio.Task[Any], node: _Node) -> None:
+        self._tasks.discard(task)
+        if node.state != _DONE:  # cancelled before its first step, so _execute never ran to say so
+            self._done(node, _result(node.call, None, _CANCELLED, "cancelled"))
 
     async def _execute(self, node: _Node, run: Awaitable[GadgetExecutionResult]) -> None:
         try:
