@@ -58,12 +58,14 @@ class _RunState:
 class _Response:
     """One response in the making: its text, its prose, and its calls (started as they are parsed)."""
 
-    __slots__ = ("calls", "cfg", "ctx", "n_calls", "prose", "raw")
+    __slots__ = ("calls", "cfg", "ctx", "emit", "n_calls", "prose", "raw")
 
-    def __init__(self, cfg: RunConfig, calls: ResponseCalls, ctx: ChunkContext | None) -> None:
+    def __init__(self, cfg: RunConfig, calls: ResponseCalls, ctx: ChunkContext | None, emit: bool) -> None:
         self.cfg = cfg
         self.calls = calls
         self.ctx = ctx
+        self.emit = emit
+        """Whether events are wanted (``Agent.run`` needs only the result: it builds none)."""
         self.raw: list[str] = []
         """The response text, chunk by chunk (after raw-chunk interceptors)."""
         self.prose: list[str] = []
@@ -78,7 +80,7 @@ class _Response:
     async def handle(self, events: Iterable[SyntaxEvent]) -> list[AgentEvent]:
         """Apply hooks to parser events, start each call at once, and add results finished so far."""
         out: list[AgentEvent] = []
-        cfg, calls = self.cfg, self.calls
+        cfg, calls, emit = self.cfg, self.calls, self.emit
         icp, obs = cfg.interceptors, cfg.observers
         for ev in events:
             kind = type(ev)
@@ -92,24 +94,27 @@ class _Response:
             elif kind is GadgetCallEvent:
                 self.n_calls += 1
                 immediate = calls.submit(ev.call, self.n_calls)  # type: ignore[union-attr]
-                out.append(ev)
+                if emit:
+                    out.append(ev)
                 for r in immediate:
-                    out.append(await self.finished(r))
+                    await self.finished(r, out)
                 continue
             elif kind is ArgsPartialEvent and obs is not None and obs.on_args_partial is not None:
                 await call_observer(obs.on_args_partial, ev)
-            out.append(ev)
+            if emit:
+                out.append(ev)
         for r in calls.take_ready():
-            out.append(await self.finished(r))
+            await self.finished(r, out)
         return out
 
-    async def finished(self, r: GadgetExecutionResult) -> AgentEvent:
-        """Record a finished call and tell the observers; its event."""
+    async def finished(self, r: GadgetExecutionResult, out: list[AgentEvent]) -> None:
+        """Record a finished call and tell the observers; add its event to ``out`` if wanted."""
         calls = self.calls
         r = calls.record(r)
         if calls.observed:
             await calls.notify(r)
-        return result_event(r)
+        if self.emit:
+            out.append(result_event(r))
 
 
 async def run_loop(
@@ -135,7 +140,7 @@ async def run_loop(
             if it > 1:
                 parser.reset()
             calls.start_response(it)
-            resp = _Response(cfg, calls, ChunkContext(it) if (obs is not None or icp is not None) else None)
+            resp = _Response(cfg, calls, ChunkContext(it) if (obs is not None or icp is not None) else None, emit)
             usage: Usage | None = None
             finish: str | None = None
             synthetic: str | None = None
@@ -216,10 +221,11 @@ async def run_loop(
                 await call_observer(obs.on_llm_call_complete, done)
             sched = calls.close_response()
             if sched is not None:
+                late: list[AgentEvent] = []
                 async for r in sched:
-                    ev_result = await resp.finished(r)
-                    if emit:
-                        yield ev_result
+                    await resp.finished(r, late)
+                    if late:
+                        yield late.pop()
             messages.append(Message("assistant", full_text))
             n_calls = resp.n_calls
             if n_calls:

@@ -117,15 +117,12 @@ class MockModel:
         self.requests.clear()
         self.responses.clear()
 
-    async def _next_text(self, request: LLMRequest) -> str:
+    def _next_text(self, request: LLMRequest) -> str | Awaitable[str]:
+        """The next response: a ``str``, or an awaitable of one (from an async responder)."""
         turn = len(self.requests)
         self.requests.append(request)
         if self._responder is not None:
-            out = self._responder(request.messages)
-            text = await out if inspect.isawaitable(out) else out
-            if not isinstance(text, str):
-                raise TypeError(f"MockModel responder must return str, got {type(text).__name__}")
-            return text
+            return self._responder(request.messages)
         assert self._script is not None
         if turn >= len(self._script):
             raise MockModelExhausted(
@@ -161,7 +158,12 @@ class MockModel:
 
     async def stream(self, request: LLMRequest) -> AsyncIterator[LLMChunk]:
         """Stream the next scripted response in chunks; the last chunk carries usage."""
-        text = await self._next_text(request)
+        text = self._next_text(request)
+        if type(text) is not str:  # not the common case: skip the awaitable check for plain text
+            if inspect.isawaitable(text):
+                text = await text
+            if not isinstance(text, str):
+                raise TypeError(f"MockModel responder must return str, got {type(text).__name__}")
         self.responses.append(text)
         delay = self._delay_s
         for chunk in self._chunks(text):
