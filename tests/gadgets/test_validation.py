@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from llmist import ExecutionContext, Gadget, validate_gadget_params
 from llmist.gadgets import InvalidParametersError, bind_call, validate_params
-from llmist.syntax import ParsedCall
+from llmist.syntax import GadgetCallEvent, GadgetCallParser, ParsedCall
 
 
 class Item(BaseModel):
@@ -64,6 +64,18 @@ def test_block_params_inside_markdown_fence_are_reparsed() -> None:
 def test_custom_arg_prefix_is_used_for_reparsing() -> None:
     raw = bind_call(Order(), block("@@code\n007", {"code": 7}), arg_prefix="@@")
     assert raw["code"] == "007"
+
+
+def test_parser_parameters_are_used_as_is_only_when_the_schema_would_agree() -> None:
+    parser = GadgetCallParser()
+    events = [
+        *parser.feed("!!!GADGET_START:Order\n!!!ARG:code\nab\n!!!ARG:count\n3\n!!!GADGET_END"),
+        *parser.finalize(),
+    ]
+    (call,) = [e.call for e in events if isinstance(e, GadgetCallEvent)]
+    assert bind_call(Order(), call) == {"code": "ab", "count": 3}
+    # A hand-made call whose parameters do not come from its raw text: the raw text wins.
+    assert bind_call(Order(), block("!!!ARG:code\nxy\n!!!ARG:count\n4", {"code": "ab"})) == {"code": "xy", "count": 4}
 
 
 def test_json_string_list_is_decoded() -> None:

@@ -119,6 +119,7 @@ def _block_params(gadget: Gadget, call: ParsedCall, arg_prefix: str) -> dict[str
         parsed = call.parameters
         if (
             parsed is not None
+            and len(parsed) == raw.count(arg_prefix)  # one top-level value per argument: parsed from raw
             and not raw.startswith("```")
             and not raw.endswith("```")
             and coercion_agrees(parsed, gadget.Params)
