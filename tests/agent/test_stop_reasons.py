@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
+from collections.abc import AsyncIterator
+
 from llmist import Agent, Hooks, Observers
 from llmist.agent import LLMCompleteContext
 from llmist.gadgets import AbortSignal
-from llmist.providers.base import Usage
+from llmist.providers.base import LLMChunk, LLMRequest, Usage
 from llmist.testing import MockModel, block_call, collect_events
 
 from .conftest import add, finish
@@ -79,6 +83,53 @@ async def test_stream_cancel_stops_the_run() -> None:
             seen += 1
             stream.cancel()
     assert stream.result is not None and stream.result.stop_reason == "cancelled" and seen == 1
+
+
+class _StallsAfterFirstChunk:
+    """A provider that sends part of a block, then never sends the rest."""
+
+    name = "stalling"
+    offline = True  # a test double: allowed under block_real_models()
+
+    def __init__(self) -> None:
+        self.first_chunk_sent = asyncio.Event()
+
+    async def stream(self, request: LLMRequest) -> AsyncIterator[LLMChunk]:
+        yield LLMChunk(text=block_call("add", a=1, b=2)[:30])
+        self.first_chunk_sent.set()
+        await asyncio.sleep(3600)
+        yield LLMChunk(text="never")
+
+
+async def test_cancel_interrupts_a_model_that_stalls_mid_stream() -> None:
+    signal = AbortSignal()
+    model = _StallsAfterFirstChunk()
+    run = asyncio.ensure_future(Agent(model=model, gadgets=[add]).run("q", signal=signal))
+    await asyncio.wait_for(model.first_chunk_sent.wait(), timeout=10)
+    started = time.perf_counter()
+    signal.abort("user pressed stop")
+    result = await asyncio.wait_for(run, timeout=10)
+    assert time.perf_counter() - started < 5  # it did not wait for the stalled chunk
+    assert (result.stop_reason, result.iterations) == ("cancelled", 1)
+    # The block was cut off by the cancel: its call is reported cancelled, not run.
+    assert [r.status for r in result.gadget_results] == ["cancelled"]
+    assert not asyncio.current_task().cancelling()  # type: ignore[union-attr]
+
+
+async def test_cancel_interrupts_a_model_that_never_answers_and_a_stream_consumer_sees_the_end() -> None:
+    never = asyncio.Event()
+
+    async def silent(messages: object) -> str:
+        await never.wait()
+        return "unreachable"
+
+    stream = Agent(model=MockModel(silent)).stream("q")
+    consumer = asyncio.ensure_future(collect_events(stream))
+    await asyncio.sleep(0.01)
+    stream.cancel()
+    events = await asyncio.wait_for(consumer, timeout=10)
+    assert stream.result is not None and stream.result.stop_reason == "cancelled"
+    assert [e.type for e in events] == ["llm_response_end"]
 
 
 async def test_continue_on_no_calls_nudges_the_model() -> None:

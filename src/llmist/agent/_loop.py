@@ -5,9 +5,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import time
-from collections.abc import AsyncGenerator, Callable, Iterable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
+from typing import Any
 
 from llmist.agent._config import RunConfig
 from llmist.agent._guard import check_model_allowed
@@ -28,7 +31,7 @@ from llmist.agent.hooks import (
 from llmist.agent.result import AgentResult, StopReason
 from llmist.execution import GadgetExecutionResult
 from llmist.gadgets import AbortSignal
-from llmist.providers.base import LLMRequest, Message, Usage
+from llmist.providers.base import LLMChunk, LLMRequest, Message, Usage
 from llmist.syntax import ArgsPartialEvent, GadgetCallEvent, SyntaxEvent, TextEvent
 
 __all__ = ["RunConfig", "run_loop"]
@@ -117,6 +120,45 @@ class _Response:
             out.append(result_event(r))
 
 
+class _ModelWait:
+    """Lets a cancelled run stop while it waits for the model's next chunk (a stalled stream),
+    not only when that chunk arrives: the abort cancels the wait itself."""
+
+    __slots__ = ("_interrupted", "_loop", "_task")
+
+    def __init__(self, signal: AbortSignal) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._task: asyncio.Task[Any] | None = None  # set only while waiting for a chunk
+        self._interrupted = False
+        signal.add_listener(self._on_abort)
+
+    async def next(self, chunks: AsyncIterator[LLMChunk]) -> LLMChunk:
+        """The next chunk (``StopAsyncIteration`` at the end); an abort meanwhile cancels the wait."""
+        self._task = asyncio.current_task()
+        try:
+            return await chunks.__anext__()
+        finally:
+            self._task = None
+
+    def interrupted_here(self) -> bool:
+        """Whether the ``CancelledError`` being handled is the abort's own (then it is consumed)."""
+        if not self._interrupted:
+            return False
+        self._interrupted = False
+        task = asyncio.current_task()
+        return task is None or task.uncancel() == 0  # another cancellation too: let it through
+
+    def _on_abort(self, reason: object) -> None:
+        with contextlib.suppress(RuntimeError):  # loop closed: the run is long over
+            self._loop.call_soon_threadsafe(self._interrupt)
+
+    def _interrupt(self) -> None:
+        task = self._task
+        if task is not None and not self._interrupted:
+            self._interrupted = True
+            task.cancel("run cancelled")
+
+
 async def run_loop(
     cfg: RunConfig, prompt: str, signal: AbortSignal, on_result: Callable[[AgentResult], None], emit: bool = True
 ) -> AsyncGenerator[AgentEvent, None]:
@@ -127,6 +169,7 @@ async def run_loop(
     st = _RunState()
     messages: list[Message] = [cfg.system_message, Message("user", prompt)]
     calls = ResponseCalls(cfg, st, signal)
+    model_wait = _ModelWait(signal)
     parser = cfg.take_parser()
     stop: StopReason | None = None
     output = ""
@@ -160,9 +203,15 @@ async def run_loop(
                     temperature=agent.temperature,
                 )
                 stream = cfg.provider.stream(request)
+                chunks = stream.__aiter__()
                 finished = False
                 try:
-                    async for chunk in stream:
+                    while True:
+                        try:
+                            chunk = await model_wait.next(chunks)
+                        except StopAsyncIteration:
+                            finished = True
+                            break
                         if chunk.usage is not None:
                             usage = chunk.usage
                         if chunk.finish_reason is not None:
@@ -184,8 +233,9 @@ async def run_loop(
                                 yield ev
                         if signal.aborted:
                             break
-                    else:
-                        finished = True
+                except asyncio.CancelledError:
+                    if not model_wait.interrupted_here():
+                        raise
                 except Exception as exc:
                     synthetic = await _after_error(cfg, it, exc)
                     if synthetic is None:

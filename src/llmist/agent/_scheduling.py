@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 __all__ = ["ResponseCalls", "result_event"]
 
 _LAST = 1 << 30
+_CANCELLED = "Cancelled: the run was cancelled before this call started"
 
 
 class ResponseCalls:
@@ -63,6 +64,13 @@ class ResponseCalls:
         """Start ``call`` (the ``n``-th of its response); returns results known at once (a call
         over ``max_gadgets_per_response``)."""
         self._pos.setdefault(call.invocation_id, n)
+        if self._signal.aborted:  # a call that closed as the run was cancelled (say, at finalize)
+            params = dict(call.parameters or {})
+            return [
+                GadgetExecutionResult(
+                    call.gadget_name, call.invocation_id, params, None, _CANCELLED, 0.0, status="cancelled"
+                )
+            ]
         limit = self._cfg.agent.max_gadgets_per_response
         if limit is not None and n > limit:
             params = dict(call.parameters or {})
