@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+from mypy_extensions import mypyc_attr
+
 from llmist.syntax._base import TextStretches, holdback, next_auto_id
 from llmist.syntax._fast import _PartialTwin, _TextTwin, block_call_event, partial_event
 from llmist.syntax.events import ArgsPartialEvent, GadgetCallEvent, SyntaxEvent, TextEvent
@@ -97,6 +99,8 @@ class _Streaming:
         self.completed: set[str] = set()
 
 
+# Compiled by mypyc in the wheel: let interpreted code subclass it, as it could before.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class GadgetCallParser(TextStretches):
     """Incremental parser of block-format gadget calls.
 

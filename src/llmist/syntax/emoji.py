@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from mypy_extensions import mypyc_attr
+
 from llmist.syntax._base import TextStretches, holdback, next_auto_id
 from llmist.syntax._fast import text_event
 from llmist.syntax.events import GadgetCallEvent, ParsedCall, SyntaxEvent
@@ -27,6 +29,8 @@ _TEXT, _HEADER, _BODY = 0, 1, 2
 _NO_EVENTS: tuple[SyntaxEvent, ...] = ()
 
 
+# Compiled by mypyc in the wheel: let interpreted code subclass it, as it could before.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class EmojiCallParser(TextStretches):
     """Incremental parser of emoji-syntax tool calls, with the same protocol as the block parser.
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from functools import lru_cache
 from typing import Any, Literal, TypeAlias
 
 from pydantic import BaseModel
@@ -281,9 +280,18 @@ def _leaf_type(node: Mapping[str, Any]) -> _TypeHint:
     return "unknown"
 
 
-@lru_cache(maxsize=256)
+_MODEL_HINTS: dict[type[BaseModel], _SchemaHints] = {}
+"""Hints per model class. A plain dict, not ``lru_cache``: the compiled build type-checks this
+module without pydantic installed, where ``type[BaseModel]`` is not known to be hashable."""
+
+
 def _model_hints(model: type[BaseModel]) -> _SchemaHints:
-    return _SchemaHints(model.model_json_schema())
+    hints = _MODEL_HINTS.get(model)
+    if hints is None:
+        if len(_MODEL_HINTS) >= 256:
+            _MODEL_HINTS.clear()
+        hints = _MODEL_HINTS[model] = _SchemaHints(model.model_json_schema())
+    return hints
 
 
 def _schema_hints(schema: Schema) -> _SchemaHints:
