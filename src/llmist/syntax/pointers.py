@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, Literal, TypeAlias
+from typing import Any, Final, Literal, TypeAlias
 
 from pydantic import BaseModel
 
@@ -22,8 +22,8 @@ Schema: TypeAlias = type[BaseModel] | Mapping[str, Any]
 
 _TypeHint: TypeAlias = Literal["string", "number", "integer", "boolean", "unknown"]
 
-_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?").fullmatch
-_NUMBER_START = frozenset("-0123456789")
+_NUMBER: Final = re.compile(r"-?[0-9]+(?:\.[0-9]+)?").fullmatch
+_NUMBER_START: Final = frozenset("-0123456789")
 
 
 class BlockParseError(ValueError):
@@ -95,7 +95,7 @@ def stripped_span(s: str, a: int, b: int) -> tuple[int, int]:
     return a, b
 
 
-_FENCE_LANGUAGES = ("json", "yaml", "toml")
+_FENCE_LANGUAGES: Final = ("json", "yaml", "toml")
 
 
 def unfenced_span(s: str, a: int, b: int) -> tuple[int, int]:
