@@ -48,8 +48,12 @@ setup(
 """
 
 
+def _env_flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no")
+
+
 def _opted_out() -> bool:
-    return os.environ.get("LLMIST_NO_COMPILE", "").strip().lower() not in ("", "0", "false", "no")
+    return _env_flag("LLMIST_NO_COMPILE")
 
 
 class MypycBuildHook(BuildHookInterface):  # type: ignore[type-arg]
@@ -72,7 +76,7 @@ class MypycBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         try:
             built = self._compile(scratch)
         except Exception as exc:  # any failure means: ship the pure wheel
-            if os.environ.get("LLMIST_REQUIRE_COMPILE"):
+            if _env_flag("LLMIST_REQUIRE_COMPILE"):
                 raise
             message = f"llmist: mypyc compilation failed, building a pure-Python wheel instead ({exc})"
             self.app.display_warning(message)
