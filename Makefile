@@ -5,8 +5,14 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 DEMO_STAMP := $(VENV)/.demo-stamp
+# The compiled build: a regular (non-editable) install, whose wheel holds the mypyc-compiled
+# syntax modules (see hatch_build.py), in its own venv so the editable .venv stays pure Python.
+CVENV  := .venv-compiled
+CBIN   := $(CVENV)/bin
+CSTAMP := $(CVENV)/.installed-stamp
+SYNTAX := $(wildcard src/llmist/syntax/*.py)
 
-.PHONY: test demo lint typecheck bench clean
+.PHONY: test test-pure test-compiled demo lint typecheck bench bench-compiled clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "llmist needs Python 3.11+, found " + sys.version)'
@@ -22,13 +28,28 @@ $(DEMO_STAMP): pyproject.toml
 	@touch $(DEMO_STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks examples
+	$(BIN)/ruff check src tests benchmarks examples hatch_build.py
 
 typecheck: $(STAMP)
 	$(BIN)/mypy src
 
-test: lint typecheck
+test: test-pure test-compiled
+
+test-pure: lint typecheck
 	$(BIN)/pytest
+
+# Rebuilt whenever the syntax sources or the build change. pip reinstalls a local project on
+# every install; LLMIST_REQUIRE_COMPILE makes a failed compilation an error instead of a pure wheel.
+$(CSTAMP): pyproject.toml hatch_build.py $(SYNTAX)
+	@test -x $(CBIN)/python || $(PYTHON) -m venv $(CVENV)
+	LLMIST_NO_COMPILE= LLMIST_REQUIRE_COMPILE=1 $(CBIN)/python -m pip install --quiet --disable-pip-version-check \
+		'pytest>=8' 'pytest-asyncio>=0.23' 'hypothesis>=6.100' .
+	@touch $(CSTAMP)
+
+# The syntax suite (unit, spec and property tests) against the compiled modules;
+# LLMIST_EXPECT_COMPILED makes tests/syntax/test_build.py check that they really are loaded.
+test-compiled: $(CSTAMP)
+	LLMIST_EXPECT_COMPILED=1 $(CBIN)/python -m pytest -p no:cacheprovider tests/syntax
 
 demo: $(DEMO_STAMP)
 	@bash examples/demo.sh $(BIN)
@@ -36,5 +57,8 @@ demo: $(DEMO_STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/parser_bench.py
 
+bench-compiled: $(CSTAMP)
+	$(CBIN)/python benchmarks/parser_bench.py
+
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(CVENV) .mypy_cache .pytest_cache .ruff_cache

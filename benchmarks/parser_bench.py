@@ -36,10 +36,18 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+try:  # the installed package (an editable .venv, or the compiled wheel in .venv-compiled) ...
+    import llmist
+except ImportError:  # ... else the source tree
+    sys.path.insert(0, str(ROOT / "src"))
 
+import llmist.syntax.block  # noqa: E402
 from llmist import __version__  # noqa: E402
 from llmist.syntax import GadgetCallParser, ParsedCall  # noqa: E402
+
+BUILD = "pure" if llmist.syntax.block.__file__.endswith(".py") else "compiled"
+"""Which build of the parser runs: the mypyc-compiled modules of a wheel, or the Python source."""
+OURS = "ours" if BUILD == "pure" else "ours-compiled"
 
 try:
     from llmist.syntax import EmojiCallParser
@@ -175,6 +183,7 @@ def bench_cell(
         "min_seconds": round(min(samples), 6),
         "max_seconds": round(max(samples), 6),
         "runtime": f"CPython {platform.python_version()}",
+        "build": BUILD,
     }
 
 
@@ -281,14 +290,11 @@ def main(argv: list[str] | None = None) -> int:
         family, size_mb = stream.split("-")[0], float(stream.split("-")[1].removesuffix("mb"))
         for chunk in parse_chunks(args.chunks):
             if args.parser in ("block", "both"):
-                emit(bench_cell("ours", GadgetCallParser, text, size, chunk, args, shared, stream))
+                emit(bench_cell(OURS, GadgetCallParser, text, size, chunk, args, shared, stream))
             if args.parser in ("emoji", "both"):
                 emoji_text = to_emoji(text)
-                emit(
-                    bench_cell(
-                        "ours-emoji", EmojiCallParser, emoji_text, len(emoji_text.encode()), chunk, args, shared, stream
-                    )
-                )
+                size_emoji = len(emoji_text.encode())
+                emit(bench_cell(f"{OURS}-emoji", EmojiCallParser, emoji_text, size_emoji, chunk, args, shared, stream))
             if args.node:
                 predicted = None
                 if node_prev is not None and chunk != "whole" and node_prev[0] != "whole":

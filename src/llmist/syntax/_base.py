@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from llmist.syntax._fast import text_event
 
 _auto_ids = itertools.count(1)
@@ -41,6 +43,8 @@ def holdback(s: str, start: int, markers: tuple[str, ...], firsts: str, longest:
     return best
 
 
+# Compiled by mypyc in the wheel: let interpreted code subclass it, as it could before.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class TextStretches:
     """The whitespace rule for text between calls.
 

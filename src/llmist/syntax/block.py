@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import Final
+
+from mypy_extensions import mypyc_attr
 
 from llmist.syntax._base import TextStretches, holdback, next_auto_id
 from llmist.syntax._fast import _PartialTwin, _TextTwin, block_call_event, partial_event
@@ -20,18 +23,23 @@ from llmist.syntax.pointers import BlockParseError, parse_block_span, stripped_s
 
 __all__ = ["DEFAULT_ARG_PREFIX", "DEFAULT_END_PREFIX", "DEFAULT_START_PREFIX", "GadgetCallParser"]
 
-DEFAULT_START_PREFIX = "!!!GADGET_START:"
-DEFAULT_END_PREFIX = "!!!GADGET_END"
-DEFAULT_ARG_PREFIX = "!!!ARG:"
+DEFAULT_START_PREFIX: Final = "!!!GADGET_START:"
+DEFAULT_END_PREFIX: Final = "!!!GADGET_END"
+DEFAULT_ARG_PREFIX: Final = "!!!ARG:"
 
-_TEXT, _HEADER, _BODY = 0, 1, 2
-_SLOW, _LIVE_TEXT, _VALUE = 0, 1, 2
+# Final: the compiled build inlines them (a plain module global is a dict lookup there).
+_TEXT: Final = 0
+_HEADER: Final = 1
+_BODY: Final = 2
+_SLOW: Final = 0
+_LIVE_TEXT: Final = 1
+_VALUE: Final = 2
 """Fast states: text that is already being emitted, or a streaming value, with nothing carried."""
-_SMALL = 16384
+_SMALL: Final = 16384
 """Up to this many characters a streaming value yields a partial on every feed that grows
 it; past it, one each time it grows by an eighth (so copying ``value`` stays linear)."""
 
-_NO_EVENTS: tuple[SyntaxEvent, ...] = ()
+_NO_EVENTS: Final[tuple[SyntaxEvent, ...]] = ()
 
 
 class _Header:
@@ -97,6 +105,8 @@ class _Streaming:
         self.completed: set[str] = set()
 
 
+# Compiled by mypyc in the wheel: let interpreted code subclass it, as it could before.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class GadgetCallParser(TextStretches):
     """Incremental parser of block-format gadget calls.
 

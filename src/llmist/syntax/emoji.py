@@ -12,6 +12,9 @@ Both markers are also recognised without the U+FE0F variation selector.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
+
+from mypy_extensions import mypyc_attr
 
 from llmist.syntax._base import TextStretches, holdback, next_auto_id
 from llmist.syntax._fast import text_event
@@ -19,14 +22,18 @@ from llmist.syntax.events import GadgetCallEvent, ParsedCall, SyntaxEvent
 
 __all__ = ["EmojiCallParser"]
 
-_TOOL = "\U0001f6e0"  # 🛠 (the marker is this, optionally U+FE0F, then "[")
-_VS16 = "\ufe0f"
-_END_TAIL = "[/end]"
-_END_MARKERS = (_TOOL + _VS16 + _END_TAIL, _TOOL + _END_TAIL)
-_TEXT, _HEADER, _BODY = 0, 1, 2
-_NO_EVENTS: tuple[SyntaxEvent, ...] = ()
+_TOOL: Final = "\U0001f6e0"  # 🛠 (the marker is this, optionally U+FE0F, then "[")
+_VS16: Final = "\ufe0f"
+_END_TAIL: Final = "[/end]"
+_END_MARKERS: Final = (_TOOL + _VS16 + _END_TAIL, _TOOL + _END_TAIL)
+_TEXT: Final = 0
+_HEADER: Final = 1
+_BODY: Final = 2
+_NO_EVENTS: Final[tuple[SyntaxEvent, ...]] = ()
 
 
+# Compiled by mypyc in the wheel: let interpreted code subclass it, as it could before.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class EmojiCallParser(TextStretches):
     """Incremental parser of emoji-syntax tool calls, with the same protocol as the block parser.
 

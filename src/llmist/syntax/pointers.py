@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from functools import lru_cache
-from typing import Any, Literal, TypeAlias
+from typing import Any, Final, Literal, TypeAlias
 
 from pydantic import BaseModel
 
@@ -23,8 +22,8 @@ Schema: TypeAlias = type[BaseModel] | Mapping[str, Any]
 
 _TypeHint: TypeAlias = Literal["string", "number", "integer", "boolean", "unknown"]
 
-_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?").fullmatch
-_NUMBER_START = frozenset("-0123456789")
+_NUMBER: Final = re.compile(r"-?[0-9]+(?:\.[0-9]+)?").fullmatch
+_NUMBER_START: Final = frozenset("-0123456789")
 
 
 class BlockParseError(ValueError):
@@ -96,7 +95,7 @@ def stripped_span(s: str, a: int, b: int) -> tuple[int, int]:
     return a, b
 
 
-_FENCE_LANGUAGES = ("json", "yaml", "toml")
+_FENCE_LANGUAGES: Final = ("json", "yaml", "toml")
 
 
 def unfenced_span(s: str, a: int, b: int) -> tuple[int, int]:
@@ -281,9 +280,18 @@ def _leaf_type(node: Mapping[str, Any]) -> _TypeHint:
     return "unknown"
 
 
-@lru_cache(maxsize=256)
+_MODEL_HINTS: dict[type[BaseModel], _SchemaHints] = {}
+"""Hints per model class. A plain dict, not ``lru_cache``: the compiled build type-checks this
+module without pydantic installed, where ``type[BaseModel]`` is not known to be hashable."""
+
+
 def _model_hints(model: type[BaseModel]) -> _SchemaHints:
-    return _SchemaHints(model.model_json_schema())
+    hints = _MODEL_HINTS.get(model)
+    if hints is None:
+        if len(_MODEL_HINTS) >= 256:
+            _MODEL_HINTS.clear()
+        hints = _MODEL_HINTS[model] = _SchemaHints(model.model_json_schema())
+    return hints
 
 
 def _schema_hints(schema: Schema) -> _SchemaHints:
