@@ -1,5 +1,6 @@
 # The README's two commands. Both work on a fresh machine with only Python 3.11+:
 # they create .venv, install the package (test: with its dev extra; demo: the core only), then run.
+# Editable installs are pure Python, so they skip the compiled build's tools (LLMIST_NO_COMPILE=1).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -17,14 +18,14 @@ SYNTAX := $(wildcard src/llmist/syntax/*.py)
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "llmist needs Python 3.11+, found " + sys.version)'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	LLMIST_NO_COMPILE=1 $(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	@touch $(STAMP)
 
 # The demo needs only the core package (no SDKs, no test tools), so a fresh clone starts quickly.
 $(DEMO_STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "llmist needs Python 3.11+, found " + sys.version)'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e .
+	LLMIST_NO_COMPILE=1 $(BIN)/python -m pip install --quiet --disable-pip-version-check -e .
 	@touch $(DEMO_STAMP)
 
 lint: $(STAMP)

@@ -302,7 +302,7 @@ def _schema_hints(schema: Schema) -> _SchemaHints:
     raise TypeError(f"schema must be a Pydantic model class or a JSON-schema dict, got {type(schema).__name__}")
 
 
-_KEPT_BY = {
+_KEPT_BY: Final[dict[type, tuple[str, ...]]] = {
     str: ("string", "unknown", "boolean"),
     bool: ("boolean", "unknown"),
     int: ("number", "integer", "unknown"),
