@@ -32,7 +32,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks examples hatch_build.py
 
 typecheck: $(STAMP)
-	$(BIN)/mypy src
+	$(BIN)/mypy src hatch_build.py
 
 # The compiled build needs a C compiler and the Python headers; without them `make test` says so
 # and tests the pure build only (an install would fall back the same way).
