@@ -19,6 +19,7 @@ from llmist.execution import (
     GadgetExecutor,
     GadgetScheduler,
 )
+from llmist.execution.results import call_result
 from llmist.gadgets import AbortSignal
 from llmist.syntax import ParsedCall
 
@@ -65,20 +66,10 @@ class ResponseCalls:
         over ``max_gadgets_per_response``)."""
         self._pos.setdefault(call.invocation_id, n)
         if self._signal.aborted:  # a call that closed as the run was cancelled (say, at finalize)
-            params = dict(call.parameters or {})
-            return [
-                GadgetExecutionResult(
-                    call.gadget_name, call.invocation_id, params, None, _CANCELLED, 0.0, status="cancelled"
-                )
-            ]
+            return [call_result(call, None, _CANCELLED, "cancelled")]
         limit = self._cfg.agent.max_gadgets_per_response
         if limit is not None and n > limit:
-            params = dict(call.parameters or {})
-            return [
-                GadgetExecutionResult(
-                    call.gadget_name, call.invocation_id, params, None, not_run_message(limit), 0.0, status="error"
-                )
-            ]
+            return [call_result(call, None, not_run_message(limit), "error")]
         sched = self._sched
         if sched is None:
             sched = self._sched = GadgetScheduler(

@@ -17,7 +17,7 @@ from typing import Any
 
 from llmist.execution._threads import run_in_thread, submit_to_thread
 from llmist.execution.controllers import BeforeGadget, BeforeGadgetDecision, GadgetCallInfo, ParameterInterceptor
-from llmist.execution.results import GadgetExecutionResult, ResultStatus
+from llmist.execution.results import RUN_CANCELLED, GadgetExecutionResult, ResultStatus, call_result
 from llmist.gadgets import (
     ExecutionContext,
     Gadget,
@@ -445,7 +445,7 @@ class ThreadCall:
         if exc is not None and not isinstance(exc, Exception):
             if isinstance(exc, asyncio.CancelledError):
                 self._ctx.signal.abort("cancelled")
-                self._done(_cancelled(self._prepared))
+                self._done(call_result(self._prepared.call, None, RUN_CANCELLED, "cancelled"))
                 return
             raise exc
         settled = self._executor._settle(self._prepared, self._ctx, output, exc)
@@ -480,19 +480,6 @@ class ThreadCall:
         if self._timer is not None:
             self._timer.cancel()
         self._ctx.signal.abort("cancelled")
-
-
-def _cancelled(prepared: _Prepared) -> GadgetExecutionResult:
-    call = prepared.call
-    return GadgetExecutionResult(
-        call.gadget_name,
-        call.invocation_id,
-        dict(call.parameters or {}),
-        None,
-        "Cancelled: the run was cancelled",
-        0.0,
-        status="cancelled",
-    )
 
 
 def _fire_timeout(

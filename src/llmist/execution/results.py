@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
+from llmist.syntax import ParsedCall
+
 __all__ = ["GadgetExecutionResult", "GadgetSkip", "ResultStatus"]
 
 ResultStatus: TypeAlias = Literal["success", "error", "timeout", "skipped", "cancelled"]
@@ -60,3 +62,15 @@ class GadgetExecutionResult:
         if self.result is not None:
             return self.result
         return f"Error: {self.error}" if self.error else ""
+
+
+RUN_CANCELLED = "Cancelled: the run was cancelled"
+"""The error of a call that the run's cancellation ended."""
+
+
+def call_result(call: ParsedCall, result: str | None, error: str | None, status: ResultStatus) -> GadgetExecutionResult:
+    """The result of ``call`` decided without running its gadget (an error, a cancellation, a
+    fallback): its parameters as parsed, no time, no cost."""
+    return GadgetExecutionResult(
+        call.gadget_name, call.invocation_id, dict(call.parameters or {}), result, error, 0.0, status=status
+    )

@@ -17,14 +17,13 @@ from typing import Any
 from llmist.execution._eager import start_task
 from llmist.execution.controllers import DependencySkipDecision, DependencySkipInfo, OnDependencySkipped
 from llmist.execution.executor import GadgetExecutor, ThreadCall
-from llmist.execution.results import GadgetExecutionResult, GadgetSkip, ResultStatus
+from llmist.execution.results import RUN_CANCELLED, GadgetExecutionResult, GadgetSkip, call_result
 from llmist.gadgets import Gadget
 from llmist.syntax import ParsedCall
 
 __all__ = ["GadgetScheduler"]
 
 _WAITING, _READY, _RUNNING, _DONE = 0, 1, 2, 3
-_CANCELLED = "Cancelled: the run was cancelled"
 
 
 class _Node:
@@ -164,14 +163,14 @@ class GadgetScheduler:
             task.cancel(reason)
         for node in self._nodes.values():
             if node.state in (_WAITING, _READY):
-                self._finish(node, _result(node.call, None, f"Cancelled: {reason}", "cancelled"))
+                self._finish(node, call_result(node.call, None, f"Cancelled: {reason}", "cancelled"))
         threads, self._threads = self._threads, {}
         for call_id, handle in threads.items():
             handle.abandon()
             if handle.task is not None:
                 self._tasks.add(handle.task)
                 handle.task.add_done_callback(self._tasks.discard)
-            self._done(self._nodes[call_id], _result(self._nodes[call_id].call, None, _CANCELLED, "cancelled"))
+            self._done(self._nodes[call_id], call_result(self._nodes[call_id].call, None, RUN_CANCELLED, "cancelled"))
         self._ready.clear()
         self._blocked.clear()
         self._wake()
@@ -264,7 +263,7 @@ class GadgetScheduler:
             self._ready.append(node)
             self._pump()
         elif isinstance(decision, DependencySkipDecision) and decision.action == "use_fallback":
-            self._finish(node, _result(call, decision.fallback_result or "", None, "success"))
+            self._finish(node, call_result(call, decision.fallback_result or "", None, "success"))
         else:
             self._finish(node, _skipped(call, failed))
 
@@ -326,13 +325,13 @@ class GadgetScheduler:
     def _task_over(self, task: asyncio.Task[Any], node: _Node) -> None:
         self._tasks.discard(task)
         if node.state != _DONE:  # cancelled before its first step, so _execute never ran to say so
-            self._done(node, _result(node.call, None, _CANCELLED, "cancelled"))
+            self._done(node, call_result(node.call, None, RUN_CANCELLED, "cancelled"))
 
     async def _execute(self, node: _Node, run: Awaitable[GadgetExecutionResult]) -> None:
         try:
             result = await run
         except asyncio.CancelledError:
-            result = _result(node.call, None, _CANCELLED, "cancelled")
+            result = call_result(node.call, None, RUN_CANCELLED, "cancelled")
         except Exception as exc:  # the executor never raises for a gadget; this is our bug, keep it contained
             result = _error(node.call, f"Internal error running the call: {type(exc).__name__}: {exc}")
         self._done(node, result)
@@ -423,14 +422,8 @@ class GadgetScheduler:
                     path.pop()
 
 
-def _result(call: ParsedCall, result: str | None, error: str | None, status: ResultStatus) -> GadgetExecutionResult:
-    return GadgetExecutionResult(
-        call.gadget_name, call.invocation_id, dict(call.parameters or {}), result, error, 0.0, status=status
-    )
-
-
 def _error(call: ParsedCall, message: str) -> GadgetExecutionResult:
-    return _result(call, None, message, "error")
+    return call_result(call, None, message, "error")
 
 
 def _skipped(call: ParsedCall, failed: GadgetExecutionResult) -> GadgetExecutionResult:
