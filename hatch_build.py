@@ -1,7 +1,7 @@
 """Hatch build hook: compile the block parser's hot modules with mypyc into the wheel.
 
-A regular (non-editable) wheel build compiles ``llmist.syntax._base``, ``.block``, ``.emoji``
-and ``.pointers`` with mypyc and ships the extension modules next to their ``.py`` sources
+A regular (non-editable) wheel build compiles ``llmist.syntax._base``, ``._rope``, ``.block``,
+``.emoji`` and ``.pointers`` with mypyc and ships the extension modules next to their ``.py`` sources
 (the import system prefers the extension). Compilation never touches ``src/``: the syntax
 package is copied into a scratch directory, built there, and only the resulting ``.so``
 files are added to the wheel. If mypyc or the C compiler is unavailable the build goes
@@ -23,7 +23,7 @@ from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
-COMPILED_MODULES = ("_base", "block", "emoji", "pointers")
+COMPILED_MODULES = ("_base", "_rope", "block", "emoji", "pointers")
 """Modules of ``llmist.syntax`` that are compiled; the rest of the package stays interpreted."""
 
 _BUILD_REQUIREMENTS = ["mypy>=1.10", "setuptools>=64"]

@@ -256,3 +256,23 @@ def test_large_values_with_marker_characters_survive_any_chunking(size: int) -> 
     assert content[-1].value == body[:-1] and content[-1].is_field_complete
     assert "".join(p.delta for p in content) == body[:-1]
     assert text(events) == text(whole) == "intro\n\nbye"
+
+
+def test_a_long_value_streamed_a_character_at_a_time_reads_whole_at_every_partial() -> None:
+    body = "".join(f"line {i}: {'!' * (i % 5)}\n" for i in range(3000))  # ~40 KB, past the 16 KB rule
+    stream = f"!!!GADGET_START:WriteFile\n!!!ARG:content\n{body}!!!GADGET_END"
+    parser = GadgetCallParser()
+    read: list[str] = []
+    later: list[ArgsPartialEvent] = []
+    for n, ch in enumerate(stream):
+        for event in parser.feed(ch):
+            if isinstance(event, ArgsPartialEvent):
+                # Read some values as they come, keep the others for after the stream.
+                if n % 3:
+                    read.append(event.value)
+                else:
+                    later.append(event)
+    parser.finalize()
+    values = read + [e.value for e in later]
+    assert all(body.startswith(v) for v in values)
+    assert max(values, key=len) == body[:-1]

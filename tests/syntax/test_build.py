@@ -11,7 +11,13 @@ import pytest
 import llmist
 from llmist.syntax import GadgetCallParser, TextEvent
 
-COMPILED = ("llmist.syntax._base", "llmist.syntax.block", "llmist.syntax.emoji", "llmist.syntax.pointers")
+COMPILED = (
+    "llmist.syntax._base",
+    "llmist.syntax._rope",
+    "llmist.syntax.block",
+    "llmist.syntax.emoji",
+    "llmist.syntax.pointers",
+)
 INTERPRETED = ("llmist.syntax", "llmist.syntax._fast", "llmist.syntax.events")
 SRC = Path(__file__).resolve().parents[2] / "src"
 

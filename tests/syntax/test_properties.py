@@ -120,3 +120,31 @@ def test_text_is_never_lost_or_invented(stream: str) -> None:
     """Every piece of text the parser emits occurs verbatim in the input."""
     for piece in (e.content for e in run(GadgetCallParser(), [stream]) if e.type == "text"):
         assert piece in stream
+
+
+@given(
+    st.lists(st.sampled_from(["x", "yz", "\n", "\r\n", "!", "!!!", "tail ", "é"]), min_size=1, max_size=400),
+    st.integers(min_value=1, max_value=9),
+    st.lists(st.booleans(), min_size=1, max_size=50),
+)
+@settings(suppress_health_check=[HealthCheck.too_slow])
+def test_a_partial_value_reads_the_same_whenever_it_is_read(
+    pieces: list[str], chunk: int, read_now: list[bool]
+) -> None:
+    """``value`` is built on first read: reading it at once or after the stream gives the same text."""
+    body = "".join(pieces)
+    stream = f"!!!GADGET_START:W:w1\n!!!ARG:path\na.txt\n!!!ARG:content\n{body}\n!!!GADGET_END\n"
+    parser = GadgetCallParser()
+    seen: list[tuple[ArgsPartialEvent, str | None]] = []
+    for i in range(0, len(stream), chunk):
+        for event in parser.feed(stream[i : i + chunk]):
+            if isinstance(event, ArgsPartialEvent):
+                now = read_now[len(seen) % len(read_now)]
+                seen.append((event, event.value if now else None))
+    parser.finalize()
+    deltas: dict[str, str] = {}
+    for event, early in seen:
+        deltas[event.field_path] = deltas.get(event.field_path, "") + event.delta
+        assert event.value == deltas[event.field_path]
+        assert early is None or early == event.value
+    assert seen[-1][0].value == body and seen[-1][0].is_field_complete

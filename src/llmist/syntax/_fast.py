@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import cast
 
+from llmist.syntax._rope import PendingValue
 from llmist.syntax.events import ArgsPartialEvent, GadgetCallEvent, ParsedCall, TextEvent
 
 
@@ -26,7 +27,13 @@ class _PartialTwin:
     __slots__ = ("invocation_id", "gadget_name", "field_path", "value", "delta", "is_field_complete")  # noqa: RUF023
 
     def __init__(
-        self, invocation_id: str, gadget_name: str, field_path: str, value: str, delta: str, complete: bool
+        self,
+        invocation_id: str,
+        gadget_name: str,
+        field_path: str,
+        value: str | PendingValue,
+        delta: str,
+        complete: bool,
     ) -> None:
         self.invocation_id = invocation_id
         self.gadget_name = gadget_name
@@ -94,9 +101,9 @@ def text_event(content: str) -> TextEvent:
 
 
 def partial_event(
-    invocation_id: str, gadget_name: str, field_path: str, value: str, delta: str, complete: bool
+    invocation_id: str, gadget_name: str, field_path: str, value: str | PendingValue, delta: str, complete: bool
 ) -> ArgsPartialEvent:
-    """``ArgsPartialEvent(...)``, built without the frozen ``__init__``."""
+    """``ArgsPartialEvent(...)``, built without the frozen ``__init__`` (``value`` may be pending)."""
     event = _PartialTwin(invocation_id, gadget_name, field_path, value, delta, complete)
     event.__class__ = ArgsPartialEvent  # type: ignore[assignment]
     return cast(ArgsPartialEvent, event)

@@ -18,6 +18,7 @@ from mypy_extensions import mypyc_attr
 
 from llmist.syntax._base import TextStretches, holdback, next_auto_id
 from llmist.syntax._fast import _PartialTwin, _TextTwin, block_call_event, partial_event
+from llmist.syntax._rope import PendingValue, ValueRope
 from llmist.syntax.events import ArgsPartialEvent, GadgetCallEvent, SyntaxEvent, TextEvent
 from llmist.syntax.pointers import BlockParseError, parse_block_span, stripped_span, unfenced_span
 
@@ -37,7 +38,7 @@ _VALUE: Final = 2
 """Fast states: text that is already being emitted, or a streaming value, with nothing carried."""
 _SMALL: Final = 16384
 """Up to this many characters a streaming value yields a partial on every feed that grows
-it; past it, one each time it grows by an eighth (so copying ``value`` stays linear)."""
+it; past it, one each time it grows by an eighth (so reading every ``value`` stays linear)."""
 
 _NO_EVENTS: Final[tuple[SyntaxEvent, ...]] = ()
 
@@ -64,8 +65,6 @@ class _Streaming:
     """A block whose body spans feeds: its argument values stream out as partials."""
 
     __slots__ = (
-        "big",
-        "bulk",
         "completed",
         "emitted",
         "field",
@@ -76,7 +75,7 @@ class _Streaming:
         "pointer",
         "prev",
         "raw",
-        "val",
+        "rope",
         "vlen",
     )
 
@@ -90,12 +89,8 @@ class _Streaming:
         """Pieces of the pointer line while it is being read, else None."""
         self.field = ""
         """Path of the value being read, or "" (before the first argument, or no path)."""
-        self.val = ""
-        """The current value's text, joined (all of it while it is small)."""
-        self.big: list[str] = []
-        """Recent pieces of a large value not yet joined onto ``val``."""
-        self.bulk: list[str] = []
-        """Older pieces, joined in groups (a million tiny strings would thrash the cache)."""
+        self.rope = ValueRope()
+        """The current value's text (or text before the first argument, when no field)."""
         self.vlen = 0
         self.nl = False
         """The value text ends with a newline (not part of the value until more follows)."""
@@ -201,30 +196,26 @@ class GadgetCallParser(TextStretches):
                 if not end:
                     return _NO_EVENTS
                 piece = s[:end] if self._carry else s
+            rope = block.rope
+            rope.append(piece)
             vlen = block.vlen = block.vlen + len(piece)
             nl = block.nl = piece[-1] == "\n"
             size = vlen - nl
             prev = block.prev
-            if vlen <= 16384:  # _SMALL: one partial per feed that grows the value
-                val = block.val = block.val + piece
-                if size <= prev:
-                    return _NO_EVENTS
-                block.prev = size
-                value = val[:-1] if nl else val
-                delta = value[prev:] if prev > 0 else value
-                event = _PartialTwin(block.id, block.name, block.field, value, delta, False)
-                event.__class__ = ArgsPartialEvent  # type: ignore[assignment]
-                return (event,)  # type: ignore[return-value]
-            big = block.big
-            big.append(piece)
-            if len(big) >= 512:
-                block.bulk.append("".join(big))
-                big.clear()
-            if size <= prev or size * 8 < prev * 9:
+            if size <= prev or (vlen > 16384 and size * 8 < prev * 9):  # _SMALL: see _emit
                 return _NO_EVENTS
-            out: list[SyntaxEvent] = []
-            self._emit(block, False, out)
-            return out
+            block.prev = size
+            # The delta is almost always this piece (less a trailing newline, held back).
+            grown = vlen - prev if prev > 0 else vlen
+            if grown == len(piece):
+                delta = piece[:-1] if nl else piece
+            else:
+                delta = rope.suffix(grown)
+                if nl:
+                    delta = delta[:-1]
+            event = _PartialTwin(block.id, block.name, block.field, PendingValue(rope, size), delta, False)
+            event.__class__ = ArgsPartialEvent  # type: ignore[assignment]
+            return (event,)  # type: ignore[return-value]
         if fast == 1:  # _LIVE_TEXT
             if not self._carry and self._start_first not in chunk and chunk:
                 text = _TextTwin(chunk)
@@ -424,24 +415,14 @@ class GadgetCallParser(TextStretches):
                     if not block.field:
                         block.raw.append(piece)
                     else:
-                        vlen = block.vlen = block.vlen + len(piece)
+                        block.rope.append(piece)
+                        block.vlen += len(piece)
                         block.nl = piece[-1] == "\n"
-                        if vlen > _SMALL:
-                            big = block.big
-                            big.append(piece)
-                            if len(big) >= 512:
-                                block.bulk.append("".join(big))
-                                big.clear()
-                        else:
-                            block.val += piece
                 if ag < 0:
                     return
                 if block.field:
                     self._emit(block, True, out)
                     self._close_value(block)
-                elif block.val:
-                    block.raw.append(block.val)
-                    block.val = ""
                 block.raw.append(arg)
                 block.pointer = []
                 pos = ag + arg_len
@@ -458,14 +439,10 @@ class GadgetCallParser(TextStretches):
         return "".join(block.raw)
 
     def _close_value(self, block: _Streaming) -> None:
-        field = block.field
-        if block.bulk or block.big:
-            block.val = "".join((block.val, *block.bulk, *block.big))
-            block.bulk.clear()
-            block.big.clear()
-        block.raw.append(block.val)
-        block.emitted[field] = block.prev
-        block.val, block.vlen, block.nl, block.field, block.prev = "", 0, False, "", -1
+        block.raw.extend(block.rope.pieces)
+        block.emitted[block.field] = block.prev
+        block.rope = ValueRope()
+        block.vlen, block.nl, block.field, block.prev = 0, False, "", -1
 
     def _emit(self, block: _Streaming, complete: bool, out: list[SyntaxEvent]) -> None:
         """A partial for the current value if it grew (spaced out when large) or just completed."""
@@ -476,15 +453,13 @@ class GadgetCallParser(TextStretches):
             return
         if not complete and size > _SMALL and prev >= 0 and size * 8 < prev * 9:
             return
-        if block.bulk or block.big:
-            block.val = "".join((block.val, *block.bulk, *block.big))
-            block.bulk.clear()
-            block.big.clear()
-        value = block.val[:-1] if block.nl else block.val
         block.prev = max(size, prev)
         if complete:
             block.completed.add(field)
-        out.append(partial_event(block.id, block.name, field, value, value[max(prev, 0) :], complete))
+        grown = size - prev if prev > 0 else size
+        delta = "" if grown <= 0 else block.rope.suffix(grown + block.nl)[:grown]
+        value = PendingValue(block.rope, size)
+        out.append(partial_event(block.id, block.name, field, value, delta, complete))
 
     def _emit_field(self, block: _Streaming, path: str, value: str, complete: bool, out: list[SyntaxEvent]) -> None:
         """A partial for a field other than the current value (an argument with no value line)."""

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, TypeAlias
 
+from llmist.syntax._rope import PendingValue
+
 __all__ = ["ArgsPartialEvent", "GadgetCallEvent", "ParsedCall", "SyntaxEvent", "TextEvent"]
 
 
@@ -66,12 +68,41 @@ class ArgsPartialEvent:
     field_path: str
     """The argument's pointer, e.g. ``content`` or ``items/0/name``."""
     value: str
-    """The whole value so far (never ends in a partial marker while incomplete)."""
+    """The whole value so far (never ends in a partial marker while incomplete).
+
+    Built on first read: the parser never copies a value nobody reads."""
     delta: str
     """What ``value`` gained since the previous partial of this field."""
     is_field_complete: bool
     """True once a following marker (or the block's end) proved the value final."""
 
+
+class _ValueOnRead:
+    """``ArgsPartialEvent.value``: the field's slot, turning a ``PendingValue`` into a ``str`` on first read.
+
+    The dataclass stays a plain frozen dataclass (``fields``, ``asdict``, ``replace``,
+    ``==``, ``hash``, ``repr`` and pickling all read the attribute, so they see the string).
+    """
+
+    __slots__ = ("_slot",)
+
+    def __init__(self, slot: Any) -> None:
+        self._slot = slot
+
+    def __get__(self, event: object, owner: type | None = None) -> Any:
+        if event is None:
+            return self
+        value = self._slot.__get__(event, owner)
+        if value.__class__ is PendingValue:
+            value = value.text()
+            self._slot.__set__(event, value)
+        return value
+
+    def __set__(self, event: object, value: object) -> None:
+        self._slot.__set__(event, value)
+
+
+setattr(ArgsPartialEvent, "value", _ValueOnRead(ArgsPartialEvent.__dict__["value"]))  # noqa: B010 (mypy rejects a class attribute over a slot)
 
 SyntaxEvent: TypeAlias = TextEvent | GadgetCallEvent | ArgsPartialEvent
 """Any event a call parser emits."""

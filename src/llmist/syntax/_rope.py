@@ -1,0 +1,82 @@
+"""A streaming argument value's text, kept as pieces and joined only when someone reads it.
+
+While a block streams, the parser yields an ``ArgsPartialEvent`` on every feed that grows
+a value (up to 16 KB). If each event carried the whole value as a fresh string, the parser
+would copy up to 16 KB per feed, whether or not anybody looks: at small chunks that
+copying was most of the parse. Instead each event's ``value`` starts as a ``PendingValue``
+(the value's rope and a length) and becomes a ``str`` the first time it is read (see
+``ArgsPartialEvent`` in ``events.py``). A reader gets exactly what an eager copy would
+have given; a consumer that only counts events or reads ``delta`` pays nothing for it.
+
+Only the parser appends to a rope; readers only join. Joins are cached, so reading the
+partials of a value in order costs about what copying it eagerly did.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+_MERGE: Final = 64
+"""Recent pieces are merged into one string every this many appends: a value streamed a
+character at a time stays a short list (a million one-character strings thrash the cache)."""
+
+
+class ValueRope:
+    """The text of one argument value as it streams in."""
+
+    __slots__ = ("_joined", "_recent", "pieces")
+
+    def __init__(self) -> None:
+        self.pieces: list[str] = []
+        """The value's text, in order; the last ``_recent`` entries are not merged yet."""
+        self._recent = 0
+        self._joined = ""
+        """The longest text joined so far (a prefix of the value)."""
+
+    def append(self, piece: str) -> None:
+        """Add text at the end of the value."""
+        pieces = self.pieces
+        pieces.append(piece)
+        recent = self._recent + 1
+        if recent == _MERGE:
+            pieces[-_MERGE:] = ["".join(pieces[-_MERGE:])]
+            recent = 0
+        self._recent = recent
+
+    def text(self, size: int) -> str:
+        """The first ``size`` characters of the value (``size`` at most what was appended)."""
+        joined = self._joined
+        if len(joined) < size:
+            joined = self._joined = "".join(self.pieces)
+        return joined if len(joined) == size else joined[:size]
+
+    def suffix(self, size: int) -> str:
+        """The last ``size`` characters appended (``size`` at most what was appended).
+
+        Costs about ``size``: it joins only the trailing pieces that hold them.
+        """
+        pieces = self.pieces
+        last = pieces[-1]
+        if size <= len(last):
+            return last if size == len(last) else last[len(last) - size :]
+        i = len(pieces) - 1
+        got = len(last)
+        while got < size:
+            i -= 1
+            got += len(pieces[i])
+        tail = "".join(pieces[i:])
+        return tail if got == size else tail[got - size :]
+
+
+class PendingValue:
+    """An ``ArgsPartialEvent.value`` not read yet: the first ``size`` characters of a rope."""
+
+    __slots__ = ("rope", "size")
+
+    def __init__(self, rope: ValueRope, size: int) -> None:
+        self.rope = rope
+        self.size = size
+
+    def text(self) -> str:
+        """The value as a string."""
+        return self.rope.text(self.size)
