@@ -31,7 +31,7 @@ from llmist.agent.hooks import (
 from llmist.agent.result import AgentResult, StopReason
 from llmist.execution import GadgetExecutionResult
 from llmist.gadgets import AbortSignal
-from llmist.providers.base import LLMChunk, LLMRequest, Message, Usage
+from llmist.providers.base import LLMChunk, Message, Usage, new_message, new_request
 from llmist.syntax import ArgsPartialEvent, GadgetCallEvent, SyntaxEvent, TextEvent
 
 __all__ = ["RunConfig", "run_loop"]
@@ -196,11 +196,8 @@ async def run_loop(
                 await call_observer(obs.on_llm_call_start, call_ctx)
             if synthetic is None:
                 check_model_allowed(cfg.provider, cfg.model_name)
-                request = LLMRequest(
-                    model=cfg.model_name,
-                    messages=tuple(messages),
-                    max_tokens=agent.max_response_tokens,
-                    temperature=agent.temperature,
+                request = new_request(
+                    cfg.model_name, tuple(messages), agent.max_response_tokens, agent.temperature, (), {}
                 )
                 stream = cfg.provider.stream(request)
                 chunks = stream.__aiter__()
@@ -276,7 +273,7 @@ async def run_loop(
                     await resp.finished(r, late)
                     if late:
                         yield late.pop()
-            messages.append(Message("assistant", full_text))
+            messages.append(new_message("assistant", full_text))
             n_calls = resp.n_calls
             if n_calls:
                 messages.extend(result_message(r) for r in calls.ordered())

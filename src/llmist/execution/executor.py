@@ -17,7 +17,7 @@ from typing import Any
 
 from llmist.execution._threads import run_in_thread, submit_to_thread
 from llmist.execution.controllers import BeforeGadget, BeforeGadgetDecision, GadgetCallInfo, ParameterInterceptor
-from llmist.execution.results import RUN_CANCELLED, GadgetExecutionResult, ResultStatus, call_result
+from llmist.execution.results import RUN_CANCELLED, GadgetExecutionResult, ResultStatus, call_result, new_result
 from llmist.gadgets import (
     ExecutionContext,
     Gadget,
@@ -349,18 +349,19 @@ class GadgetExecutor:
         name = prepared.gadget.name
         if result is not None and self.output_store is not None and name != "GadgetOutputViewer":
             result = self.output_store.limit(name, result)
-        return GadgetExecutionResult(
+        return new_result(
             name,
             prepared.call.invocation_id,
             prepared.dumped,
             result,
             error,
             _ms(prepared.started),
-            cost=ctx.cost + extra_cost,
-            breaks_loop=breaks_loop,
-            status=status,
-            human_input_question=question,
-            model_retry=retry,
+            ctx.cost + extra_cost,
+            breaks_loop,
+            status,
+            None,
+            question,
+            retry,
         )
 
     # --- helpers ----------------------------------------------------------------------------

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 from llmist.syntax import ParsedCall
+from llmist.syntax._fast import fast_constructor
 
 __all__ = ["GadgetExecutionResult", "GadgetSkip", "ResultStatus"]
 
@@ -64,6 +66,13 @@ class GadgetExecutionResult:
         return f"Error: {self.error}" if self.error else ""
 
 
+_ResultFields: TypeAlias = tuple[
+    str, str, dict[str, Any], str | None, str | None, float, float, bool, ResultStatus, GadgetSkip | None, str | None,
+    bool,
+]
+new_result: Callable[[*_ResultFields], GadgetExecutionResult] = fast_constructor(GadgetExecutionResult)
+"""``GadgetExecutionResult`` from every field, in order, for hot paths (skips the frozen ``__init__``)."""
+
 RUN_CANCELLED = "Cancelled: the run was cancelled"
 """The error of a call that the run's cancellation ended."""
 
@@ -71,6 +80,5 @@ RUN_CANCELLED = "Cancelled: the run was cancelled"
 def call_result(call: ParsedCall, result: str | None, error: str | None, status: ResultStatus) -> GadgetExecutionResult:
     """The result of ``call`` decided without running its gadget (an error, a cancellation, a
     fallback): its parameters as parsed, no time, no cost."""
-    return GadgetExecutionResult(
-        call.gadget_name, call.invocation_id, dict(call.parameters or {}), result, error, 0.0, status=status
-    )
+    name, parameters = call.gadget_name, dict(call.parameters or {})
+    return new_result(name, call.invocation_id, parameters, result, error, 0.0, 0.0, False, status, None, None, False)

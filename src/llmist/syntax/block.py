@@ -17,9 +17,9 @@ from typing import Final
 from mypy_extensions import mypyc_attr
 
 from llmist.syntax._base import TextStretches, holdback, next_auto_id
-from llmist.syntax._fast import _PartialTwin, _TextTwin, block_call_event, partial_event
+from llmist.syntax._fast import block_call_event, partial_event, text_event
 from llmist.syntax._rope import PendingValue, ValueRope
-from llmist.syntax.events import ArgsPartialEvent, GadgetCallEvent, SyntaxEvent, TextEvent
+from llmist.syntax.events import GadgetCallEvent, SyntaxEvent
 from llmist.syntax.pointers import BlockParseError, parse_block_span, stripped_span, unfenced_span
 
 __all__ = ["DEFAULT_ARG_PREFIX", "DEFAULT_END_PREFIX", "DEFAULT_START_PREFIX", "GadgetCallParser"]
@@ -213,14 +213,10 @@ class GadgetCallParser(TextStretches):
                 delta = rope.suffix(grown)
                 if nl:
                     delta = delta[:-1]
-            event = _PartialTwin(block.id, block.name, block.field, PendingValue(rope, size), delta, False)
-            event.__class__ = ArgsPartialEvent  # type: ignore[assignment]
-            return (event,)  # type: ignore[return-value]
+            return (partial_event(block.id, block.name, block.field, PendingValue(rope, size), delta, False),)
         if fast == 1:  # _LIVE_TEXT
             if not self._carry and self._start_first not in chunk and chunk:
-                text = _TextTwin(chunk)
-                text.__class__ = TextEvent  # type: ignore[assignment]
-                return (text,)  # type: ignore[return-value]
+                return (text_event(chunk),)
             s = self._carry + chunk
             start = self._start
             if start in s or not s:
@@ -229,9 +225,7 @@ class GadgetCallParser(TextStretches):
             self._carry = s[end:]
             if not end:
                 return _NO_EVENTS
-            text = _TextTwin(s[:end] if self._carry else s)
-            text.__class__ = TextEvent  # type: ignore[assignment]
-            return (text,)  # type: ignore[return-value]
+            return (text_event(s[:end] if self._carry else s),)
         if self._carry:
             chunk = self._carry + chunk
         elif not chunk:
