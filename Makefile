@@ -11,9 +11,9 @@ DEMO_STAMP := $(VENV)/.demo-stamp
 CVENV  := .venv-compiled
 CBIN   := $(CVENV)/bin
 CSTAMP := $(CVENV)/.installed-stamp
-SYNTAX := $(wildcard src/llmist/syntax/*.py)
+SOURCES := $(shell find src -name "*.py")
 
-.PHONY: test test-pure test-compiled demo lint typecheck bench bench-compiled clean
+.PHONY: test test-pure test-compiled demo lint typecheck bench bench-compiled bench-agent bench-agent-compiled clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "llmist needs Python 3.11+, found " + sys.version)'
@@ -48,9 +48,9 @@ endif
 test-pure: lint typecheck
 	$(BIN)/pytest
 
-# Rebuilt whenever the syntax sources or the build change. pip reinstalls a local project on
+# Rebuilt whenever a source file or the build changes (the wheel holds the whole package). pip reinstalls a local project on
 # every install; LLMIST_REQUIRE_COMPILE makes a failed compilation an error instead of a pure wheel.
-$(CSTAMP): pyproject.toml hatch_build.py $(SYNTAX)
+$(CSTAMP): pyproject.toml hatch_build.py $(SOURCES)
 	@test -x $(CBIN)/python || $(PYTHON) -m venv $(CVENV)
 	LLMIST_NO_COMPILE= LLMIST_REQUIRE_COMPILE=1 $(CBIN)/python -m pip install --quiet --disable-pip-version-check \
 		'pytest>=8' 'pytest-asyncio>=0.23' 'hypothesis>=6.100' .
@@ -69,6 +69,12 @@ bench: $(STAMP)
 
 bench-compiled: $(CSTAMP)
 	$(CBIN)/python benchmarks/parser_bench.py
+
+bench-agent: $(STAMP)
+	$(BIN)/python benchmarks/agent_bench.py --anchors
+
+bench-agent-compiled: $(CSTAMP)
+	$(CBIN)/python benchmarks/agent_bench.py --anchors
 
 clean:
 	rm -rf $(VENV) $(CVENV) .mypy_cache .pytest_cache .ruff_cache

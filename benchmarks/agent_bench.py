@@ -16,6 +16,10 @@ its own virtual environment, see ``shared/bench/agents/setup_venv.sh``) and prin
 ``--tool sync`` (default) is ``def add`` in a worker thread, llmist's default for sync gadgets;
 ``--tool inline`` is the same function with the opt-in ``@gadget(inline=True)`` (called on the
 event loop's thread, for gadgets that return in microseconds); report them under their labels.
+
+The record's ``build`` says whether the parser is the mypyc-compiled one (what ``pip install``
+gives where a C compiler exists; ``make bench-agent-compiled``) or pure Python (the editable dev
+install, ``make bench-agent``).
 """
 
 from __future__ import annotations
@@ -36,9 +40,13 @@ from pathlib import Path
 from typing import Any
 
 _t0 = time.perf_counter()
+import llmist.syntax.block  # noqa: E402
 from llmist import Agent, gadget  # noqa: E402
 from llmist.providers.base import Message  # noqa: E402
 from llmist.testing import MockModel, block_call  # noqa: E402
+
+# A regular install compiles the parser with mypyc (docs/syntax.md); an editable one does not.
+BUILD = "pure" if llmist.syntax.block.__file__.endswith(".py") else "compiled"
 
 IMPORT_S_IN_PROCESS = time.perf_counter() - _t0
 
@@ -164,6 +172,7 @@ def report(
         "rss_after_import_mb": round(rss_after_import, 1),
         "import_s": round(import_s, 3) if import_s is not None else None,
         "python": platform.python_version(),
+        "build": BUILD,
         "nproc": os.cpu_count(),
         "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
@@ -214,7 +223,7 @@ def _anchor_default_runs(case: str) -> int:
 
 
 def summarize(ours: dict[str, dict[str, Any]], anchors: list[dict[str, Any]]) -> None:
-    lines = ["", "case        llmist ms/run   fastest anchor ms/run (lib)   ratio"]
+    lines = ["", f"llmist build: {BUILD}", "case        llmist ms/run   fastest anchor ms/run (lib)   ratio"]
     for case, rec in ours.items():
         theirs = [a for a in anchors if a["case"] == case]
         if not theirs:

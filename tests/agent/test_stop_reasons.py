@@ -171,3 +171,18 @@ async def test_closing_a_stream_early_cancels_running_gadgets() -> None:
             break
     await stream.aclose()
     assert cancelled.is_set()
+
+
+async def test_a_signal_shared_by_many_runs_does_not_keep_them_alive() -> None:
+    import gc
+    import weakref
+
+    signal = AbortSignal()
+    agents = [Agent(model=MockModel([block_call("add", a=1, b=2), "done"]), gadgets=[add]) for _ in range(3)]
+    for agent in agents:
+        assert (await agent.run("q", signal=signal)).stop_reason == "no_calls"
+    alive = [weakref.ref(agent) for agent in agents]
+    del agents, agent
+    gc.collect()
+    assert [ref() for ref in alive] == [None, None, None]
+    signal.abort("late")  # nothing is listening any more; must not fail

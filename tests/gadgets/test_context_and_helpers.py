@@ -80,3 +80,16 @@ async def test_test_gadget_inside_a_loop_points_to_async_twin() -> None:
     with pytest.raises(RuntimeError, match="atest_gadget"):
         test_gadget(one, {})
     assert (await atest_gadget(one, {})).result == "1"
+
+
+def test_abort_signal_listeners_can_be_removed() -> None:
+    from llmist.gadgets import AbortSignal
+
+    signal = AbortSignal()
+    heard: list[object] = []
+    signal.add_listener(heard.append)
+    signal.remove_listener(heard.append)
+    signal.remove_listener(heard.append)  # not there any more: no error
+    signal.add_listener(lambda reason: heard.append(("kept", reason)))
+    signal.abort("stop")
+    assert heard == [("kept", "stop")]

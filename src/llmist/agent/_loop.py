@@ -132,6 +132,10 @@ class _ModelWait:
         self._interrupted = False
         signal.add_listener(self._on_abort)
 
+    def detach(self, signal: AbortSignal) -> None:
+        """The run is over: stop listening to its signal (which may outlive it)."""
+        signal.remove_listener(self._on_abort)
+
     async def next(self, chunks: AsyncIterator[LLMChunk]) -> LLMChunk:
         """The next chunk (``StopAsyncIteration`` at the end); an abort meanwhile cancels the wait."""
         self._task = asyncio.current_task()
@@ -288,6 +292,7 @@ async def run_loop(
                 messages.append(Message("user", _NO_CALLS_NUDGE))
     finally:
         await calls.shutdown()
+        model_wait.detach(signal)
         cfg.give_back_parser(parser)
     final = calls.completion if calls.completion is not None else output
     if icp is not None and icp.intercept_final_message is not None:

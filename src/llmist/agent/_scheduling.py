@@ -179,10 +179,13 @@ class ResponseCalls:
             self._sched.cancel("the run was cancelled")
 
     async def shutdown(self) -> None:
-        """Cancel anything still running (the run ended early or failed) and wait for it."""
+        """Cancel anything still running (the run ended early or failed), wait for it, and stop
+        listening to the run's signal."""
         sched = self._sched
         if sched is not None:
             await sched.__aexit__(None, None, None)
+        if self._executor is not None:
+            self._signal.remove_listener(self._on_abort)
 
 
 def _async_handler(fn: Callable[[str], str | Awaitable[str]] | None) -> Callable[[str], Awaitable[str]] | None:

@@ -50,6 +50,18 @@ class AbortSignal:
                 return
         _run_listener(listener, self._reason)
 
+    def remove_listener(self, listener: Callable[[object], object]) -> None:
+        """Forget ``listener`` (added with :meth:`add_listener`); nothing happens if it is not there.
+
+        A signal that outlives what listens to it (one signal passed to many agent runs, say)
+        should not keep every listener, and what it refers to, alive.
+        """
+        with self._lock:
+            try:
+                self._listeners.remove(listener)
+            except ValueError:
+                pass
+
     def throw_if_aborted(self) -> None:
         """Raise :class:`GadgetAbortedError` (or the timeout error itself) if the signal has fired."""
         if self._aborted:
