@@ -5,6 +5,7 @@ Thread-safe, because sync gadgets run in worker threads while the event loop abo
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from collections.abc import Callable
@@ -56,11 +57,8 @@ class AbortSignal:
         A signal that outlives what listens to it (one signal passed to many agent runs, say)
         should not keep every listener, and what it refers to, alive.
         """
-        with self._lock:
-            try:
-                self._listeners.remove(listener)
-            except ValueError:
-                pass
+        with self._lock, contextlib.suppress(ValueError):
+            self._listeners.remove(listener)
 
     def throw_if_aborted(self) -> None:
         """Raise :class:`GadgetAbortedError` (or the timeout error itself) if the signal has fired."""
