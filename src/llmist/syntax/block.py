@@ -90,7 +90,7 @@ class _Streaming:
         self.field = ""
         """Path of the value being read, or "" (before the first argument, or no path)."""
         self.rope = ValueRope()
-        """The current value's text (or text before the first argument, when no field)."""
+        """The current value's text, in pieces (joined only if an event's ``value`` is read)."""
         self.vlen = 0
         self.nl = False
         """The value text ends with a newline (not part of the value until more follows)."""
@@ -205,14 +205,7 @@ class GadgetCallParser(TextStretches):
             if size <= prev or (vlen > 16384 and size * 8 < prev * 9):  # _SMALL: see _emit
                 return _NO_EVENTS
             block.prev = size
-            # The delta is almost always this piece (less a trailing newline, held back).
-            grown = vlen - prev if prev > 0 else vlen
-            if grown == len(piece):
-                delta = piece[:-1] if nl else piece
-            else:
-                delta = rope.suffix(grown)
-                if nl:
-                    delta = delta[:-1]
+            delta = _delta(rope, size, prev, nl)
             return (partial_event(block.id, block.name, block.field, PendingValue(rope, size), delta, False),)
         if fast == 1:  # _LIVE_TEXT
             if not self._carry and self._start_first not in chunk and chunk:
@@ -450,10 +443,8 @@ class GadgetCallParser(TextStretches):
         block.prev = max(size, prev)
         if complete:
             block.completed.add(field)
-        grown = size - prev if prev > 0 else size
-        delta = "" if grown <= 0 else block.rope.suffix(grown + block.nl)[:grown]
-        value = PendingValue(block.rope, size)
-        out.append(partial_event(block.id, block.name, field, value, delta, complete))
+        delta = _delta(block.rope, size, prev, block.nl)
+        out.append(partial_event(block.id, block.name, field, PendingValue(block.rope, size), delta, complete))
 
     def _emit_field(self, block: _Streaming, path: str, value: str, complete: bool, out: list[SyntaxEvent]) -> None:
         """A partial for a field other than the current value (an argument with no value line)."""
@@ -464,6 +455,19 @@ class GadgetCallParser(TextStretches):
         if complete:
             block.completed.add(path)
         out.append(partial_event(block.id, block.name, path, value, value[max(prev, 0) :], complete))
+
+
+def _delta(rope: ValueRope, size: int, prev: int, nl: bool) -> str:
+    """What a value of ``size`` characters gained since its partial of ``prev`` characters.
+
+    The rope holds the value plus, when ``nl``, a trailing newline held back. The gain is
+    usually the last piece appended, so this rarely copies more than that piece.
+    """
+    grown = size - prev if prev > 0 else size
+    if grown <= 0:
+        return ""
+    text = rope.suffix(grown + nl)
+    return text[:-1] if nl else text
 
 
 def _tail_prefix(s: str, prefix: str) -> int:
