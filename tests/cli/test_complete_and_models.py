@@ -41,3 +41,15 @@ def test_models_as_json_filtered_by_provider() -> None:
     rows = json.loads(proc.stdout)
     assert rows and all(r["model"].startswith("openai:") for r in rows)
     assert {"context_window", "input_price", "output_price", "aliases"} <= rows[0].keys()
+
+
+def test_version_verbose_says_which_parser_build_is_installed() -> None:
+    from llmist import __version__
+    from llmist.syntax import COMPILED
+
+    proc = llmist("version", "--verbose")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == __version__ and lines[1].startswith("python ")
+    assert lines[2].startswith("parser: compiled" if COMPILED else "parser: pure Python")
+    assert llmist("version").stdout == f"{__version__}\n"

@@ -33,6 +33,7 @@ def test_the_compiled_wheel_loads_compiled_modules() -> None:
     for module in INTERPRETED:
         assert _file(module).endswith(".py"), module
     assert not Path(_file("llmist.syntax.block")).is_relative_to(SRC)
+    assert llmist.syntax.COMPILED
 
 
 def test_the_source_tree_is_pure_python() -> None:
@@ -42,6 +43,7 @@ def test_the_source_tree_is_pure_python() -> None:
     for module in COMPILED + INTERPRETED:
         assert _file(module).endswith(".py"), f"stale compiled module in src/: {_file(module)}"
     assert not [p for p in (SRC / "llmist").rglob("*") if p.suffix in (".so", ".pyd")]
+    assert not llmist.syntax.COMPILED
 
 
 def test_interpreted_code_can_subclass_the_block_parser() -> None:

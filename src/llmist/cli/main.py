@@ -27,11 +27,23 @@ app.add_typer(config_app)
 
 
 @app.command()
-def version() -> None:
+def version(
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Also show the Python and the parser build."),
+) -> None:
     """Print the installed llmist version."""
+    import platform
+
     from llmist import __version__
+    from llmist.syntax import COMPILED
 
     typer.echo(__version__)
+    if verbose:
+        typer.echo(f"python {platform.python_version()} ({platform.python_implementation()})")
+        typer.echo(
+            "parser: compiled (mypyc)"
+            if COMPILED
+            else "parser: pure Python (editable install, or no C compiler when it was installed)"
+        )
 
 
 def main() -> None:

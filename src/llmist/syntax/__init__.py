@@ -1,5 +1,6 @@
 """Text to events: the streaming call parsers of both call syntaxes. Pure, no I/O."""
 
+from llmist.syntax import block as _block
 from llmist.syntax.block import (
     DEFAULT_ARG_PREFIX,
     DEFAULT_END_PREFIX,
@@ -10,7 +11,12 @@ from llmist.syntax.emoji import EmojiCallParser
 from llmist.syntax.events import ArgsPartialEvent, GadgetCallEvent, ParsedCall, SyntaxEvent, TextEvent
 from llmist.syntax.pointers import BlockParseError, Schema, parse_block_params
 
+COMPILED: bool = not str(_block.__file__).endswith(".py")
+"""Whether the parsers are the mypyc-compiled build (a regular install where a C compiler
+exists) rather than pure Python (an editable install, or no compiler at install time)."""
+
 __all__ = [
+    "COMPILED",
     "DEFAULT_ARG_PREFIX",
     "DEFAULT_END_PREFIX",
     "DEFAULT_START_PREFIX",
