@@ -276,3 +276,26 @@ def test_a_long_value_streamed_a_character_at_a_time_reads_whole_at_every_partia
     values = read + [e.value for e in later]
     assert all(body.startswith(v) for v in values)
     assert max(values, key=len) == body[:-1]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "!!!ARG:a\n1\n!!!ARG:b\n two words \n\n!!!ARG:c\n  \n",  # the last value is stripped with the body
+        "!!!ARG:items/0\nx\r\n!!!ARG:items/1\n007\r\n!!!ARG:flag!!!ARG:n\n-2.50",  # CRLF, an empty value
+        "!!!ARG:a\n1\n!!!ARG:a\n2\n",  # Duplicate pointer
+        "!!!ARG:list/1\nx\n",  # Array index gap
+        "```json\n!!!ARG:a\n1\n```",  # fenced: parsed again from the body
+        "junk before\n!!!ARG:text\nline one\nline two\n\n!!!ARG:   \nignored\n",
+    ],
+)
+def test_a_streamed_block_gets_the_parameters_of_the_whole_one(body: str) -> None:
+    stream = f"!!!GADGET_START:T:t1\n{body}!!!GADGET_END\n"
+    (whole,) = calls(run(GadgetCallParser(), [stream]))
+    for size in (1, 2, 5):
+        (streamed,) = calls(run(GadgetCallParser(), split(stream, size)))
+        assert (streamed.parameters, streamed.parse_error, streamed.parameters_raw) == (
+            whole.parameters,
+            whole.parse_error,
+            whole.parameters_raw,
+        )

@@ -20,7 +20,7 @@ from llmist.syntax._base import TextStretches, holdback, next_auto_id
 from llmist.syntax._fast import block_call_event, partial_event, text_event
 from llmist.syntax._rope import PendingValue, ValueRope
 from llmist.syntax.events import GadgetCallEvent, SyntaxEvent
-from llmist.syntax.pointers import BlockParseError, parse_block_span, stripped_span, unfenced_span
+from llmist.syntax.pointers import BlockParseError, assemble_params, parse_block_span, stripped_span, unfenced_span
 
 __all__ = ["DEFAULT_ARG_PREFIX", "DEFAULT_END_PREFIX", "DEFAULT_START_PREFIX", "GadgetCallParser"]
 
@@ -65,6 +65,7 @@ class _Streaming:
     """A block whose body spans feeds: its argument values stream out as partials."""
 
     __slots__ = (
+        "arguments",
         "completed",
         "emitted",
         "field",
@@ -85,6 +86,9 @@ class _Streaming:
         self.name = header.name
         self.raw: list[str] = []
         """Body text before the current value, verbatim."""
+        self.arguments: list[tuple[str, str]] = []
+        """The finished arguments, ``(pointer, value)`` cut as ``parse_block_span`` would cut them,
+        so the call's parameters need no second scan of the body."""
         self.pointer: list[str] | None = None
         """Pieces of the pointer line while it is being read, else None."""
         self.field = ""
@@ -257,7 +261,7 @@ class GadgetCallParser(TextStretches):
                 if carry:
                     self._track(block, carry, 0, len(carry), out)
                 raw = self._complete(block, out)
-                out.append(self._call(raw, 0, len(raw)))
+                out.append(self._call(raw, 0, len(raw), block.arguments))
             self._block = None
             self._header = None
         self._mode = _TEXT
@@ -328,7 +332,7 @@ class GadgetCallParser(TextStretches):
                     else:
                         self._track(block, s, i, p, out)
                         raw = self._complete(block, out)
-                        out.append(self._call(raw, 0, len(raw)))
+                        out.append(self._call(raw, 0, len(raw), block.arguments))
                         self._block = None
                     self._header = None
                     self._mode = _TEXT
@@ -345,17 +349,23 @@ class GadgetCallParser(TextStretches):
                 self._carry = s[e:]
                 return
 
-    def _call(self, s: str, a: int, b: int) -> GadgetCallEvent:
-        """The call for the block whose body is ``s[a:b]``."""
+    def _call(self, s: str, a: int, b: int, arguments: list[tuple[str, str]] | None = None) -> GadgetCallEvent:
+        """The call for the block whose body is ``s[a:b]`` (a streamed block also passes the
+        ``arguments`` it tracked; a fenced body is parsed again all the same)."""
         header = self._header
         assert header is not None
         if a < b and (s[a].isspace() or s[b - 1].isspace()):
             a, b = stripped_span(s, a, b)
         raw = s[a:b]
         try:
+            parameters: dict[str, object] | None
             if s.startswith("```", a, b) or s.endswith("```", a, b):
                 a, b = unfenced_span(s, a, b)
-            parameters: dict[str, object] | None = parse_block_span(s, a, b, self._arg)
+                parameters = parse_block_span(s, a, b, self._arg)
+            elif arguments is not None:
+                parameters = assemble_params(arguments)
+            else:
+                parameters = parse_block_span(s, a, b, self._arg)
             error = None
         except BlockParseError as exc:
             parameters, error = None, str(exc)
@@ -388,6 +398,7 @@ class GadgetCallParser(TextStretches):
                     path = "".join(block.pointer).strip()
                     block.pointer = []
                     if path:
+                        block.arguments.append((path, ""))
                         self._emit_field(block, path, "", True, out)
                     pos = ag + arg_len
                 else:
@@ -409,7 +420,7 @@ class GadgetCallParser(TextStretches):
                     return
                 if block.field:
                     self._emit(block, True, out)
-                    self._close_value(block)
+                    self._close_value(block, False)
                 block.raw.append(arg)
                 block.pointer = []
                 pos = ag + arg_len
@@ -419,14 +430,21 @@ class GadgetCallParser(TextStretches):
         if block.pointer is not None:
             path = "".join(block.pointer).strip()
             if path:
+                block.arguments.append((path, ""))
                 self._emit_field(block, path, "", True, out)
         elif block.field:
             self._emit(block, True, out)
-            self._close_value(block)
+            self._close_value(block, True)
         return "".join(block.raw)
 
-    def _close_value(self, block: _Streaming) -> None:
-        block.raw.extend(block.rope.pieces)
+    def _close_value(self, block: _Streaming, last: bool) -> None:
+        """The current value ended: at the next argument, or (``last``) at the end of the body."""
+        text = block.rope.text(block.vlen)
+        block.raw.append(text)
+        # The call's body is stripped, so its last value is; the newline before the next
+        # argument is not part of a value.
+        value = text.rstrip() if last else text[:-1] if block.nl else text
+        block.arguments.append((block.field, value))
         block.emitted[block.field] = block.prev
         block.rope = ValueRope()
         block.vlen, block.nl, block.field, block.prev = 0, False, "", -1

@@ -15,7 +15,15 @@ from typing import Any, Final, Literal, TypeAlias
 
 from pydantic import BaseModel
 
-__all__ = ["BlockParseError", "Schema", "parse_block_params", "parse_block_span", "stripped_span", "unfenced_span"]
+__all__ = [
+    "BlockParseError",
+    "Schema",
+    "assemble_params",
+    "parse_block_params",
+    "parse_block_span",
+    "stripped_span",
+    "unfenced_span",
+]
 
 Schema: TypeAlias = type[BaseModel] | Mapping[str, Any]
 """A Pydantic model class or a JSON-schema dict."""
@@ -57,33 +65,49 @@ def parse_block_span(
         stop = b if at < 0 else at
         newline = find("\n", begin, stop)
         if newline < 0:
-            pointer = s[begin:stop].strip()
-            value: Any = ""
+            _put(result, seen, s[begin:stop].strip(), "", True, hints)
         else:
-            pointer = s[begin:newline].strip()
             end = stop - 1 if stop > newline + 1 and s[stop - 1] == "\n" else stop
-            value = s[newline + 1 : end]
-            if hints is not None:
-                value = _coerce(value, hints.hint(pointer))
-            elif find("\n", newline + 1, end) < 0:
-                # Schema-less coercion of a single-line value (inlined: this loop is hot).
-                trimmed = value.strip()
-                if trimmed == "true":
-                    value = True
-                elif trimmed == "false":
-                    value = False
-                elif trimmed and trimmed[0] in _NUMBER_START and _NUMBER(trimmed):
-                    value = float(trimmed) if "." in trimmed else int(trimmed)
-        if not pointer:
-            continue
-        if pointer in seen:
-            raise BlockParseError(f"Duplicate pointer: {pointer}")
-        seen.add(pointer)
-        if "/" in pointer:
-            _set_nested(result, pointer.split("/"), value)
-        else:
-            result[pointer] = value
+            single_line = find("\n", newline + 1, end) < 0
+            _put(result, seen, s[begin:newline].strip(), s[newline + 1 : end], single_line, hints)
     return result
+
+
+def assemble_params(arguments: list[tuple[str, str]]) -> dict[str, Any]:
+    """:func:`parse_block_params` of arguments already cut out of a block: ``(pointer, value)``
+    pairs in order, each pointer stripped and each value without the newline before the next
+    argument (the streaming parser tracks them as they arrive, so it need not scan the body again)."""
+    result: dict[str, Any] = {}
+    seen: set[str] = set()
+    for pointer, value in arguments:
+        _put(result, seen, pointer, value, "\n" not in value, None)
+    return result
+
+
+def _put(
+    result: dict[str, Any], seen: set[str], pointer: str, text: str, single_line: bool, hints: _SchemaHints | None
+) -> None:
+    """Coerce one argument's value and set it at its pointer in ``result``."""
+    if not pointer:
+        return
+    value: Any = text
+    if hints is not None:
+        value = _coerce(text, hints.hint(pointer))
+    elif single_line:
+        trimmed = text.strip()
+        if trimmed == "true":
+            value = True
+        elif trimmed == "false":
+            value = False
+        elif trimmed and trimmed[0] in _NUMBER_START and _NUMBER(trimmed):
+            value = float(trimmed) if "." in trimmed else int(trimmed)
+    if pointer in seen:
+        raise BlockParseError(f"Duplicate pointer: {pointer}")
+    seen.add(pointer)
+    if "/" in pointer:
+        _set_nested(result, pointer.split("/"), value)
+    else:
+        result[pointer] = value
 
 
 def stripped_span(s: str, a: int, b: int) -> tuple[int, int]:
