@@ -94,13 +94,7 @@ def _put(
     if hints is not None:
         value = _coerce(text, hints.hint(pointer))
     elif single_line:
-        trimmed = text.strip()
-        if trimmed == "true":
-            value = True
-        elif trimmed == "false":
-            value = False
-        elif trimmed and trimmed[0] in _NUMBER_START and _NUMBER(trimmed):
-            value = float(trimmed) if "." in trimmed else int(trimmed)
+        value = _coerce(text, "unknown")
     if pointer in seen:
         raise BlockParseError(f"Duplicate pointer: {pointer}")
     seen.add(pointer)
