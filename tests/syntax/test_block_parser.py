@@ -299,3 +299,43 @@ def test_a_streamed_block_gets_the_parameters_of_the_whole_one(body: str) -> Non
             whole.parse_error,
             whole.parameters_raw,
         )
+
+
+def test_values_read_in_another_thread_while_the_parser_runs_are_right() -> None:
+    import queue
+    import sys
+    import threading
+
+    body = "".join(f"row {i} {'x' * (i % 7)}\n" for i in range(4000))
+    stream = f"!!!GADGET_START:W\n!!!ARG:content\n{body}!!!GADGET_END"
+    events: queue.SimpleQueue[ArgsPartialEvent | None] = queue.SimpleQueue()
+    wrong: list[str] = []
+
+    def read() -> None:
+        expected = ""
+        try:
+            while (event := events.get()) is not None:
+                expected += event.delta
+                if event.value != expected:
+                    wrong.append(event.value[-20:])
+        except Exception as exc:  # the test must fail, not just warn
+            wrong.append(repr(exc))
+            while events.get() is not None:
+                pass
+
+    reader = threading.Thread(target=read)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible
+    try:
+        reader.start()
+        parser = GadgetCallParser()
+        for ch in stream:
+            for event in parser.feed(ch):
+                if isinstance(event, ArgsPartialEvent):
+                    events.put(event)
+        parser.finalize()
+        events.put(None)
+        reader.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert wrong == []

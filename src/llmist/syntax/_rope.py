@@ -8,13 +8,16 @@ copying was most of the parse. Instead each event's ``value`` starts as a ``Pend
 ``ArgsPartialEvent`` in ``events.py``). A reader gets exactly what an eager copy would
 have given; a consumer that only counts events or reads ``delta`` pays nothing for it.
 
-Only the parser appends to a rope; readers only join. Joins are cached, so reading the
-partials of a value in order costs about what copying it eagerly did.
+Only the parser appends to a rope; readers only join. Each read extends the last join by what
+was appended since, so reading the partials of a value in order costs about what copying it
+eagerly did.
 """
 
 from __future__ import annotations
 
-from typing import Final
+import contextlib
+from collections.abc import Callable
+from typing import Any, Final
 
 _MERGE: Final = 64
 """Recent pieces are merged into one string every this many appends: a value streamed a
@@ -24,30 +27,50 @@ character at a time stays a short list (a million one-character strings thrash t
 class ValueRope:
     """The text of one argument value as it streams in."""
 
-    __slots__ = ("_joined", "_recent", "pieces")
+    __slots__ = ("_joined", "_recent", "_version", "pieces", "size")
 
     def __init__(self) -> None:
         self.pieces: list[str] = []
         """The value's text, in order; the last ``_recent`` entries are not merged yet."""
+        self.size = 0
+        """Characters appended so far."""
         self._recent = 0
+        self._version = 0
+        """Odd while ``append`` changes the pieces: a reader in another thread then joins afresh."""
         self._joined = ""
         """The longest text joined so far (a prefix of the value)."""
 
     def append(self, piece: str) -> None:
         """Add text at the end of the value."""
+        self._version += 1
         pieces = self.pieces
         pieces.append(piece)
+        self.size += len(piece)
         recent = self._recent + 1
         if recent == _MERGE:
             pieces[-_MERGE:] = ["".join(pieces[-_MERGE:])]
             recent = 0
         self._recent = recent
+        self._version += 1
 
     def text(self, size: int) -> str:
-        """The first ``size`` characters of the value (``size`` at most what was appended)."""
+        """The first ``size`` characters of the value (``size`` at most what was appended).
+
+        Reading the partials of a value in order extends the last join by what came since, so
+        it costs one copy of the value per read, as building each value eagerly did.
+        """
         joined = self._joined
         if len(joined) < size:
-            joined = self._joined = "".join(self.pieces)
+            version = self._version
+            total = self.size
+            if not version & 1:
+                # An append in another thread may change the pieces under this walk; the
+                # version check below catches that, and an IndexError is one way it shows.
+                with contextlib.suppress(IndexError):
+                    joined += self.suffix(total - len(joined))
+            if version & 1 or version != self._version or len(joined) != total:
+                joined = "".join(self.pieces)  # raced with an append in another thread: start over
+            self._joined = joined
         return joined if len(joined) == size else joined[:size]
 
     def suffix(self, size: int) -> str:
@@ -55,6 +78,8 @@ class ValueRope:
 
         Costs about ``size``: it joins only the trailing pieces that hold them.
         """
+        if size <= 0:
+            return ""
         pieces = self.pieces
         last = pieces[-1]
         if size <= len(last):
@@ -80,3 +105,22 @@ class PendingValue:
     def text(self) -> str:
         """The value as a string."""
         return self.rope.text(self.size)
+
+
+def lazy_value_property(slot: Any) -> property:
+    """A property over ``slot`` (a slotted dataclass field's member descriptor) that turns a
+    ``PendingValue`` stored there into its text on first read, and stores the text back."""
+    get_slot: Callable[[object], Any] = slot.__get__
+    set_slot: Callable[[object, object], None] = slot.__set__
+
+    def read(event: object) -> Any:
+        value = get_slot(event)
+        if isinstance(value, PendingValue):
+            value = value.text()
+            set_slot(event, value)
+        return value
+
+    def write(event: object, value: object) -> None:
+        set_slot(event, value)
+
+    return property(read, write)

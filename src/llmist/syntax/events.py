@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, TypeAlias
 
-from llmist.syntax._rope import PendingValue
+from llmist.syntax._rope import lazy_value_property
 
 __all__ = ["ArgsPartialEvent", "GadgetCallEvent", "ParsedCall", "SyntaxEvent", "TextEvent"]
 
@@ -77,32 +77,10 @@ class ArgsPartialEvent:
     """True once a following marker (or the block's end) proved the value final."""
 
 
-class _ValueOnRead:
-    """``ArgsPartialEvent.value``: the field's slot, turning a ``PendingValue`` into a ``str`` on first read.
-
-    The dataclass stays a plain frozen dataclass (``fields``, ``asdict``, ``replace``,
-    ``==``, ``hash``, ``repr`` and pickling all read the attribute, so they see the string).
-    """
-
-    __slots__ = ("_slot",)
-
-    def __init__(self, slot: Any) -> None:
-        self._slot = slot
-
-    def __get__(self, event: object, owner: type | None = None) -> Any:
-        if event is None:
-            return self
-        value = self._slot.__get__(event, owner)
-        if value.__class__ is PendingValue:
-            value = value.text()
-            self._slot.__set__(event, value)
-        return value
-
-    def __set__(self, event: object, value: object) -> None:
-        self._slot.__set__(event, value)
-
-
-setattr(ArgsPartialEvent, "value", _ValueOnRead(ArgsPartialEvent.__dict__["value"]))  # noqa: B010 (mypy rejects a class attribute over a slot)
+# ``value`` becomes a property over its own slot: a ``PendingValue`` stored there by the parser
+# turns into the text on first read. The dataclass stays a plain frozen dataclass (``fields``,
+# ``asdict``, ``replace``, ``==``, ``hash``, ``repr`` and pickling all read the attribute).
+setattr(ArgsPartialEvent, "value", lazy_value_property(ArgsPartialEvent.__dict__["value"]))  # noqa: B010 (mypy rejects a class attribute over a slot)
 
 SyntaxEvent: TypeAlias = TextEvent | GadgetCallEvent | ArgsPartialEvent
 """Any event a call parser emits."""
