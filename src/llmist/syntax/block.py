@@ -357,15 +357,13 @@ class GadgetCallParser(TextStretches):
         if a < b and (s[a].isspace() or s[b - 1].isspace()):
             a, b = stripped_span(s, a, b)
         raw = s[a:b]
+        if s.startswith("```", a, b) or s.endswith("```", a, b):
+            a, b = unfenced_span(s, a, b)
+            arguments = None  # tracked before the fence was known: parse the unfenced body
         try:
-            parameters: dict[str, object] | None
-            if s.startswith("```", a, b) or s.endswith("```", a, b):
-                a, b = unfenced_span(s, a, b)
-                parameters = parse_block_span(s, a, b, self._arg)
-            elif arguments is not None:
-                parameters = assemble_params(arguments)
-            else:
-                parameters = parse_block_span(s, a, b, self._arg)
+            parameters: dict[str, object] | None = (
+                parse_block_span(s, a, b, self._arg) if arguments is None else assemble_params(arguments)
+            )
             error = None
         except BlockParseError as exc:
             parameters, error = None, str(exc)
@@ -398,8 +396,7 @@ class GadgetCallParser(TextStretches):
                     path = "".join(block.pointer).strip()
                     block.pointer = []
                     if path:
-                        block.arguments.append((path, ""))
-                        self._emit_field(block, path, "", True, out)
+                        self._empty_argument(block, path, out)
                     pos = ag + arg_len
                 else:
                     block.pointer.append(s[pos:b])
@@ -430,8 +427,7 @@ class GadgetCallParser(TextStretches):
         if block.pointer is not None:
             path = "".join(block.pointer).strip()
             if path:
-                block.arguments.append((path, ""))
-                self._emit_field(block, path, "", True, out)
+                self._empty_argument(block, path, out)
         elif block.field:
             self._emit(block, True, out)
             self._close_value(block, True)
@@ -464,15 +460,15 @@ class GadgetCallParser(TextStretches):
         delta = _delta(block.rope, size, prev, block.nl)
         out.append(partial_event(block.id, block.name, field, PendingValue(block.rope, size), delta, complete))
 
-    def _emit_field(self, block: _Streaming, path: str, value: str, complete: bool, out: list[SyntaxEvent]) -> None:
-        """A partial for a field other than the current value (an argument with no value line)."""
+    def _empty_argument(self, block: _Streaming, path: str, out: list[SyntaxEvent]) -> None:
+        """An argument with no value line: its value is ``""``, complete (one partial says so)."""
+        block.arguments.append((path, ""))
         prev = block.emitted.get(path, -1)
-        if len(value) <= prev and not (complete and path not in block.completed):
+        if prev >= 0 and path in block.completed:
             return
-        block.emitted[path] = max(len(value), prev)
-        if complete:
-            block.completed.add(path)
-        out.append(partial_event(block.id, block.name, path, value, value[max(prev, 0) :], complete))
+        block.emitted[path] = max(prev, 0)
+        block.completed.add(path)
+        out.append(partial_event(block.id, block.name, path, "", "", True))
 
 
 def _delta(rope: ValueRope, size: int, prev: int, nl: bool) -> str:

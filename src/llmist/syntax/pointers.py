@@ -65,11 +65,10 @@ def parse_block_span(
         stop = b if at < 0 else at
         newline = find("\n", begin, stop)
         if newline < 0:
-            _put(result, seen, s[begin:stop].strip(), "", True, hints)
+            _put(result, seen, s[begin:stop].strip(), "", hints)
         else:
             end = stop - 1 if stop > newline + 1 and s[stop - 1] == "\n" else stop
-            single_line = find("\n", newline + 1, end) < 0
-            _put(result, seen, s[begin:newline].strip(), s[newline + 1 : end], single_line, hints)
+            _put(result, seen, s[begin:newline].strip(), s[newline + 1 : end], hints)
     return result
 
 
@@ -80,21 +79,15 @@ def assemble_params(arguments: list[tuple[str, str]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     seen: set[str] = set()
     for pointer, value in arguments:
-        _put(result, seen, pointer, value, "\n" not in value, None)
+        _put(result, seen, pointer, value, None)
     return result
 
 
-def _put(
-    result: dict[str, Any], seen: set[str], pointer: str, text: str, single_line: bool, hints: _SchemaHints | None
-) -> None:
-    """Coerce one argument's value and set it at its pointer in ``result``."""
+def _put(result: dict[str, Any], seen: set[str], pointer: str, text: str, hints: _SchemaHints | None) -> None:
+    """Coerce one argument's value (multi-line values never are) and set it at its pointer in ``result``."""
     if not pointer:
         return
-    value: Any = text
-    if hints is not None:
-        value = _coerce(text, hints.hint(pointer))
-    elif single_line:
-        value = _coerce(text, "unknown")
+    value = _coerce(text, "unknown" if hints is None else hints.hint(pointer))
     if pointer in seen:
         raise BlockParseError(f"Duplicate pointer: {pointer}")
     seen.add(pointer)
