@@ -48,8 +48,9 @@ endif
 test-pure: lint typecheck
 	$(BIN)/pytest
 
-# Rebuilt whenever a source file or the build changes (the wheel holds the whole package). pip reinstalls a local project on
-# every install; LLMIST_REQUIRE_COMPILE makes a failed compilation an error instead of a pure wheel.
+# Rebuilt whenever a source file or the build changes (the wheel holds the whole package).
+# pip reinstalls a local project on every install; LLMIST_REQUIRE_COMPILE makes a failed
+# compilation an error instead of a pure wheel.
 $(CSTAMP): pyproject.toml hatch_build.py $(SOURCES)
 	@test -x $(CBIN)/python || $(PYTHON) -m venv $(CVENV)
 	LLMIST_NO_COMPILE= LLMIST_REQUIRE_COMPILE=1 $(CBIN)/python -m pip install --quiet --disable-pip-version-check \
