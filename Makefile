@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 DEMO_STAMP := $(VENV)/.demo-stamp
 # The compiled build: a regular (non-editable) install, whose wheel holds the mypyc-compiled
-# syntax modules (see hatch_build.py), in its own venv so the editable .venv stays pure Python.
+# hot modules (see hatch_build.py), in its own venv so the editable .venv stays pure Python.
 CVENV  := .venv-compiled
 CBIN   := $(CVENV)/bin
 CSTAMP := $(CVENV)/.installed-stamp
@@ -57,10 +57,13 @@ $(CSTAMP): pyproject.toml hatch_build.py $(SOURCES)
 		'pytest>=8' 'pytest-asyncio>=0.23' 'hypothesis>=6.100' .
 	@touch $(CSTAMP)
 
-# The syntax suite (unit, spec and property tests) against the compiled modules;
-# LLMIST_EXPECT_COMPILED makes tests/syntax/test_build.py check that they really are loaded.
+# The suites of the compiled modules' layers (parsers, gadgets, execution, agent loop, testing
+# helpers) against the compiled wheel; LLMIST_EXPECT_COMPILED makes tests/test_build.py check
+# that the compiled modules really are the ones loaded. (CLI, provider and example tests need
+# the dev extra's SDKs and run on the pure build only.)
+COMPILED_TESTS := tests/test_build.py tests/syntax tests/gadgets tests/execution tests/agent tests/testing
 test-compiled: $(CSTAMP)
-	LLMIST_EXPECT_COMPILED=1 $(CBIN)/python -m pytest -p no:cacheprovider tests/syntax
+	LLMIST_EXPECT_COMPILED=1 $(CBIN)/python -m pytest -p no:cacheprovider $(COMPILED_TESTS)
 
 demo: $(DEMO_STAMP)
 	@bash examples/demo.sh $(BIN)

@@ -1,12 +1,13 @@
-"""Hatch build hook: compile the block parser's hot modules with mypyc into the wheel.
+"""Hatch build hook: compile llmist's hot modules with mypyc into the wheel.
 
-A regular (non-editable) wheel build compiles ``llmist.syntax._base``, ``._rope``, ``.block``,
-``.emoji`` and ``.pointers`` with mypyc and ships the extension modules next to their ``.py`` sources
-(the import system prefers the extension). Compilation never touches ``src/``: the syntax
-package is copied into a scratch directory, built there, and only the resulting ``.so``
-files are added to the wheel. If mypyc or the C compiler is unavailable the build goes
-on as a pure-Python wheel, with a warning. ``LLMIST_NO_COMPILE=1`` opts out (and then the
-build does not even install mypy); editable installs are always pure Python.
+A regular (non-editable) wheel build compiles the modules of :data:`COMPILED_MODULES` (the block
+parser; the scheduler and executor of calls; the agent loop's per-chunk and per-call paths) with
+mypyc and ships the extension modules next to their ``.py`` sources (the import system prefers
+the extension). Compilation never touches ``src/``: the package is copied into a scratch
+directory, built there, and only the resulting ``.so`` files are added to the wheel. If mypyc
+or the C compiler is unavailable the build goes on as a pure-Python wheel, with a warning.
+``LLMIST_NO_COMPILE=1`` opts out (and then the build does not even install mypy); editable
+installs are always pure Python.
 ``LLMIST_REQUIRE_COMPILE=1`` turns the fallback into an error (``make test-compiled`` sets it).
 """
 
@@ -23,8 +24,19 @@ from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
-COMPILED_MODULES = ("_base", "_rope", "block", "emoji", "pointers")
-"""Modules of ``llmist.syntax`` that are compiled; the rest of the package stays interpreted."""
+COMPILED_MODULES = (
+    "llmist.syntax._base",
+    "llmist.syntax._rope",
+    "llmist.syntax.block",
+    "llmist.syntax.emoji",
+    "llmist.syntax.pointers",
+    "llmist.execution.executor",
+    "llmist.execution.scheduler",
+    "llmist.agent._response",
+    "llmist.agent._scheduling",
+)
+"""The compiled modules; the rest of the package stays interpreted (async generators, which
+mypyc cannot compile, and the frozen dataclasses ``fast_constructor`` builds live there)."""
 
 _BUILD_REQUIREMENTS = ["mypy>=1.10", "setuptools>=64"]
 
@@ -38,7 +50,7 @@ from mypyc.build import mypycify
 modules = sys.argv[1:]
 sys.argv[1:] = ["build_ext", "--inplace"]
 setup(
-    name="llmist-syntax-compiled",
+    name="llmist-compiled",
     ext_modules=mypycify(
         ["--no-site-packages", "--ignore-missing-imports", "--follow-imports=silent", *modules],
         opt_level="3",
@@ -57,7 +69,7 @@ def _opted_out() -> bool:
 
 
 class MypycBuildHook(BuildHookInterface):  # type: ignore[type-arg]
-    """Adds the mypyc-compiled syntax modules to a standard wheel (see the module docstring)."""
+    """Adds the mypyc-compiled modules to a standard wheel (see the module docstring)."""
 
     PLUGIN_NAME = "custom"
 
@@ -88,7 +100,7 @@ class MypycBuildHook(BuildHookInterface):  # type: ignore[type-arg]
             build_data["force_include"][str(path)] = str(path.relative_to(scratch / "out"))
         build_data["pure_python"] = False
         build_data["infer_tag"] = True
-        self.app.display_info(f"llmist: compiled {', '.join(COMPILED_MODULES)} of llmist.syntax with mypyc")
+        self.app.display_info(f"llmist: compiled {', '.join(COMPILED_MODULES)} with mypyc")
 
     def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
         """Remove the scratch directory once the wheel holds the extension modules."""
@@ -99,18 +111,17 @@ class MypycBuildHook(BuildHookInterface):  # type: ignore[type-arg]
     def _compile(self, scratch: Path) -> list[Path]:
         """Build the extensions in ``scratch``; return them, laid out as in the wheel under ``scratch/out``."""
         work = scratch / "work"
-        # Only the syntax package, under an empty llmist/__init__.py: the syntax layer
-        # imports nothing else of ours, so mypy checks these files alone (pydantic, absent
-        # from the isolated build environment, is an ignored missing import; --no-site-packages
-        # keeps it so even when the installing environment has it).
+        # The whole package, so mypy sees the compiled modules' imports of ours; third-party
+        # ones (pydantic, httpx, ...), absent from the isolated build environment, are ignored
+        # missing imports (typed Any), and --no-site-packages keeps them so even when the
+        # installing environment has them: the same build everywhere.
         shutil.copytree(
-            Path(self.root) / "src" / "llmist" / "syntax",
-            work / "llmist" / "syntax",
+            Path(self.root) / "src" / "llmist",
+            work / "llmist",
             ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__"),
         )
-        (work / "llmist" / "__init__.py").write_text("")
         (work / "setup_mypyc.py").write_text(_SETUP)
-        sources = [f"llmist/syntax/{name}.py" for name in COMPILED_MODULES]
+        sources = [module.replace(".", "/") + ".py" for module in COMPILED_MODULES]
         proc = subprocess.run(
             [sys.executable, "setup_mypyc.py", *sources],
             cwd=work,
@@ -130,7 +141,7 @@ class MypycBuildHook(BuildHookInterface):  # type: ignore[type-arg]
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.move(str(ext), target)
             built.append(target)
-        expected = {f"llmist/syntax/{name}" for name in COMPILED_MODULES}
+        expected = {module.replace(".", "/") for module in COMPILED_MODULES}
         found = {p.relative_to(out).as_posix().split(".", 1)[0] for p in built}
         if not expected <= found:
             raise RuntimeError(f"mypyc did not produce {sorted(expected - found)}")

@@ -43,8 +43,9 @@ def test_models_as_json_filtered_by_provider() -> None:
     assert {"context_window", "input_price", "output_price", "aliases"} <= rows[0].keys()
 
 
-def test_version_verbose_says_which_parser_build_is_installed() -> None:
+def test_version_verbose_says_which_build_is_installed() -> None:
     from llmist import __version__
+    from llmist.execution import executor
     from llmist.syntax import COMPILED
 
     proc = llmist("version", "--verbose")
@@ -52,4 +53,6 @@ def test_version_verbose_says_which_parser_build_is_installed() -> None:
     lines = proc.stdout.splitlines()
     assert lines[0] == __version__ and lines[1].startswith("python ")
     assert lines[2].startswith("parser: compiled" if COMPILED else "parser: pure Python")
+    loop_compiled = not str(executor.__file__).endswith(".py")
+    assert lines[3].startswith("execution and agent loop: " + ("compiled" if loop_compiled else "pure Python"))
     assert llmist("version").stdout == f"{__version__}\n"

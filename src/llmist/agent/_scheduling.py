@@ -25,7 +25,7 @@ from llmist.syntax import ParsedCall
 
 if TYPE_CHECKING:
     from llmist.agent._config import RunConfig
-    from llmist.agent._loop import _RunState
+    from llmist.agent._response import RunState
 
 __all__ = ["ResponseCalls", "result_event"]
 
@@ -37,7 +37,7 @@ class ResponseCalls:
     """Runs the calls of one run, response by response (one executor per run, one scheduler per
     response). Created inside the running event loop."""
 
-    def __init__(self, cfg: RunConfig, st: _RunState, signal: AbortSignal) -> None:
+    def __init__(self, cfg: RunConfig, st: RunState, signal: AbortSignal) -> None:
         self._cfg = cfg
         self._st = st
         self._signal = signal

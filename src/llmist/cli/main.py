@@ -28,22 +28,22 @@ app.add_typer(config_app)
 
 @app.command()
 def version(
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Also show the Python and the parser build."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Also show the Python and which modules are compiled."),
 ) -> None:
     """Print the installed llmist version."""
     import platform
 
     from llmist import __version__
+    from llmist.execution import executor
     from llmist.syntax import COMPILED
 
     typer.echo(__version__)
     if verbose:
         typer.echo(f"python {platform.python_version()} ({platform.python_implementation()})")
-        typer.echo(
-            "parser: compiled (mypyc)"
-            if COMPILED
-            else "parser: pure Python (editable install, or no C compiler when it was installed)"
-        )
+        pure = "pure Python (editable install, or no C compiler when it was installed)"
+        typer.echo(f"parser: {'compiled (mypyc)' if COMPILED else pure}")
+        loop_compiled = not str(executor.__file__).endswith(".py")
+        typer.echo(f"execution and agent loop: {'compiled (mypyc)' if loop_compiled else pure}")
 
 
 def main() -> None:

@@ -15,6 +15,8 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from llmist.execution._threads import run_in_thread, submit_to_thread
 from llmist.execution.controllers import BeforeGadget, BeforeGadgetDecision, GadgetCallInfo, ParameterInterceptor
 from llmist.execution.results import RUN_CANCELLED, GadgetExecutionResult, ResultStatus, call_result, new_result
@@ -45,6 +47,7 @@ _log = logging.getLogger("llmist.execution")
 _perf = time.perf_counter
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled in the regular wheel; users may subclass
 class GadgetExecutor:
     """Runs calls against a fixed set of gadgets. One executor per agent run.
 
@@ -255,7 +258,7 @@ class GadgetExecutor:
         ctx = self._context(prepared, loop)
         invocation = gadget._invocation()
         timeout = self._timeout(gadget)
-        task = asyncio.current_task()
+        task = asyncio.current_task(loop)
         timer: asyncio.TimerHandle | None = None
         timed_out: list[GadgetTimeoutError] = []
         if timeout is not None and task is not None:

@@ -14,6 +14,8 @@ from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Iterable, Mapping
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from llmist.execution._eager import start_task
 from llmist.execution.controllers import DependencySkipDecision, DependencySkipInfo, OnDependencySkipped
 from llmist.execution.executor import GadgetExecutor, ThreadCall
@@ -38,6 +40,7 @@ class _Node:
         self.state = _WAITING
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled in the regular wheel; users may subclass
 class GadgetScheduler:
     """Runs a stream of calls through a :class:`GadgetExecutor` as a dependency DAG.
 
@@ -190,19 +193,21 @@ class GadgetScheduler:
         return taken
 
     def __aiter__(self) -> AsyncIterator[GadgetExecutionResult]:
-        return self._iterate()
+        return _Results(self)
 
-    async def _iterate(self) -> AsyncIterator[GadgetExecutionResult]:
-        while True:
-            while self._out:
-                yield self._out.popleft()
+    async def next_result(self) -> GadgetExecutionResult | None:
+        """The next result in completion order, waiting for one if needed; ``None`` once the
+        scheduler is closed and every call has finished (what ``async for`` iterates over)."""
+        out = self._out
+        while not out:
             if self._closed and self._outstanding == 0:
-                return
+                return None
             self._waiter = asyncio.get_running_loop().create_future()
             try:
                 await self._waiter
             finally:
                 self._waiter = None
+        return out.popleft()
 
     async def run(self, calls: Iterable[ParsedCall]) -> list[GadgetExecutionResult]:
         """Submit ``calls``, close, and collect every result (completion order)."""
@@ -439,3 +444,24 @@ def _skipped(call: ParsedCall, failed: GadgetExecutionResult) -> GadgetExecution
         status="skipped",
         skip=skip,
     )
+
+
+class _Results:
+    """``async for`` over a scheduler: :meth:`GadgetScheduler.next_result` until it says ``None``.
+
+    A class rather than an async generator, so the compiled build can compile the module.
+    """
+
+    __slots__ = ("_scheduler",)
+
+    def __init__(self, scheduler: GadgetScheduler) -> None:
+        self._scheduler = scheduler
+
+    def __aiter__(self) -> _Results:
+        return self
+
+    async def __anext__(self) -> GadgetExecutionResult:
+        result = await self._scheduler.next_result()
+        if result is None:
+            raise StopAsyncIteration
+        return result

@@ -1,0 +1,144 @@
+"""One response of a run in the making: its parser events turned into agent events and
+started calls, and the wait for the model's next chunk.
+
+Kept apart from :mod:`llmist.agent._loop` (whose ``run_loop`` is an async generator) so the
+compiled build can compile these per-chunk paths with mypyc.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator, Iterable
+from typing import Any
+
+from llmist.agent._config import RunConfig
+from llmist.agent._scheduling import ResponseCalls, result_event
+from llmist.agent.events import AgentEvent
+from llmist.agent.hooks import ChunkContext, call_observer
+from llmist.execution import GadgetExecutionResult
+from llmist.gadgets import AbortSignal
+from llmist.providers.base import LLMChunk, Usage
+from llmist.syntax import ArgsPartialEvent, GadgetCallEvent, SyntaxEvent, TextEvent
+
+__all__ = ["ModelWait", "Response", "RunState"]
+
+
+class RunState:
+    """Mutable totals of one run."""
+
+    __slots__ = ("gadget_cost", "iteration", "llm_cost", "results", "started", "usage")
+
+    def __init__(self) -> None:
+        self.iteration = 0
+        self.usage = Usage()
+        self.llm_cost = 0.0
+        self.gadget_cost = 0.0
+        self.results: list[GadgetExecutionResult] = []
+        self.started = time.perf_counter()
+
+
+class Response:
+    """One response in the making: its text, its prose, and its calls (started as they are parsed)."""
+
+    __slots__ = ("calls", "cfg", "ctx", "emit", "n_calls", "prose", "raw")
+
+    def __init__(self, cfg: RunConfig, calls: ResponseCalls, ctx: ChunkContext | None, emit: bool) -> None:
+        self.cfg = cfg
+        self.calls = calls
+        self.ctx = ctx
+        self.emit = emit
+        """Whether events are wanted (``Agent.run`` needs only the result: it builds none)."""
+        self.raw: list[str] = []
+        """The response text, chunk by chunk (after raw-chunk interceptors)."""
+        self.prose: list[str] = []
+        """Text outside calls (after text interceptors): the run's output if this is the last response."""
+        self.n_calls = 0
+
+    def clear(self) -> None:
+        """Forget what streamed so far (the model failed and a controller supplies the response)."""
+        self.raw.clear()
+        self.prose.clear()
+
+    async def handle(self, events: Iterable[SyntaxEvent]) -> list[AgentEvent]:
+        """Apply hooks to parser events, start each call at once, and add results finished so far."""
+        out: list[AgentEvent] = []
+        cfg, calls, emit = self.cfg, self.calls, self.emit
+        icp, obs = cfg.interceptors, cfg.observers
+        for ev in events:
+            kind = type(ev)
+            if kind is TextEvent:
+                if icp is not None and icp.intercept_text_chunk is not None:
+                    content = icp.intercept_text_chunk(ev.content, self.ctx)  # type: ignore[arg-type,union-attr]
+                    if not content:
+                        continue
+                    ev = TextEvent(content)
+                self.prose.append(ev.content)  # type: ignore[union-attr]
+            elif kind is GadgetCallEvent:
+                self.n_calls += 1
+                immediate = calls.submit(ev.call, self.n_calls)  # type: ignore[union-attr]
+                if emit:
+                    out.append(ev)
+                for r in immediate:
+                    await self.finished(r, out)
+                continue
+            elif kind is ArgsPartialEvent and obs is not None and obs.on_args_partial is not None:
+                await call_observer(obs.on_args_partial, ev)
+            if emit:
+                out.append(ev)
+        for r in calls.take_ready():
+            await self.finished(r, out)
+        return out
+
+    async def finished(self, r: GadgetExecutionResult, out: list[AgentEvent]) -> None:
+        """Record a finished call and tell the observers; add its event to ``out`` if wanted."""
+        calls = self.calls
+        r = calls.record(r)
+        if calls.observed:
+            await calls.notify(r)
+        if self.emit:
+            out.append(result_event(r))
+
+
+class ModelWait:
+    """Lets a cancelled run stop while it waits for the model's next chunk (a stalled stream),
+    not only when that chunk arrives: the abort cancels the wait itself."""
+
+    __slots__ = ("_interrupted", "_loop", "_task")
+
+    def __init__(self, signal: AbortSignal) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._task: asyncio.Task[Any] | None = None  # set only while waiting for a chunk
+        self._interrupted = False
+        signal.add_listener(self._on_abort)
+
+    def detach(self, signal: AbortSignal) -> None:
+        """The run is over: stop listening to its signal (which may outlive it)."""
+        signal.remove_listener(self._on_abort)
+
+    async def next(self, chunks: AsyncIterator[LLMChunk]) -> LLMChunk:
+        """The next chunk (``StopAsyncIteration`` at the end); an abort meanwhile cancels the wait."""
+        self._task = asyncio.current_task(self._loop)  # the loop given: no get_running_loop()
+        try:
+            return await chunks.__anext__()
+        finally:
+            self._task = None
+
+    def interrupted_here(self) -> bool:
+        """Whether the ``CancelledError`` being handled is the abort's own (then it is consumed)."""
+        if not self._interrupted:
+            return False
+        self._interrupted = False
+        task = asyncio.current_task()
+        return task is None or task.uncancel() == 0  # another cancellation too: let it through
+
+    def _on_abort(self, reason: object) -> None:
+        with contextlib.suppress(RuntimeError):  # loop closed: the run is long over
+            self._loop.call_soon_threadsafe(self._interrupt)
+
+    def _interrupt(self) -> None:
+        task = self._task
+        if task is not None and not self._interrupted:
+            self._interrupted = True
+            task.cancel("run cancelled")
