@@ -86,11 +86,14 @@ async def run_loop(
                 finished = False
                 try:
                     while True:
+                        model_wait.waiting()
                         try:
-                            chunk = await model_wait.next(chunks)
+                            chunk = await chunks.__anext__()
                         except StopAsyncIteration:
                             finished = True
                             break
+                        finally:
+                            model_wait.done_waiting()
                         if chunk.usage is not None:
                             usage = chunk.usage
                         if chunk.finish_reason is not None:

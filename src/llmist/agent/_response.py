@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from llmist.agent._config import RunConfig
@@ -19,7 +19,7 @@ from llmist.agent.events import AgentEvent
 from llmist.agent.hooks import ChunkContext, call_observer
 from llmist.execution import GadgetExecutionResult
 from llmist.gadgets import AbortSignal
-from llmist.providers.base import LLMChunk, Usage
+from llmist.providers.base import Usage
 from llmist.syntax import ArgsPartialEvent, GadgetCallEvent, SyntaxEvent, TextEvent
 
 __all__ = ["ModelWait", "Response", "RunState"]
@@ -103,7 +103,11 @@ class Response:
 
 class ModelWait:
     """Lets a cancelled run stop while it waits for the model's next chunk (a stalled stream),
-    not only when that chunk arrives: the abort cancels the wait itself."""
+    not only when that chunk arrives: the abort cancels the wait itself.
+
+    The loop brackets each wait with :meth:`waiting` and :meth:`done_waiting` (not a wrapper
+    coroutine: one fewer coroutine, and no exception passing through compiled code, per chunk).
+    """
 
     __slots__ = ("_interrupted", "_loop", "_task")
 
@@ -117,13 +121,13 @@ class ModelWait:
         """The run is over: stop listening to its signal (which may outlive it)."""
         signal.remove_listener(self._on_abort)
 
-    async def next(self, chunks: AsyncIterator[LLMChunk]) -> LLMChunk:
-        """The next chunk (``StopAsyncIteration`` at the end); an abort meanwhile cancels the wait."""
+    def waiting(self) -> None:
+        """The current task now waits for a chunk: an abort cancels it."""
         self._task = asyncio.current_task(self._loop)  # the loop given: no get_running_loop()
-        try:
-            return await chunks.__anext__()
-        finally:
-            self._task = None
+
+    def done_waiting(self) -> None:
+        """The wait is over (a chunk, the end, or an error)."""
+        self._task = None
 
     def interrupted_here(self) -> bool:
         """Whether the ``CancelledError`` being handled is the abort's own (then it is consumed)."""

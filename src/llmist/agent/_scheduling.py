@@ -92,8 +92,11 @@ class ResponseCalls:
 
     def ordered(self) -> list[GadgetExecutionResult]:
         """This response's results in the order the model wrote the calls."""
+        resp = self._resp
+        if len(resp) < 2:
+            return resp[:]
         pos = self._pos
-        return sorted(self._resp, key=lambda r: pos.get(r.invocation_id, _LAST))
+        return sorted(resp, key=lambda r: pos.get(r.invocation_id, _LAST))
 
     def record(self, r: GadgetExecutionResult) -> GadgetExecutionResult:
         """Apply the result interceptor to a finished call and add it to the run's totals."""
