@@ -274,6 +274,12 @@ async def test_inline_gadget_runs_on_the_loop_thread_and_sync_default_does_not()
     assert [r.result for r in results] == ["a", "b"]
     assert quick.run_inline and not threaded.run_inline
 
+    log.clear()  # GadgetExecutor.execute, without a scheduler, keeps to the same rule
+    executor = GadgetExecutor([quick, threaded])
+    await executor.execute(ParsedCall("quick", "c", "", {"label": "c"}, None, ()))
+    await executor.execute(ParsedCall("threaded", "d", "", {"label": "d"}, None, ()))
+    assert log == ["c@True", "d@False"]
+
 
 async def test_sync_gadget_timeout_fires_signal_then_abandons_thread() -> None:
     release = threading.Event()

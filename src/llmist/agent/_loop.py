@@ -65,9 +65,8 @@ async def run_loop(
             if it > 1:
                 parser.reset()
             calls.start_response(it)
-            resp = Response(cfg, calls, ChunkContext(it) if (obs is not None or icp is not None) else None, emit)
-            usage: Usage | None = None
-            finish: str | None = None
+            chunk_ctx = ChunkContext(it) if (obs is not None or icp is not None) else None
+            resp = Response(cfg, calls, parser, chunk_ctx, emit)
             synthetic: str | None = None
             call_ctx = LLMCallContext(it, cfg.model_name, messages) if (obs is not None or ctl is not None) else None
             if ctl is not None and ctl.before_llm_call is not None:
@@ -94,22 +93,7 @@ async def run_loop(
                             break
                         finally:
                             model_wait.done_waiting()
-                        if chunk.usage is not None:
-                            usage = chunk.usage
-                        if chunk.finish_reason is not None:
-                            finish = chunk.finish_reason
-                        text = chunk.text
-                        if not text:
-                            continue
-                        if icp is not None and icp.intercept_raw_chunk is not None:
-                            changed = icp.intercept_raw_chunk(text, resp.ctx)  # type: ignore[arg-type]
-                            if not changed:
-                                continue
-                            text = changed
-                        if obs is not None and obs.on_stream_chunk is not None:
-                            await call_observer(obs.on_stream_chunk, text, resp.ctx)
-                        resp.raw.append(text)
-                        events = await resp.handle(parser.feed(text))
+                        events = await resp.feed(chunk)
                         if emit:
                             for ev in events:
                                 yield ev
@@ -129,15 +113,15 @@ async def run_loop(
                     if aclose is not None:
                         await aclose()
             if synthetic is not None:
-                resp.raw.append(synthetic)
-                events = await resp.handle(parser.feed(synthetic))
+                events = await resp.feed_text(synthetic)
                 if emit:
                     for ev in events:
                         yield ev
-            events = await resp.handle(parser.finalize())
+            events = await resp.finalize()
             if emit:
                 for ev in events:
                     yield ev
+            usage, finish = resp.usage, resp.finish
             response_usage = usage if usage is not None else Usage()
             st.usage = st.usage + response_usage
             cost = cfg.cost_of(response_usage) if usage is not None else 0.0

@@ -19,8 +19,8 @@ from llmist.agent.events import AgentEvent
 from llmist.agent.hooks import ChunkContext, call_observer
 from llmist.execution import GadgetExecutionResult
 from llmist.gadgets import AbortSignal
-from llmist.providers.base import Usage
-from llmist.syntax import ArgsPartialEvent, GadgetCallEvent, SyntaxEvent, TextEvent
+from llmist.providers.base import LLMChunk, Usage
+from llmist.syntax import ArgsPartialEvent, EmojiCallParser, GadgetCallEvent, GadgetCallParser, SyntaxEvent, TextEvent
 
 __all__ = ["ModelWait", "Response", "RunState"]
 
@@ -42,11 +42,19 @@ class RunState:
 class Response:
     """One response in the making: its text, its prose, and its calls (started as they are parsed)."""
 
-    __slots__ = ("calls", "cfg", "ctx", "emit", "n_calls", "prose", "raw")
+    __slots__ = ("calls", "cfg", "ctx", "emit", "finish", "n_calls", "parser", "prose", "raw", "usage")
 
-    def __init__(self, cfg: RunConfig, calls: ResponseCalls, ctx: ChunkContext | None, emit: bool) -> None:
+    def __init__(
+        self,
+        cfg: RunConfig,
+        calls: ResponseCalls,
+        parser: GadgetCallParser | EmojiCallParser,
+        ctx: ChunkContext | None,
+        emit: bool,
+    ) -> None:
         self.cfg = cfg
         self.calls = calls
+        self.parser = parser
         self.ctx = ctx
         self.emit = emit
         """Whether events are wanted (``Agent.run`` needs only the result: it builds none)."""
@@ -55,6 +63,39 @@ class Response:
         self.prose: list[str] = []
         """Text outside calls (after text interceptors): the run's output if this is the last response."""
         self.n_calls = 0
+        self.usage: Usage | None = None
+        """The usage the model reported (its last report), if any."""
+        self.finish: str | None = None
+        """The model's finish reason, if it gave one."""
+
+    async def feed(self, chunk: LLMChunk) -> list[AgentEvent]:
+        """A model chunk: note its usage and finish reason, and pass its text through the
+        raw-chunk interceptor and the ``on_stream_chunk`` observer to :meth:`feed_text`."""
+        if chunk.usage is not None:
+            self.usage = chunk.usage
+        if chunk.finish_reason is not None:
+            self.finish = chunk.finish_reason
+        text = chunk.text
+        if not text:
+            return []
+        icp, obs = self.cfg.interceptors, self.cfg.observers
+        if icp is not None and icp.intercept_raw_chunk is not None:
+            changed = icp.intercept_raw_chunk(text, self.ctx)  # type: ignore[arg-type]
+            if not changed:
+                return []
+            text = changed
+        if obs is not None and obs.on_stream_chunk is not None:
+            await call_observer(obs.on_stream_chunk, text, self.ctx)
+        return await self.feed_text(text)
+
+    async def feed_text(self, text: str) -> list[AgentEvent]:
+        """Response text (a chunk, or a whole response a controller supplied) through the parser."""
+        self.raw.append(text)
+        return await self.handle(self.parser.feed(text))
+
+    async def finalize(self) -> list[AgentEvent]:
+        """The response ended: whatever the parser still holds (text, a call cut off)."""
+        return await self.handle(self.parser.finalize())
 
     def clear(self) -> None:
         """Forget what streamed so far (the model failed and a controller supplies the response)."""

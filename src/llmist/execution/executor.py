@@ -133,6 +133,10 @@ class GadgetExecutor:
             prepared = await prepared
             if isinstance(prepared, GadgetExecutionResult):
                 return prepared
+        invocation = prepared.gadget._invocation()
+        if prepared.gadget.run_inline and not invocation.is_async:
+            settled = self._run_inline(prepared, invocation.call)
+            return settled if isinstance(settled, GadgetExecutionResult) else await settled
         return await self._run(prepared)
 
     def start(
