@@ -194,14 +194,13 @@ def _from_function(
         default = ... if param.default is inspect.Parameter.empty else param.default
         fields[param.name] = (annotation, default)
     params_model = create_model(f"{gadget_name}Params", __config__=ConfigDict(arbitrary_types_allowed=False), **fields)
-    field_names = tuple(fields)
     is_async = inspect.iscoroutinefunction(function)
 
     def call(params: BaseModel, ctx: ExecutionContext) -> Any:
-        kwargs = {field: getattr(params, field) for field in field_names}
-        if context_param is not None:
-            kwargs[context_param] = ctx
-        return function(**kwargs)
+        # A validated model of create_model's default config keeps exactly its fields in __dict__.
+        if context_param is None:
+            return function(**params.__dict__)
+        return function(**params.__dict__, **{context_param: ctx})
 
     final_description = description if description is not None else doc_description
     return FunctionGadget(
