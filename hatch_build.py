@@ -30,6 +30,7 @@ COMPILED_MODULES = (
     "llmist.syntax.block",
     "llmist.syntax.emoji",
     "llmist.syntax.pointers",
+    "llmist.gadgets.binding",
     "llmist.execution._eager",
     "llmist.execution.executor",
     "llmist.execution.scheduler",

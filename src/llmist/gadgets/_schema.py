@@ -60,9 +60,15 @@ class ModelSchema:
         return ""
 
 
-@lru_cache(maxsize=512)
 def model_schema(model: type[BaseModel]) -> ModelSchema:
     """The (cached) :class:`ModelSchema` of ``model``."""
+    # A plain function in front of the cache: the compiled build type-checks its callers
+    # without pydantic installed, where an lru_cache wrapper rejects type[Any] as unhashable.
+    return _cached_schema(model)
+
+
+@lru_cache(maxsize=512)
+def _cached_schema(model: type[BaseModel]) -> ModelSchema:
     root = model.model_json_schema()
     properties: dict[str, Mapping[str, Any]] = dict(root.get("properties") or {})
     body = next((name for name, node in properties.items() if isinstance(node, Mapping) and node.get("body")), None)

@@ -4,6 +4,7 @@ The hierarchy::
 
     LlmistError
     ├── GadgetError                 a gadget is badly defined or cannot be found
+    ├── InvalidParametersError      a call's parameters do not fit the gadget's schema
     ├── GadgetSignal                raised *inside* a gadget to steer the run
     │   ├── ModelRetry              ask the model to call again with better arguments
     │   ├── TaskCompletionSignal    end the agent loop with a summary
@@ -21,6 +22,7 @@ __all__ = [
     "GadgetSignal",
     "GadgetTimeoutError",
     "HumanInputRequired",
+    "InvalidParametersError",
     "LlmistError",
     "ModelRetry",
     "TaskCompletionSignal",
@@ -33,6 +35,10 @@ class LlmistError(Exception):
 
 class GadgetError(LlmistError):
     """A gadget is badly defined (missing description, bad schema) or cannot be resolved."""
+
+
+class InvalidParametersError(LlmistError):
+    """A call's parameters do not fit the gadget's schema; the message is written for the model."""
 
 
 class GadgetSignal(LlmistError):

@@ -7,11 +7,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from llmist.gadgets._schema import model_schema
 from llmist.gadgets.base import GadgetResult, as_gadget
+from llmist.gadgets.binding import prepare_params, validate_params
 from llmist.gadgets.context import ExecutionContext, LLMClient
-from llmist.gadgets.errors import TaskCompletionSignal
-from llmist.gadgets.validation import InvalidParametersError, _prepare, validate_params
+from llmist.gadgets.errors import InvalidParametersError, TaskCompletionSignal
 
 __all__ = ["TestGadgetResult", "atest_gadget", "test_gadget"]
 
@@ -38,7 +37,7 @@ async def atest_gadget(
     """Validate ``params`` (defaults applied) and run ``gadget`` once; never raises for the gadget's fault."""
     g = as_gadget(gadget)
     try:
-        model = validate_params(g, _prepare(model_schema(g.Params), dict(params)))
+        model = validate_params(g, prepare_params(g, params))
     except InvalidParametersError as exc:
         return TestGadgetResult(error=str(exc))
     validated = model.model_dump()
