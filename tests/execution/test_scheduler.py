@@ -350,3 +350,19 @@ async def test_long_chain_submitted_dependents_first_runs_without_deep_recursion
     results = [r async for r in sched]
     assert len(results) == n and all(r.ok for r in results)
     assert log == [f"c{i}" for i in range(n)]
+
+
+async def test_next_result_waits_for_each_result_then_says_none() -> None:
+    sched = scheduler()
+    sched.submit(call("slow", name="nap", seconds=0.02))
+    sched.submit(call("after", "slow"))
+    waiting = asyncio.ensure_future(sched.next_result())
+    await asyncio.sleep(0)
+    assert not waiting.done()  # nothing finished yet: it waits
+    first = await waiting
+    assert first is not None and first.invocation_id == "slow"
+    sched.close()
+    second = await sched.next_result()
+    assert second is not None and second.invocation_id == "after"
+    assert await sched.next_result() is None
+    assert await sched.next_result() is None  # and keeps saying so
