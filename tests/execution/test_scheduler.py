@@ -318,6 +318,23 @@ async def test_async_gadget_that_does_not_suspend_finishes_inside_submit_as_its_
     assert marker.get() == "caller"  # the gadget ran in its own copy of the context
 
 
+async def test_a_loop_task_factory_still_makes_the_gadget_tasks() -> None:
+    loop = asyncio.get_running_loop()
+    made: list[str] = []
+
+    def factory(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> asyncio.Task[Any]:
+        made.append(type(coro).__name__)
+        return asyncio.Task(coro, loop=loop, **kwargs)
+
+    loop.set_task_factory(factory)
+    try:
+        results = await scheduler().run([call("a"), call("n", name="nap", seconds=0.001)])
+    finally:
+        loop.set_task_factory(None)
+    assert sorted(str(r.result) for r in results) == ["a", "rested"]
+    assert len(made) == 2  # one task per async gadget, both from the factory
+
+
 async def test_eagerly_started_gadget_keeps_its_own_timeout_and_cancellation() -> None:
     @gadget
     async def bounded() -> str:

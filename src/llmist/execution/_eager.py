@@ -35,18 +35,20 @@ def start_task(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T]) ->
     """
     if sys.version_info >= (3, 12):
         return asyncio.Task(coro, loop=loop, eager_start=True)
-    task = loop.create_task(coro)
     ready: Any = getattr(loop, "_ready", None)
-    if _enter is None or _leave is None or not isinstance(ready, deque) or not ready:
-        return task
-    step = ready[-1]
+    if _enter is None or _leave is None or not isinstance(ready, deque) or loop.get_task_factory() is not None:
+        return loop.create_task(coro)
+    task = asyncio.Task(coro, loop=loop)  # what create_task does without a task factory
+    step: Any = ready[-1] if ready else None
     if _is_step_of(step, task):  # else not the queue layout this relies on: leave the step where it is
         ready.pop()
         current = asyncio.current_task(loop)
         if current is not None:
             _leave(loop, current)
         try:
-            step._run()  # the task's own step: it enters itself as the current task
+            # The task's own step, called as Handle._run would (a task step catches everything
+            # itself); it enters the task as the current one.
+            step._context.run(step._callback, *step._args)
         finally:
             if current is not None:
                 _enter(loop, current)
