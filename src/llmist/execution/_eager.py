@@ -9,7 +9,7 @@ and cancellation see the right one) running in its own copy of the context.
 Python 3.12+ does this itself (``eager_start=True``). On 3.11 the task is created as usual
 and, on asyncio's own event loop, its first scheduled step is taken out of the ready queue
 and run at once, with the calling task set aside meanwhile, as 3.12 does. Any other loop
-(uvloop...) gets an ordinary task.
+(uvloop...) gets an ordinary task, and so does a loop with a task factory (from the factory).
 """
 
 from __future__ import annotations
@@ -33,10 +33,12 @@ def start_task(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T]) ->
 
     Must be called on the loop's thread. The task may already be done.
     """
+    if loop.get_task_factory() is not None:
+        return loop.create_task(coro)  # the factory makes the task (an ordinary one)
     if sys.version_info >= (3, 12):
         return asyncio.Task(coro, loop=loop, eager_start=True)
     ready: Any = getattr(loop, "_ready", None)
-    if _enter is None or _leave is None or not isinstance(ready, deque) or loop.get_task_factory() is not None:
+    if _enter is None or _leave is None or not isinstance(ready, deque):
         return loop.create_task(coro)
     task = asyncio.Task(coro, loop=loop)  # what create_task does without a task factory
     step: Any = ready[-1] if ready else None
