@@ -147,6 +147,8 @@ def _coerce(value: str, hint: _TypeHint) -> Any:
         return True
     if trimmed == "false":
         return False
+    if trimmed.isdigit() and trimmed.isascii():  # the common number, without the regex
+        return int(trimmed)
     if trimmed and trimmed[0] in _NUMBER_START and _NUMBER(trimmed):
         return float(trimmed) if "." in trimmed else int(trimmed)
     return value
