@@ -133,10 +133,6 @@ class GadgetExecutor:
             prepared = await prepared
             if isinstance(prepared, GadgetExecutionResult):
                 return prepared
-        invocation = prepared.gadget._invocation()
-        if prepared.gadget.run_inline and not invocation.is_async:
-            settled = self._run_inline(prepared, invocation.call)
-            return settled if isinstance(settled, GadgetExecutionResult) else await settled
         return await self._run(prepared)
 
     def start(
@@ -272,6 +268,8 @@ class GadgetExecutor:
         try:
             if invocation.is_async:
                 output = await invocation.call(prepared.params, ctx)
+            elif gadget.run_inline:  # opt-in: on the loop's thread, as start() runs it
+                output = invocation.call(prepared.params, ctx)
             else:
                 output = await run_in_thread(invocation.call, prepared.params, ctx)
             if timed_out:  # the gadget swallowed its cancellation
