@@ -106,7 +106,6 @@ async def run_loop(
                     synthetic = await _after_error(cfg, it, exc)
                     if synthetic is None:
                         raise
-                    parser.reset()
                     resp.clear()
                 finally:
                     aclose = None if finished else getattr(stream, "aclose", None)

@@ -98,7 +98,9 @@ class Response:
         return await self.handle(self.parser.finalize())
 
     def clear(self) -> None:
-        """Forget what streamed so far (the model failed and a controller supplies the response)."""
+        """Forget what streamed so far, in the parser too (the model failed and a controller
+        supplies the response)."""
+        self.parser.reset()
         self.raw.clear()
         self.prose.clear()
 
