@@ -73,6 +73,22 @@ class ValueRope:
             self._joined = joined
         return joined if len(joined) == size else joined[:size]
 
+    def take(self, size: int) -> str:
+        """The first ``size`` characters in one join (``text`` may join, then slice): the
+        parser's last read of a value. What lies past ``size`` must be in the last piece (the
+        held-back newline)."""
+        joined = self._joined
+        if len(joined) >= size:
+            return joined if len(joined) == size else joined[:size]
+        pieces = self.pieces
+        extra = self.size - size
+        if extra:
+            last = pieces[-1]
+            pieces = pieces[:-1]
+            if extra < len(last):
+                pieces.append(last[: len(last) - extra])
+        return pieces[0] if len(pieces) == 1 else "".join(pieces)
+
     def suffix(self, size: int) -> str:
         """The last ``size`` characters appended (``size`` at most what was appended).
 

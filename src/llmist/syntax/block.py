@@ -435,11 +435,16 @@ class GadgetCallParser(TextStretches):
 
     def _close_value(self, block: _Streaming, last: bool) -> None:
         """The current value ended: at the next argument, or (``last``) at the end of the body."""
-        text = block.rope.text(block.vlen)
-        block.raw.append(text)
-        # The call's body is stripped, so its last value is; the newline before the next
-        # argument is not part of a value.
-        value = text.rstrip() if last else text[:-1] if block.nl else text
+        # The newline before the next argument is not part of a value. The call's body is
+        # stripped, so its last value is, and the raw body then needs no stripping copy.
+        value = block.rope.take(block.vlen - block.nl)
+        if last:
+            value = value.rstrip()
+            block.raw.append(value)
+        else:
+            block.raw.append(value)
+            if block.nl:
+                block.raw.append("\n")
         block.arguments.append((block.field, value))
         block.emitted[block.field] = block.prev
         block.rope = ValueRope()
