@@ -258,14 +258,15 @@ def test_large_values_with_marker_characters_survive_any_chunking(size: int) -> 
     assert text(events) == text(whole) == "intro\n\nbye"
 
 
-def test_a_long_value_streamed_a_character_at_a_time_reads_whole_at_every_partial() -> None:
+@pytest.mark.parametrize("size", [1, 256])  # pieces the value keeps merging, and pieces it keeps as they are
+def test_a_long_value_streamed_in_pieces_reads_whole_at_every_partial(size: int) -> None:
     body = "".join(f"line {i}: {'!' * (i % 5)}\n" for i in range(3000))  # ~40 KB, past the 16 KB rule
     stream = f"!!!GADGET_START:WriteFile\n!!!ARG:content\n{body}!!!GADGET_END"
     parser = GadgetCallParser()
     read: list[str] = []
     later: list[ArgsPartialEvent] = []
-    for n, ch in enumerate(stream):
-        for event in parser.feed(ch):
+    for n, chunk in enumerate(split(stream, size)):
+        for event in parser.feed(chunk):
             if isinstance(event, ArgsPartialEvent):
                 # Read some values as they come, keep the others for after the stream.
                 if n % 3:

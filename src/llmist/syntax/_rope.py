@@ -22,12 +22,15 @@ from typing import Any, Final
 _MERGE: Final = 64
 """Recent pieces are merged into one string every this many appends: a value streamed a
 character at a time stays a short list (a million one-character strings thrash the cache)."""
+_SMALL_PIECE: Final = 64
+"""...but only while they average under this many characters: longer pieces are few enough
+as they are, and merging them would copy the value once more for nothing."""
 
 
 class ValueRope:
     """The text of one argument value as it streams in."""
 
-    __slots__ = ("_joined", "_recent", "_version", "pieces", "size")
+    __slots__ = ("_joined", "_merged", "_recent", "_version", "pieces", "size")
 
     def __init__(self) -> None:
         self.pieces: list[str] = []
@@ -35,6 +38,8 @@ class ValueRope:
         self.size = 0
         """Characters appended so far."""
         self._recent = 0
+        self._merged = 0
+        """``size`` at the last merge decision."""
         self._version = 0
         """Odd while ``append`` changes the pieces: a reader in another thread then joins afresh."""
         self._joined = ""
@@ -48,7 +53,9 @@ class ValueRope:
         self.size += len(piece)
         recent = self._recent + 1
         if recent == _MERGE:
-            pieces[-_MERGE:] = ["".join(pieces[-_MERGE:])]
+            if self.size - self._merged < _MERGE * _SMALL_PIECE:
+                pieces[-_MERGE:] = ["".join(pieces[-_MERGE:])]
+            self._merged = self.size
             recent = 0
         self._recent = recent
         self._version += 1
