@@ -34,8 +34,9 @@ def fast_constructor(cls: type[T]) -> Callable[..., T]:
     twin = type(f"_{cls.__name__}Twin", (), {"__slots__": names})
     params = ", ".join(names)
     fill = "".join(f"    o.{name} = {name}\n" for name in names)
-    source = f"def build({params}):\n    o = new(twin)\n{fill}    o.__class__ = cls\n    return o\n"
-    namespace: dict[str, Any] = {"new": object.__new__, "twin": twin, "cls": cls}
+    # twin() rather than object.__new__(twin): calling the class skips __new__'s argument parsing.
+    source = f"def build({params}):\n    o = twin()\n{fill}    o.__class__ = cls\n    return o\n"
+    namespace: dict[str, Any] = {"twin": twin, "cls": cls}
     exec(source, namespace)  # the same technique dataclasses uses to write __init__
     build = cast("Callable[..., T]", namespace["build"])
     build.__qualname__ = build.__name__ = f"build_{cls.__name__}"
