@@ -23,8 +23,8 @@ _MERGE: Final = 64
 """Recent pieces are merged into one string every this many appends: a value streamed a
 character at a time stays a short list (a million one-character strings thrash the cache)."""
 _SMALL_PIECE: Final = 64
-"""...but only while they average under this many characters: longer pieces are few enough
-as they are, and merging them would copy the value once more for nothing."""
+"""Recent pieces are merged only while they average under this many characters: longer pieces
+are few enough as they are, and merging them would copy the value once more for nothing."""
 
 
 class ValueRope:
