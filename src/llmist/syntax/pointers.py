@@ -57,13 +57,13 @@ def parse_block_span(
     result: dict[str, Any] = {}
     seen: set[str] = set()
     step = len(arg_prefix)
-    find = s.find
-    at = find(arg_prefix, a, b)
+    # s.find, not a bound `find = s.find`: compiled, the method call is a direct C call.
+    at = s.find(arg_prefix, a, b)
     while at >= 0:
         begin = at + step
-        at = find(arg_prefix, begin, b)
+        at = s.find(arg_prefix, begin, b)
         stop = b if at < 0 else at
-        newline = find("\n", begin, stop)
+        newline = s.find("\n", begin, stop)
         if newline < 0:
             _put(result, seen, s[begin:stop].strip(), "", hints)
         else:
