@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, overload
 
 from pydantic import BaseModel, ConfigDict, create_model
 from pydantic.fields import FieldInfo
 
+from llmist.gadgets._json_model import model_from_json_schema
 from llmist.gadgets.base import Gadget, GadgetExample, _check, _Invocation, _positional_arity
 from llmist.gadgets.context import ExecutionContext
 from llmist.gadgets.errors import GadgetError
@@ -111,7 +112,7 @@ def gadget(
 def create_gadget(
     *,
     description: str,
-    schema: type[BaseModel],
+    schema: type[BaseModel] | Mapping[str, Any],
     execute: Callable[..., Any],
     name: str | None = None,
     timeout_s: float | None = None,
@@ -122,19 +123,27 @@ def create_gadget(
 ) -> FunctionGadget:
     """Build a gadget from a schema and an ``execute(params)`` or ``execute(params, ctx)`` callable.
 
-    ``params`` is the validated ``schema`` instance; ``execute`` may be sync or async.
-    ``name`` defaults to the function's name. ``inline``: see :attr:`Gadget.run_inline`.
+    ``schema`` is a Pydantic model class, and ``params`` the validated instance; or a JSON-schema
+    dict of an object (an MCP tool's input schema, say), and ``params`` the validated arguments as a
+    JSON-ready dict keyed by the schema's property names, holding only those the call gave (the
+    schema's defaults are the receiver's to apply). ``execute`` may be sync or async. ``name``
+    defaults to the function's name. ``inline``: see :attr:`Gadget.run_inline`.
     """
-    if not (isinstance(schema, type) and issubclass(schema, BaseModel)):
-        raise GadgetError(f"create_gadget: schema must be a Pydantic BaseModel subclass, got {schema!r}")
-    is_async = inspect.iscoroutinefunction(execute)
-    if _positional_arity(execute) >= 2:
-        invocation = _Invocation(execute, is_async)
-    else:
-        invocation = _Invocation(lambda params, ctx: execute(params), is_async)
     gadget_name = name or getattr(execute, "__name__", "") or ""
     if gadget_name == "<lambda>":
         raise GadgetError("create_gadget: pass name=... when execute is a lambda")
+    is_async = inspect.iscoroutinefunction(execute)
+    call: Callable[[Any, ExecutionContext], Any] = (
+        execute if _positional_arity(execute) >= 2 else lambda params, ctx: execute(params)
+    )
+    if isinstance(schema, Mapping):
+        schema = model_from_json_schema(f"{gadget_name or 'Gadget'}Params", schema)
+        call = _with_dict_params(call)
+    elif not (isinstance(schema, type) and issubclass(schema, BaseModel)):
+        raise GadgetError(
+            f"create_gadget: schema must be a Pydantic BaseModel subclass or a JSON-schema dict, got {schema!r}"
+        )
+    invocation = _Invocation(call, is_async)
     built = FunctionGadget(
         name=gadget_name,
         description=description,
@@ -149,6 +158,15 @@ def create_gadget(
     )
     _check(built)
     return built
+
+
+def _with_dict_params(call: Callable[[Any, ExecutionContext], Any]) -> Callable[[BaseModel, ExecutionContext], Any]:
+    """``call`` given the arguments as the JSON schema names them, not the model built from it."""
+
+    def with_dict(params: BaseModel, ctx: ExecutionContext) -> Any:
+        return call(params.model_dump(mode="json", by_alias=True, exclude_unset=True), ctx)
+
+    return with_dict
 
 
 def _from_function(

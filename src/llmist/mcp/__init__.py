@@ -1,0 +1,14 @@
+"""MCP both ways: tools of MCP servers as gadgets (client), and gadgets served over MCP (server).
+
+Needs the ``mcp`` extra: ``pip install 'llmist[mcp]'``. Layer: after ``execution`` (it builds
+gadgets and serves them through the executor), before ``agent`` and ``cli``, which use it.
+"""
+
+try:
+    import mcp as _sdk  # noqa: F401 - fail here, with the fix, when the extra is missing
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError("llmist.mcp needs the official MCP SDK: pip install 'llmist[mcp]'") from exc
+
+from llmist.mcp._client import MCPServer, MCPServerError, MCPServerHTTP, MCPServerStdio
+
+__all__ = ["MCPServer", "MCPServerError", "MCPServerHTTP", "MCPServerStdio"]

@@ -1,0 +1,255 @@
+"""Connections to MCP servers (stdio or streamable HTTP) whose tools become gadgets.
+
+The official ``mcp`` SDK speaks the protocol; this module only owns the connection's lifetime,
+the cached tool list, and the mapping of tools to gadgets. Each connection lives in a task of
+its own: the SDK's transports hold anyio cancel scopes that must be entered and left by one task,
+while an agent may connect in one task and disconnect in another (a cancelled run, a closed stream).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+import httpx2
+from mcp import ClientSession, StdioServerParameters, stdio_client, types
+from mcp.client.streamable_http import streamable_http_client
+
+from llmist.gadgets import Gadget, GadgetError, create_gadget
+from llmist.mcp._results import result_text
+
+__all__ = ["MCPServer", "MCPServerError", "MCPServerHTTP", "MCPServerStdio"]
+
+logger = logging.getLogger("llmist.mcp")
+
+_BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_\-]")
+
+
+class MCPServerError(GadgetError):
+    """An MCP server could not be reached, died, or answered a tool call with an error."""
+
+
+class MCPServer:
+    """A connection to one MCP server; use ``async with`` or pass it in ``Agent(mcp_servers=[...])``.
+
+    Args:
+        tool_prefix: Put before each tool's name (``"time_"`` makes ``get_current_time`` the gadget
+            ``time_get_current_time``), to keep two servers' tools apart.
+        name: What errors and logs call this server (default: its command or URL).
+    """
+
+    def __init__(self, *, tool_prefix: str = "", name: str = "") -> None:
+        self.tool_prefix = tool_prefix
+        self.name = name
+        self._session: ClientSession | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._stop: asyncio.Event | None = None
+        self._tools: list[types.Tool] | None = None
+        self._failure: BaseException | None = None
+
+    def _transport(self) -> AbstractAsyncContextManager[Any]:
+        raise NotImplementedError
+
+    @property
+    def connected(self) -> bool:
+        """Whether the connection is open and its server still answers."""
+        return self._session is not None and self._failure is None
+
+    async def connect(self) -> None:
+        """Start (or reach) the server and open an MCP session; raises :class:`MCPServerError`."""
+        if self._task is not None:
+            return
+        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._stop = asyncio.Event()
+        self._failure = None
+        self._task = asyncio.create_task(self._hold(ready), name=f"llmist-mcp:{self.name}")
+        try:
+            await ready
+        except BaseException:
+            await self.close()
+            raise
+
+    async def close(self) -> None:
+        """End the session and stop a stdio server; safe to call twice."""
+        task, self._task = self._task, None
+        if task is None:
+            return
+        assert self._stop is not None
+        self._stop.set()
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            await asyncio.shield(task)
+        self._session = None
+        self._tools = None
+
+    async def _hold(self, ready: asyncio.Future[None]) -> None:
+        """The connection's own task: open, signal ready, wait for close (or the server's end)."""
+        try:
+            async with (
+                self._transport() as (read, write),
+                ClientSession(read, write, message_handler=self._on_message) as session,
+            ):
+                await session.initialize()
+                self._session = session
+                ready.set_result(None)
+                assert self._stop is not None
+                await self._stop.wait()
+        except BaseException as exc:
+            self._failure = exc
+            if not ready.done():
+                ready.set_exception(MCPServerError(f"could not connect to MCP server {self.name}: {_describe(exc)}"))
+            elif not isinstance(exc, asyncio.CancelledError):
+                logger.warning("MCP server %s failed: %s", self.name, _describe(exc))
+        finally:
+            self._session = None
+
+    async def _on_message(self, message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            self._tools = None  # refreshed at the next list_tools()
+        elif isinstance(message, Exception):
+            logger.warning("MCP server %s: transport error: %s", self.name, _describe(message))
+
+    async def list_tools(self) -> list[types.Tool]:
+        """The server's tools: cached per connection, fetched again after a tools/list_changed."""
+        session = self._live_session()
+        if self._tools is None:
+            tools: list[types.Tool] = []
+            cursor: str | None = None
+            while True:
+                params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+                page = await session.list_tools(params=params)
+                tools.extend(page.tools)
+                cursor = page.next_cursor
+                if not cursor:
+                    break
+            self._tools = tools
+        return list(self._tools)
+
+    async def call_tool(self, name: str, arguments: Mapping[str, Any]) -> str:
+        """Call tool ``name``; its result as text. An ``isError`` result or a lost server raises."""
+        session = self._live_session()
+        try:
+            result = await session.call_tool(name, dict(arguments))
+        except Exception as exc:
+            raise MCPServerError(
+                f"MCP server {self.name} failed while running {name}: {_describe(exc)}. "
+                "Its tools may be unavailable for the rest of the run; try another way."
+            ) from exc
+        text = result_text(result)
+        if result.is_error:
+            raise MCPServerError(text or f"{name} reported an error without a message")
+        return text
+
+    async def gadgets(self) -> list[Gadget]:
+        """One gadget per tool: the prefixed name, the tool's description and input schema."""
+        return [self._gadget(tool) for tool in await self.list_tools()]
+
+    def _gadget(self, tool: types.Tool) -> Gadget:
+        tool_name = tool.name
+
+        async def call(arguments: dict[str, Any]) -> str:
+            return await self.call_tool(tool_name, arguments)
+
+        description = tool.description or tool.title or f"The {tool_name} tool of MCP server {self.name}."
+        return create_gadget(
+            name=self.tool_prefix + _BAD_NAME_CHARS.sub("_", tool_name),
+            description=description,
+            schema=tool.input_schema,
+            execute=call,
+        )
+
+    def _live_session(self) -> ClientSession:
+        if self._failure is not None:
+            raise MCPServerError(
+                f"MCP server {self.name} is no longer running ({_describe(self._failure)}); "
+                "its tools cannot be used for the rest of this run."
+            )
+        if self._session is None:
+            raise MCPServerError(f"MCP server {self.name} is not connected: use `async with` or Agent(mcp_servers=...)")
+        return self._session
+
+    async def __aenter__(self) -> Self:
+        await self.connect()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+
+class MCPServerStdio(MCPServer):
+    """An MCP server run as a subprocess, speaking over its stdin and stdout.
+
+    Args:
+        command: The program (``"python"``, ``"uvx"``, ``"mcp-server-time"``...).
+        args: Its arguments.
+        env: Environment variables added to the SDK's safe default environment.
+        cwd: Working directory of the server.
+    """
+
+    def __init__(
+        self,
+        command: str,
+        args: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+        cwd: str | Path | None = None,
+        *,
+        tool_prefix: str = "",
+        name: str = "",
+    ) -> None:
+        super().__init__(tool_prefix=tool_prefix, name=name or " ".join([command, *args]))
+        self.params = StdioServerParameters(
+            command=command, args=list(args), env=dict(env) if env is not None else None, cwd=cwd
+        )
+
+    def _transport(self) -> AbstractAsyncContextManager[Any]:
+        return stdio_client(self.params)
+
+    def __repr__(self) -> str:
+        return f"MCPServerStdio({self.name!r})"
+
+
+class MCPServerHTTP(MCPServer):
+    """An MCP server reached over streamable HTTP at ``url`` (e.g. ``http://127.0.0.1:8000/mcp``).
+
+    Args:
+        url: The server's MCP endpoint.
+        headers: Sent with every request (an ``Authorization`` header, say).
+    """
+
+    def __init__(
+        self, url: str, headers: Mapping[str, str] | None = None, *, tool_prefix: str = "", name: str = ""
+    ) -> None:
+        super().__init__(tool_prefix=tool_prefix, name=name or url)
+        self.url = url
+        self.headers = dict(headers or {})
+
+    @contextlib.asynccontextmanager
+    async def _http(self) -> AsyncIterator[Any]:
+        # The SDK's default client has MCP's long read timeout; only the headers are ours.
+        timeout = httpx2.Timeout(30.0, read=300.0)
+        async with (
+            httpx2.AsyncClient(headers=self.headers, timeout=timeout) as client,
+            streamable_http_client(self.url, http_client=client) as streams,
+        ):
+            yield streams[0], streams[1]
+
+    def _transport(self) -> AbstractAsyncContextManager[Any]:
+        return self._http()
+
+    def __repr__(self) -> str:
+        return f"MCPServerHTTP({self.url!r})"
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        return _describe(exc.exceptions[0])
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
