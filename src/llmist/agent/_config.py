@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -49,14 +49,21 @@ class RunConfig:
     """Parsers of finished runs, reused by the next ones."""
 
     @classmethod
-    def build(cls, agent: Agent, provider: Provider, model_name: str) -> RunConfig:
-        """Resolve limits, pricing and hooks and render the system prompt."""
+    def build(
+        cls, agent: Agent, provider: Provider, model_name: str, extra_gadgets: Sequence[Gadget] = ()
+    ) -> RunConfig:
+        """Resolve limits, pricing and hooks and render the system prompt.
+
+        ``extra_gadgets`` join the agent's own for this config (an MCP server's tools for one run).
+        """
         registry = agent.model_registry
         if registry is None and not getattr(provider, "offline", False):
             registry = shared_registry()
         window = agent.context_window or _context_window(registry, provider, model_name) or DEFAULT_CONTEXT_WINDOW
         char_limit = output_char_limit(window, agent.gadget_output_limit_percent) if agent.gadget_output_limit else None
-        listed = list(agent.gadgets)
+        listed = [*agent.gadgets, *extra_gadgets]
+        if extra_gadgets:
+            _check_unique(listed)
         store: GadgetOutputStore | None = None
         if char_limit is not None:
             store = GadgetOutputStore(char_limit)
@@ -103,6 +110,16 @@ class RunConfig:
             return EmojiCallParser()
         m = self.markers
         return GadgetCallParser(start_prefix=m.start, end_prefix=m.end, arg_prefix=m.arg)
+
+
+def _check_unique(gadgets: Sequence[Gadget]) -> None:
+    names = [g.name for g in gadgets]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ValueError(
+            f"two gadgets share the name(s) {dupes}: an MCP server's tool clashes with another gadget; "
+            "give the server a tool_prefix (MCPServerStdio(..., tool_prefix='name_'))"
+        )
 
 
 def _any_set(obj: object) -> bool:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import Any, TypeAlias
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from llmist.agent._config import RunConfig
 from llmist.agent._loop import run_loop
@@ -15,6 +15,9 @@ from llmist.agent.prompt import Markers, Syntax, render_system_prompt
 from llmist.agent.result import AgentResult
 from llmist.gadgets import AbortSignal, Gadget, as_gadget
 from llmist.providers.base import Provider
+
+if TYPE_CHECKING:
+    from llmist.mcp import MCPServer
 
 __all__ = ["Agent", "AgentStream", "HumanInputHandler"]
 
@@ -48,6 +51,8 @@ class Agent:
         gadget_start_prefix / gadget_end_prefix / gadget_arg_prefix: Custom block markers.
         model_registry: Prices model calls (default: the providers' registry when available).
         llm_client: Client lent to gadgets as ``ctx.llm``.
+        mcp_servers: MCP servers (``MCPServerStdio``, ``MCPServerHTTP``) whose tools join the gadgets;
+            each run connects those not yet connected and closes them when it ends.
     """
 
     def __init__(
@@ -76,6 +81,7 @@ class Agent:
         gadget_arg_prefix: str = "!!!ARG:",
         model_registry: Any = None,
         llm_client: Any = None,
+        mcp_servers: Sequence[MCPServer] = (),
     ) -> None:
         if syntax not in ("block", "emoji"):
             raise ValueError(f"syntax must be 'block' or 'emoji', got {syntax!r}")
@@ -109,6 +115,7 @@ class Agent:
         self.max_response_tokens = max_response_tokens
         self.model_registry = model_registry
         self.llm_client = llm_client
+        self.mcp_servers = list(mcp_servers)
         self._config: RunConfig | None = None
 
     @property
@@ -129,11 +136,11 @@ class Agent:
 
     def stream(self, prompt: str, *, signal: AbortSignal | None = None) -> AgentStream:
         """Start a run; iterate the returned :class:`AgentStream` for its events as they happen."""
-        return AgentStream(self._run_config(), prompt, signal)
+        return AgentStream(self._run_config(), prompt, signal, mcp_servers=self.mcp_servers)
 
     async def run(self, prompt: str, *, signal: AbortSignal | None = None) -> AgentResult:
         """Run to the end and return the :class:`AgentResult`."""
-        s = AgentStream(self._run_config(), prompt, signal, emit=False)
+        s = AgentStream(self._run_config(), prompt, signal, emit=False, mcp_servers=self.mcp_servers)
         async for _ in s:
             pass
         assert s.result is not None
@@ -160,12 +167,30 @@ class AgentStream:
     has ``stop_reason == "cancelled"``.
     """
 
-    def __init__(self, config: RunConfig, prompt: str, signal: AbortSignal | None, *, emit: bool = True) -> None:
+    def __init__(
+        self,
+        config: RunConfig,
+        prompt: str,
+        signal: AbortSignal | None,
+        *,
+        emit: bool = True,
+        mcp_servers: Sequence[MCPServer] = (),
+    ) -> None:
         self.signal = signal if signal is not None else AbortSignal()
         """Fire it (or call :meth:`cancel`) to cancel the run."""
         self.result: AgentResult | None = None
         """The run's outcome, once the stream is exhausted."""
-        self._gen = run_loop(config, prompt, self.signal, self._set_result, emit)
+        self._gen: AsyncGenerator[AgentEvent, None]
+        if mcp_servers:
+            from llmist.agent._mcp_run import run_with_mcp
+
+            self._gen = run_with_mcp(
+                config,
+                mcp_servers,
+                lambda run_config: run_loop(run_config, prompt, self.signal, self._set_result, emit),
+            )
+        else:
+            self._gen = run_loop(config, prompt, self.signal, self._set_result, emit)
 
     def _set_result(self, result: AgentResult) -> None:
         self.result = result

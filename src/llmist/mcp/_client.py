@@ -19,7 +19,7 @@ from types import TracebackType
 from typing import Any, Self
 
 import httpx2
-from mcp import ClientSession, StdioServerParameters, stdio_client, types
+from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client, types
 from mcp.client.streamable_http import streamable_http_client
 
 from llmist.gadgets import Gadget, GadgetError, create_gadget
@@ -53,6 +53,7 @@ class MCPServer:
         self._stop: asyncio.Event | None = None
         self._tools: list[types.Tool] | None = None
         self._failure: BaseException | None = None
+        self._changed = asyncio.Event()
 
     def _transport(self) -> AbstractAsyncContextManager[Any]:
         raise NotImplementedError
@@ -112,6 +113,7 @@ class MCPServer:
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, types.ToolListChangedNotification):
             self._tools = None  # refreshed at the next list_tools()
+            self._changed.set()
         elif isinstance(message, Exception):
             logger.warning("MCP server %s: transport error: %s", self.name, _describe(message))
 
@@ -131,15 +133,23 @@ class MCPServer:
             self._tools = tools
         return list(self._tools)
 
+    async def wait_tools_changed(self) -> None:
+        """Wait until the server says its tool list changed (at once if it did since the last wait)."""
+        await self._changed.wait()
+        self._changed.clear()
+
     async def call_tool(self, name: str, arguments: Mapping[str, Any]) -> str:
         """Call tool ``name``; its result as text. An ``isError`` result or a lost server raises."""
         session = self._live_session()
         try:
             result = await session.call_tool(name, dict(arguments))
-        except Exception as exc:
+        except MCPError as exc:
+            if exc.error.code != types.CONNECTION_CLOSED:
+                raise MCPServerError(f"MCP server {self.name} refused the call of {name}: {exc}") from exc
+            self._failure = exc
             raise MCPServerError(
-                f"MCP server {self.name} failed while running {name}: {_describe(exc)}. "
-                "Its tools may be unavailable for the rest of the run; try another way."
+                f"MCP server {self.name} stopped while running {name} (connection closed). "
+                "Its tools cannot be used for the rest of this run; go on without them."
             ) from exc
         text = result_text(result)
         if result.is_error:

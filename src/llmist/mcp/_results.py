@@ -13,12 +13,12 @@ __all__ = ["result_text"]
 def result_text(result: types.CallToolResult) -> str:
     """Text blocks joined by newlines; images, audio and resources described; structured content as JSON.
 
-    Structured content is added only when no text block already carries the same JSON (servers
-    are asked to send both, and the model need not read it twice).
+    Structured content is used only when no text block carries the result: servers are asked to
+    send its JSON as text too, so the model need not read it twice.
     """
     parts = [_block_text(block) for block in result.content]
     structured = result.structured_content
-    if structured is not None and not any(_same_json(p, structured) for p in parts):
+    if structured is not None and not any(isinstance(b, types.TextContent) for b in result.content):
         parts.append(json.dumps(structured, ensure_ascii=False))
     return "\n".join(parts)
 
@@ -42,10 +42,3 @@ def _block_text(block: Any) -> str:
 
 def _b64_size(data: str) -> int:
     return len(data) * 3 // 4 - data[-2:].count("=")
-
-
-def _same_json(text: str, value: Any) -> bool:
-    try:
-        return bool(json.loads(text) == value)
-    except ValueError:
-        return False

@@ -1,0 +1,133 @@
+"""MCP servers' tools as gadgets: listing, calling in both syntaxes, errors, lifetime."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from llmist import Agent, create_gadget
+from llmist.mcp import MCPServerError, MCPServerStdio
+from llmist.testing import MockModel
+
+pytestmark = pytest.mark.slow
+
+
+def block(name: str, **args: object) -> str:
+    lines = [f"!!!GADGET_START:{name}"]
+    for key, value in args.items():
+        lines += [f"!!!ARG:{key}", str(value)]
+    return "\n".join([*lines, "!!!GADGET_END"])
+
+
+async def test_server_tools_become_gadgets_with_their_description_and_schema(toy: MCPServerStdio) -> None:
+    async with toy:
+        gadgets = {g.name: g for g in await toy.gadgets()}
+        agent = Agent(model="mock", gadgets=list(gadgets.values()))
+        assert set(gadgets) == {"add", "fail", "unlock", "picture", "die"}
+        assert gadgets["add"].description == "Add two integers."
+        assert "- a (integer, required): first addend" in agent.system_prompt
+
+
+async def test_agent_calls_a_server_tool_in_block_syntax(toy: MCPServerStdio) -> None:
+    agent = Agent(model=MockModel([block("add", a=2, b=40), "done"]), mcp_servers=[toy])
+    result = await agent.run("add")
+    assert result.gadget_results[0].result == "42"
+    assert result.output == "done"
+
+
+async def test_agent_calls_a_server_tool_in_emoji_syntax(toy: MCPServerStdio) -> None:
+    agent = Agent(model=MockModel(["🛠️[add 2 5]\n🛠️[/end]", "done"]), mcp_servers=[toy], syntax="emoji")
+    result = await agent.run("add")
+    assert result.gadget_results[0].result == "7"
+
+
+async def test_an_is_error_result_becomes_an_error_the_model_reads(toy: MCPServerStdio) -> None:
+    agent = Agent(model=MockModel([block("fail", reason="disk full"), "gave up"]), mcp_servers=[toy])
+    result = await agent.run("try")
+    assert result.gadget_results[0].error is not None
+    assert "failed on purpose: disk full" in result.gadget_results[0].error
+    assert result.stop_reason == "no_calls"
+
+
+async def test_images_are_described_beside_the_text(toy: MCPServerStdio) -> None:
+    async with toy:
+        assert await toy.call_tool("picture", {}) == "a red dot\n[image: image/png, 8 bytes]"
+
+
+async def test_tool_list_is_fetched_again_after_list_changed(toy: MCPServerStdio) -> None:
+    async with toy:
+        assert "secret" not in [t.name for t in await toy.list_tools()]
+        await toy.call_tool("unlock", {})
+        await toy.wait_tools_changed()
+        assert "secret" in [t.name for t in await toy.list_tools()]
+        assert await toy.call_tool("secret", {}) == "the secret is 42"
+
+
+async def test_a_server_that_dies_mid_run_gives_error_results_and_the_run_completes(toy: MCPServerStdio) -> None:
+    script = [block("die"), block("add", a=1, b=1), "finished without it"]
+    result = await Agent(model=MockModel(script), mcp_servers=[toy]).run("go")
+    died, after = result.gadget_results
+    assert died.error is not None and "stopped while running die" in died.error
+    assert after.error is not None and "no longer running" in after.error
+    assert result.output == "finished without it"
+    assert result.stop_reason == "no_calls"
+
+
+async def test_tool_prefix_keeps_two_servers_apart(toy: MCPServerStdio) -> None:
+    other = MCPServerStdio(toy.params.command, toy.params.args, tool_prefix="b_")
+    agent = Agent(model=MockModel([block("b_add", a=1, b=2), "done"]), mcp_servers=[toy, other])
+    result = await agent.run("add")
+    assert result.gadget_results[0].result == "3"
+
+
+async def test_a_clash_with_another_gadget_names_the_fix(toy: MCPServerStdio) -> None:
+    clash = create_gadget(name="add", description="Local add.", schema={"type": "object"}, execute=lambda p: "")
+    with pytest.raises(ValueError, match="tool_prefix"):
+        await Agent(model=MockModel(["done"]), gadgets=[clash], mcp_servers=[toy]).run("go")
+    assert not toy.connected
+
+
+async def test_the_agent_disconnects_servers_it_connected_when_the_run_ends(toy: MCPServerStdio) -> None:
+    await Agent(model=MockModel(["done"]), mcp_servers=[toy]).run("go")
+    assert not toy.connected
+
+
+async def test_the_agent_disconnects_when_the_stream_is_closed_mid_run(toy: MCPServerStdio) -> None:
+    stream = Agent(model=MockModel([block("add", a=1, b=2), "done"]), mcp_servers=[toy]).stream("go")
+    async for _event in stream:
+        assert toy.connected
+        break
+    await stream.aclose()
+    assert not toy.connected
+
+
+async def test_a_server_the_caller_opened_stays_open_across_runs(toy: MCPServerStdio) -> None:
+    async with toy:
+        agent = Agent(model=MockModel([block("add", a=1, b=2), "done"] * 2), mcp_servers=[toy])
+        await agent.run("one")
+        assert toy.connected
+        assert (await agent.run("two")).gadget_results[0].result == "3"
+
+
+async def test_a_server_that_cannot_start_is_a_clear_error() -> None:
+    server = MCPServerStdio(sys.executable, ["-c", "raise SystemExit(1)"])
+    with pytest.raises(MCPServerError, match="could not connect to MCP server"):
+        await Agent(model=MockModel(["done"]), mcp_servers=[server]).run("go")
+
+
+@pytest.mark.parametrize(
+    ("syntax", "answer"),
+    [
+        ("block", block("get_current_time", timezone="Europe/Paris")),
+        ("emoji", "🛠️[get_current_time Europe/Paris]\n🛠️[/end]"),
+    ],
+)
+async def test_published_time_server_answers_in_both_syntaxes(
+    time_server: MCPServerStdio, syntax: str, answer: str
+) -> None:
+    agent = Agent(model=MockModel([answer, "done"]), mcp_servers=[time_server], syntax=syntax)  # type: ignore[arg-type]
+    result = await agent.run("what time is it in Paris?")
+    assert result.gadget_results[0].error is None
+    assert json.loads(result.gadget_results[0].result or "")["timezone"] == "Europe/Paris"

@@ -1,0 +1,60 @@
+"""An MCP server written with the official SDK for the client tests (run as a subprocess).
+
+Tools: ``add``; ``fail`` (an isError result); ``unlock`` (adds ``secret`` and sends
+tools/list_changed); ``picture`` (text, an image and structured content); ``die`` (the process
+exits mid-call, as a crashed server would).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+
+server = MCPServer("toy")
+
+
+@server.tool()
+def add(a: Annotated[int, Field(description="first addend")], b: int) -> str:
+    """Add two integers."""
+    return str(a + b)
+
+
+@server.tool()
+def fail(reason: str) -> str:
+    """Always fails with the reason given."""
+    raise ToolError(f"failed on purpose: {reason}")
+
+
+def secret() -> str:
+    """Tell the secret."""
+    return "the secret is 42"
+
+
+@server.tool()
+async def unlock(ctx: Context) -> str:
+    """Add the secret tool."""
+    server.add_tool(secret)
+    await ctx.session.send_tool_list_changed()
+    return "unlocked"
+
+
+@server.tool(structured_output=False)
+def picture() -> list[object]:
+    """A caption and a one-pixel image."""
+    from mcp.types import ImageContent, TextContent
+
+    return [TextContent(text="a red dot"), ImageContent(data="iVBORw0KGgo=", mime_type="image/png")]
+
+
+@server.tool()
+def die() -> str:
+    """Exit the server process at once."""
+    os._exit(3)
+
+
+if __name__ == "__main__":
+    server.run()
