@@ -8,6 +8,7 @@ from llmist.cli.agent_cmd import agent_command
 from llmist.cli.complete_cmd import complete_command
 from llmist.cli.config_cmd import config_app
 from llmist.cli.gadget_cmd import gadget_app
+from llmist.cli.mcp_cmd import mcp_app
 from llmist.cli.models_cmd import models_command
 from llmist.cli.parse_cmd import parse_command
 
@@ -24,6 +25,7 @@ app.command("models")(models_command)
 app.command("parse")(parse_command)
 app.add_typer(gadget_app)
 app.add_typer(config_app)
+app.add_typer(mcp_app)
 
 
 @app.command()

@@ -10,5 +10,15 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError("llmist.mcp needs the official MCP SDK: pip install 'llmist[mcp]'") from exc
 
 from llmist.mcp._client import MCPServer, MCPServerError, MCPServerHTTP, MCPServerStdio
+from llmist.mcp._server import COST_META_KEY, build_mcp_server, serve_http, serve_stdio
 
-__all__ = ["MCPServer", "MCPServerError", "MCPServerHTTP", "MCPServerStdio"]
+__all__ = [
+    "COST_META_KEY",
+    "MCPServer",
+    "MCPServerError",
+    "MCPServerHTTP",
+    "MCPServerStdio",
+    "build_mcp_server",
+    "serve_http",
+    "serve_stdio",
+]
