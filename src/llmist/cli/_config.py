@@ -7,6 +7,7 @@ profiles under ``[profiles.NAME]``::
 
     model = "sonnet"
     max_iterations = 8
+    mcp_servers = ["python -m mcp_server_time"]
 
     [profiles.local]
     model = "ollama:qwen2.5:7b"
@@ -81,6 +82,45 @@ def _str_list(v: Any) -> str | None:
     return "a list of strings (gadget files or modules)" if not ok else None
 
 
+_MCP_TABLE_KEYS: dict[str, Callable[[Any], bool]] = {
+    "command": lambda v: isinstance(v, str) and bool(v.strip()),
+    "args": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+    "env": lambda v: isinstance(v, dict) and all(isinstance(x, str) for x in v.values()),
+    "cwd": lambda v: isinstance(v, str),
+    "url": lambda v: isinstance(v, str) and v.startswith(("http://", "https://")),
+    "headers": lambda v: isinstance(v, dict) and all(isinstance(x, str) for x in v.values()),
+    "tool_prefix": lambda v: isinstance(v, str),
+}
+_MCP_EXPECTED = (
+    'a list of MCP servers, each a command line ("python -m mcp_server_time") or a table with '
+    "command (+ args, env, cwd) or url (+ headers), and optionally tool_prefix"
+)
+
+
+def _mcp_servers(v: Any) -> str | None:
+    if not isinstance(v, list):
+        return _MCP_EXPECTED
+    for n, item in enumerate(v):
+        problem = _mcp_item(item)
+        if problem is not None:
+            return f"{_MCP_EXPECTED}; item {n} {problem}"
+    return None
+
+
+def _mcp_item(item: Any) -> str | None:
+    if isinstance(item, str):
+        return "is an empty command" if not item.strip() else None
+    if not isinstance(item, dict):
+        return f"is a {type(item).__name__}"
+    unknown = sorted(set(item) - set(_MCP_TABLE_KEYS))
+    if unknown:
+        return f"has unknown key(s) {unknown}"
+    if ("command" in item) == ("url" in item):
+        return "needs exactly one of command and url"
+    bad = [key for key, value in item.items() if not _MCP_TABLE_KEYS[key](value)]
+    return f"has a wrong value for {bad[0]!r}" if bad else None
+
+
 @dataclass(frozen=True, slots=True)
 class _Key:
     check: Callable[[Any], str | None]
@@ -100,9 +140,12 @@ SETTINGS: dict[str, _Key] = {
     "allow_commands": _Key(_bool, True, "with builtins: include RunCommand"),
     "root": _Key(_str, ".", "sandbox root of the built-in gadgets"),
     "command_timeout": _Key(_pos_num, 30.0, "seconds before RunCommand kills a command"),
+    "mcp_servers": _Key(_mcp_servers, [], "MCP servers whose tools join the gadgets (commands or tables)"),
 }
 """Every setting a config file, profile or flag may set: its check, default and meaning."""
 
+_FLAG_NAMES = {"mcp_servers": "--mcp"}
+"""Settings whose command-line flag is not named after them."""
 _PATH_KEYS = ("root",)
 _PATH_LIST_KEYS = ("gadgets",)
 
@@ -197,7 +240,7 @@ def load_config(
         if value is not None:
             if key not in SETTINGS:
                 raise KeyError(key)
-            values[key] = Setting(value, "--" + key.replace("_", "-"))
+            values[key] = Setting(value, _FLAG_NAMES.get(key) or "--" + key.replace("_", "-"))
     return Config(values, files, chosen)
 
 
@@ -259,8 +302,17 @@ def _settings(path: Path, table: Mapping[str, Any], base: Path, where: str) -> d
             value = str((base / value).resolve()) if not Path(value).is_absolute() else value
         elif key in _PATH_LIST_KEYS:
             value = [_file_or_module(base, v) for v in value]
+        elif key == "mcp_servers":
+            value = [_mcp_cwd(base, v) for v in value]
         out[key] = value
     return out
+
+
+def _mcp_cwd(base: Path, item: Any) -> Any:
+    """A server's relative ``cwd`` is relative to the config file, like gadget files."""
+    if isinstance(item, dict) and "cwd" in item and not Path(item["cwd"]).is_absolute():
+        return {**item, "cwd": str((base / item["cwd"]).resolve())}
+    return item
 
 
 def _file_or_module(base: Path, item: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shlex
 import signal
 import sys
 from enum import StrEnum
@@ -69,6 +70,10 @@ def agent_command(
         bool, typer.Option("--json", help="Print events as JSON lines instead of the live view.")
     ] = False,
     profile: Annotated[str | None, typer.Option("--profile", "-P", help="Configuration profile to use.")] = None,
+    mcp: Annotated[
+        list[str] | None,
+        typer.Option("--mcp", metavar="COMMAND", help="Command line of an MCP server whose tools to use (repeatable)."),
+    ] = None,
 ) -> None:
     """Run an agent on PROMPT: the model calls gadgets, you watch each call and its result."""
     flags: dict[str, Any] = {
@@ -81,6 +86,7 @@ def agent_command(
         "max_iterations": max_iterations,
         "max_cost": max_cost,
         "system": system,
+        "mcp_servers": mcp or None,
     }
     sink: _Sink = JsonSink() if as_json else AgentView(stdout, model="?", max_iterations=1, live=stdout.is_terminal)
     ask_console = stderr if as_json else stdout
@@ -125,8 +131,40 @@ def build_agent(config: Config) -> tuple[Agent, list[str]]:
         max_iterations=config["max_iterations"],
         max_cost=config["max_cost"],
         max_tokens=config["max_tokens"],
+        mcp_servers=_mcp_servers(config),
     )
     return agent, [g.name for g in agent.gadgets if requires_approval(g)]
+
+
+def _mcp_servers(config: Config) -> list[Any]:
+    """The configured MCP servers: a command line (shell-split) runs over stdio; a table names its transport."""
+    entries: list[Any] = config["mcp_servers"]
+    if not entries:
+        return []
+    from llmist.mcp import MCPServerHTTP, MCPServerStdio
+
+    servers: list[Any] = []
+    for entry in entries:
+        if isinstance(entry, str):
+            try:
+                argv = shlex.split(entry)
+            except ValueError as exc:
+                source = config.values["mcp_servers"].source
+                raise CliError(f"MCP server command {entry!r} (from {source}) cannot be split: {exc}") from None
+            servers.append(MCPServerStdio(argv[0], argv[1:]))
+        elif "url" in entry:
+            servers.append(MCPServerHTTP(entry["url"], entry.get("headers"), tool_prefix=entry.get("tool_prefix", "")))
+        else:
+            servers.append(
+                MCPServerStdio(
+                    entry["command"],
+                    entry.get("args", []),
+                    entry.get("env"),
+                    entry.get("cwd"),
+                    tool_prefix=entry.get("tool_prefix", ""),
+                )
+            )
+    return servers
 
 
 async def _run(agent: Agent, prompt: str, sink: _Sink) -> int:
