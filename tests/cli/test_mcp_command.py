@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -75,3 +76,14 @@ def test_a_relative_server_cwd_is_relative_to_the_config_file(tmp_path: Path) ->
     (tmp_path / "llmist.toml").write_text('[[mcp_servers]]\ncommand = "srv"\ncwd = "tools"\n', encoding="utf-8")
     config = load_config(cwd=tmp_path, env={"LLMIST_CONFIG": str(tmp_path / "none.toml")})
     assert config["mcp_servers"] == [{"command": "srv", "cwd": str((tmp_path / "tools").resolve())}]
+
+
+def test_the_toml_sample_of_docs_mcp_md_loads(tmp_path: Path) -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "mcp.md").read_text(encoding="utf-8")
+    (sample,) = re.findall(r"```toml\n(.*?)```", doc, re.DOTALL)
+    (tmp_path / "llmist.toml").write_text(sample, encoding="utf-8")
+    config = load_config(cwd=tmp_path, env={"LLMIST_CONFIG": str(tmp_path / "none.toml")})
+    commands, git, http = config["mcp_servers"]
+    assert commands == "python -m mcp_server_time"
+    assert (git["tool_prefix"], git["cwd"]) == ("git_", str(tmp_path.resolve()))
+    assert http["url"] == "http://127.0.0.1:8000/mcp"

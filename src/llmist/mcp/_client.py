@@ -12,11 +12,12 @@ import asyncio
 import contextlib
 import logging
 import re
+import sys
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Self, TextIO
 
 import httpx2
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client, types
@@ -220,7 +221,7 @@ class MCPServerStdio(MCPServer):
         )
 
     def _transport(self) -> AbstractAsyncContextManager[Any]:
-        return stdio_client(self.params)
+        return stdio_client(self.params, errlog=_real_stderr())
 
     def __repr__(self) -> str:
         return f"MCPServerStdio({self.name!r})"
@@ -256,6 +257,16 @@ class MCPServerHTTP(MCPServer):
 
     def __repr__(self) -> str:
         return f"MCPServerHTTP({self.url!r})"
+
+
+def _real_stderr() -> TextIO:
+    """Where the server's stderr goes: ours, or the process's own when ours is captured (pytest,
+    a notebook) and has no file descriptor a subprocess could inherit."""
+    try:
+        sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        return sys.__stderr__ if sys.__stderr__ is not None else sys.stderr
+    return sys.stderr
 
 
 def _describe(exc: BaseException) -> str:
