@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import signal
 import sys
+from collections.abc import Sequence
 
 import pytest
 
 from llmist import Agent, create_gadget
 from llmist.mcp import MCPServerError, MCPServerStdio
+from llmist.providers.base import Message
+from llmist.syntax import GadgetCallEvent
 from llmist.testing import MockModel
 
 pytestmark = pytest.mark.slow
@@ -25,7 +31,7 @@ async def test_server_tools_become_gadgets_with_their_description_and_schema(toy
     async with toy:
         gadgets = {g.name: g for g in await toy.gadgets()}
         agent = Agent(model="mock", gadgets=list(gadgets.values()))
-        assert set(gadgets) == {"add", "fail", "unlock", "picture", "die"}
+        assert set(gadgets) == {"add", "fail", "unlock", "picture", "pid", "nap", "die"}
         assert gadgets["add"].description == "Add two integers."
         assert "- a (integer, required): first addend" in agent.system_prompt
 
@@ -73,6 +79,34 @@ async def test_a_server_that_dies_mid_run_gives_error_results_and_the_run_comple
     assert after.error is not None and "no longer running" in after.error
     assert result.output == "finished without it"
     assert result.stop_reason == "no_calls"
+
+
+async def test_a_server_killed_between_rounds_gives_an_error_result_and_the_run_completes(
+    toy: MCPServerStdio,
+) -> None:
+    def answer(conversation: Sequence[Message]) -> str:
+        rounds = sum(m.role == "assistant" for m in conversation)
+        if rounds == 0:
+            return block("pid")
+        if rounds == 1:  # the pid came back: kill the server, then call it again
+            os.kill(int(re.findall(r"\d+", conversation[-1].text)[-1]), signal.SIGKILL)
+            return block("add", a=1, b=1)
+        return "finished without it"
+
+    result = await Agent(model=MockModel(answer), mcp_servers=[toy]).run("go")
+    killed = result.gadget_results[1]
+    assert killed.error is not None and "add" in killed.error
+    assert "connection closed" in killed.error or "no longer running" in killed.error
+    assert result.output == "finished without it"
+
+
+async def test_a_cancelled_run_cancels_the_tool_call_and_disconnects(toy: MCPServerStdio) -> None:
+    stream = Agent(model=MockModel([block("nap", seconds=60), "done"]), mcp_servers=[toy]).stream("go")
+    async for event in stream:
+        if isinstance(event, GadgetCallEvent):
+            stream.cancel()
+    assert stream.result is not None and stream.result.stop_reason == "cancelled"
+    assert not toy.connected
 
 
 async def test_tool_prefix_keeps_two_servers_apart(toy: MCPServerStdio) -> None:

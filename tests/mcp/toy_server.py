@@ -1,7 +1,7 @@
 """An MCP server written with the official SDK for the client tests (run as a subprocess).
 
 Tools: ``add``; ``fail`` (an isError result); ``unlock`` (adds ``secret`` and sends
-tools/list_changed); ``picture`` (text, an image and structured content); ``die`` (the process
+tools/list_changed); ``picture`` (text and an image); ``pid``; ``nap``; ``die`` (the process
 exits mid-call, as a crashed server would).
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from typing import Annotated
 
+import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
@@ -48,6 +49,19 @@ def picture() -> list[object]:
     from mcp.types import ImageContent, TextContent
 
     return [TextContent(text="a red dot"), ImageContent(data="iVBORw0KGgo=", mime_type="image/png")]
+
+
+@server.tool()
+def pid() -> str:
+    """The server's process id (so a test can kill it)."""
+    return str(os.getpid())
+
+
+@server.tool()
+async def nap(seconds: float) -> str:
+    """Sleep for a while."""
+    await anyio.sleep(seconds)
+    return "rested"
 
 
 @server.tool()
