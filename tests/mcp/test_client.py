@@ -31,7 +31,7 @@ async def test_server_tools_become_gadgets_with_their_description_and_schema(toy
     async with toy:
         gadgets = {g.name: g for g in await toy.gadgets()}
         agent = Agent(model="mock", gadgets=list(gadgets.values()))
-        assert set(gadgets) == {"add", "fail", "unlock", "picture", "pid", "nap", "die"}
+        assert set(gadgets) == {"add", "fail", "unlock", "picture", "files", "weather", "pid", "nap", "die"}
         assert gadgets["add"].description == "Add two integers."
         assert "- a (integer, required): first addend" in agent.system_prompt
 
@@ -60,6 +60,20 @@ async def test_an_is_error_result_becomes_an_error_the_model_reads(toy: MCPServe
 async def test_images_are_described_beside_the_text(toy: MCPServerStdio) -> None:
     async with toy:
         assert await toy.call_tool("picture", {}) == "a red dot\n[image: image/png, 8 bytes]"
+
+
+async def test_resources_are_described_by_uri_type_and_size(toy: MCPServerStdio) -> None:
+    async with toy:
+        assert await toy.call_tool("files", {}) == (
+            "[resource: file:///a.txt, text/plain]\nhi\n"
+            "[resource: file:///b.bin, 3 bytes]\n"
+            "[resource link: file:///c.csv (c.csv, text/csv)]"
+        )
+
+
+async def test_structured_content_alone_becomes_json_text(toy: MCPServerStdio) -> None:
+    async with toy:
+        assert json.loads(await toy.call_tool("weather", {})) == {"temp_c": 21, "sky": "clear"}
 
 
 async def test_tool_list_is_fetched_again_after_list_changed(toy: MCPServerStdio) -> None:

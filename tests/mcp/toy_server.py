@@ -1,7 +1,8 @@
 """An MCP server written with the official SDK for the client tests (run as a subprocess).
 
 Tools: ``add``; ``fail`` (an isError result); ``unlock`` (adds ``secret`` and sends
-tools/list_changed); ``picture`` (text and an image); ``pid``; ``nap``; ``die`` (the process
+tools/list_changed); ``picture`` (text and an image); ``files`` (resources); ``weather``
+(structured content only); ``pid``; ``nap``; ``die`` (the process
 exits mid-call, as a crashed server would).
 """
 
@@ -13,6 +14,13 @@ from typing import Annotated
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import (
+    BlobResourceContents,
+    CallToolResult,
+    EmbeddedResource,
+    ResourceLink,
+    TextResourceContents,
+)
 from pydantic import Field
 
 server = MCPServer("toy")
@@ -49,6 +57,24 @@ def picture() -> list[object]:
     from mcp.types import ImageContent, TextContent
 
     return [TextContent(text="a red dot"), ImageContent(data="iVBORw0KGgo=", mime_type="image/png")]
+
+
+@server.tool()
+def files() -> CallToolResult:
+    """An embedded text file, an embedded binary file and a link."""
+    return CallToolResult(
+        content=[
+            EmbeddedResource(resource=TextResourceContents(uri="file:///a.txt", mime_type="text/plain", text="hi")),
+            EmbeddedResource(resource=BlobResourceContents(uri="file:///b.bin", blob="AAAA")),
+            ResourceLink(uri="file:///c.csv", name="c.csv", mime_type="text/csv"),
+        ]
+    )
+
+
+@server.tool()
+def weather() -> CallToolResult:
+    """Only structured content."""
+    return CallToolResult(content=[], structured_content={"temp_c": 21, "sky": "clear"})
 
 
 @server.tool()
