@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from llmist import Agent, GadgetError, create_gadget
 from llmist.gadgets import test_gadget
@@ -68,3 +70,34 @@ async def test_emoji_call_fills_dict_schema_fields_in_order_and_body_last_string
 def test_dict_schema_must_describe_an_object() -> None:
     with pytest.raises(GadgetError, match="type 'object'"):
         create_gadget(name="bad", description="d", schema={"type": "string"}, execute=echo)
+
+
+_KINDS = {
+    "string": st.text(max_size=20),
+    "integer": st.integers(-(10**9), 10**9),
+    "number": st.floats(allow_nan=False, allow_infinity=False, width=32),
+    "boolean": st.booleans(),
+}
+_PROP_NAMES = st.text(alphabet="abcxyz_-0 ", min_size=1, max_size=8).filter(lambda n: n.strip() == n)
+
+
+@st.composite
+def schema_and_arguments(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
+    names = draw(st.lists(_PROP_NAMES, min_size=1, max_size=5, unique=True))
+    kinds = [draw(st.sampled_from(sorted(_KINDS))) for _ in names]
+    properties = {n: {"type": k} for n, k in zip(names, kinds, strict=True)}
+    arguments = {n: draw(_KINDS[k]) for n, k in zip(names, kinds, strict=True) if draw(st.booleans())}
+    return {"type": "object", "properties": properties}, arguments
+
+
+@settings(max_examples=60, deadline=None)
+@given(schema_and_arguments())
+def test_any_valid_arguments_reach_execute_unchanged_under_their_json_names(
+    case: tuple[dict[str, Any], dict[str, Any]],
+) -> None:
+    schema, arguments = case
+    seen: list[dict[str, Any]] = []
+    built = create_gadget(name="g", description="d", schema=schema, execute=lambda p: str(seen.append(p)))
+    out = test_gadget(built, arguments)
+    assert out.error is None
+    assert seen == [arguments]
