@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -12,12 +12,17 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client, types
 from mcp.client.streamable_http import streamable_http_client
 
+from llmist import Agent
 from llmist.mcp import COST_META_KEY, MCPServerHTTP
+from llmist.providers.base import Message
+from llmist.testing import MockModel
 
 pytestmark = pytest.mark.slow
 
 TOOLS = str(Path(__file__).with_name("served_tools.py"))
 SERVE = [sys.executable, "-m", "llmist.cli", "mcp", "serve", TOOLS]
+_SERVING: dict[str, asyncio.subprocess.Process] = {}
+"""The process behind each URL http_serve() yielded (so a test can kill it)."""
 
 
 @asynccontextmanager
@@ -28,9 +33,12 @@ async def http_serve() -> AsyncIterator[str]:
         assert process.stderr is not None
         line = (await process.stderr.readline()).decode()
         assert line.startswith("serving 3 gadget(s) at "), line
-        yield line.rsplit(" ", 1)[-1].strip()
+        url = line.rsplit(" ", 1)[-1].strip()
+        _SERVING[url] = process
+        yield url
     finally:
-        process.terminate()
+        if process.returncode is None:
+            process.terminate()
         await process.wait()
 
 
@@ -100,3 +108,21 @@ async def test_llmist_own_client_uses_llmist_own_server_over_http() -> None:
     async with http_serve() as url, MCPServerHTTP(url, headers={"X-Test": "1"}, tool_prefix="remote_") as server:
         assert [g.name for g in await server.gadgets()] == ["remote_add", "remote_Nap", "remote_shout"]
         assert await server.call_tool("add", {"a": 1, "b": 2}) == "3"
+
+
+async def test_an_http_server_that_dies_mid_run_gives_an_error_result_and_the_run_goes_on() -> None:
+    async with http_serve() as url:
+        server = MCPServerHTTP(url)
+        call = "!!!GADGET_START:add\n!!!ARG:a\n1\n!!!ARG:b\n2\n!!!GADGET_END"
+
+        def answer(conversation: Sequence[Message]) -> str:
+            rounds = sum(m.role == "assistant" for m in conversation)
+            if rounds == 1:  # the first call worked: stop the server before the second
+                _SERVING[url].kill()
+            return call if rounds < 2 else "went on without it"
+
+        result = await Agent(model=MockModel(answer), mcp_servers=[server]).run("add twice")
+    first, second = result.gadget_results
+    assert first.result == "3"
+    assert second.error is not None and "add" in second.error
+    assert result.output == "went on without it"
