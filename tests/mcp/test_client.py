@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from llmist import Agent, create_gadget
+from llmist import Agent, LLMist, create_gadget
 from llmist.mcp import MCPServerError, MCPServerStdio
 from llmist.providers.base import Message
 from llmist.syntax import GadgetCallEvent
@@ -46,6 +46,12 @@ async def test_agent_calls_a_server_tool_in_block_syntax(toy: MCPServerStdio) ->
 async def test_agent_calls_a_server_tool_in_emoji_syntax(toy: MCPServerStdio) -> None:
     agent = Agent(model=MockModel(["🛠️[add 2 5]\n🛠️[/end]", "done"]), mcp_servers=[toy], syntax="emoji")
     result = await agent.run("add")
+    assert result.gadget_results[0].result == "7"
+
+
+async def test_the_builder_takes_mcp_servers(toy: MCPServerStdio) -> None:
+    builder = LLMist().create_agent().with_model(MockModel([block("add", a=3, b=4), "done"])).with_mcp_servers(toy)
+    result = await builder.build().run("add")
     assert result.gadget_results[0].result == "7"
 
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from llmist.agent.agent import Agent, AgentStream, HumanInputHandler
 from llmist.agent.hooks import Hooks, merge_hooks
 from llmist.agent.prompt import Syntax
 from llmist.providers.base import Provider
+
+if TYPE_CHECKING:
+    from llmist.mcp import MCPServer
 
 __all__ = ["AgentBuilder"]
 
@@ -33,6 +36,11 @@ class AgentBuilder:
     def with_gadgets(self, *gadgets: object) -> Self:
         """Add gadgets: instances, ``Gadget`` classes or ``@gadget`` functions."""
         self._gadgets.extend(gadgets)
+        return self
+
+    def with_mcp_servers(self, *servers: MCPServer) -> Self:
+        """Add MCP servers (``MCPServerStdio``, ``MCPServerHTTP``) whose tools join the gadgets."""
+        self._opts.setdefault("mcp_servers", []).extend(servers)
         return self
 
     def with_system(self, system: str) -> Self:
