@@ -185,3 +185,11 @@ async def test_published_time_server_answers_in_both_syntaxes(
     result = await agent.run("what time is it in Paris?")
     assert result.gadget_results[0].error is None
     assert json.loads(result.gadget_results[0].result or "")["timezone"] == "Europe/Paris"
+
+
+async def test_a_server_that_died_is_started_again_by_the_next_run(toy: MCPServerStdio) -> None:
+    async with toy:
+        agent = Agent(model=MockModel([block("die"), "one", block("add", a=2, b=2), "two"]), mcp_servers=[toy])
+        await agent.run("first")
+        assert not toy.connected
+        assert (await agent.run("second")).gadget_results[0].result == "4"

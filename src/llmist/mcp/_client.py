@@ -65,9 +65,14 @@ class MCPServer:
         return self._session is not None and self._failure is None
 
     async def connect(self) -> None:
-        """Start (or reach) the server and open an MCP session; raises :class:`MCPServerError`."""
+        """Start (or reach) the server and open an MCP session; raises :class:`MCPServerError`.
+
+        Does nothing while connected; after the server died, starts a new connection.
+        """
         if self._task is not None:
-            return
+            if self.connected:
+                return
+            await self.close()
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._stop = asyncio.Event()
         self._failure = None
@@ -85,10 +90,11 @@ class MCPServer:
             return
         assert self._stop is not None
         self._stop.set()
-        with contextlib.suppress(Exception, asyncio.CancelledError):
-            await asyncio.shield(task)
         self._session = None
         self._tools = None
+        # Shielded: a caller cancelled while closing still leaves the server to shut down cleanly.
+        # _hold() keeps its own errors, so only the caller's cancellation can come out of here.
+        await asyncio.shield(task)
 
     async def _hold(self, ready: asyncio.Future[None]) -> None:
         """The connection's own task: open, signal ready, wait for close (or the server's end)."""
