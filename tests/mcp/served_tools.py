@@ -43,3 +43,9 @@ shout = create_gadget(
     schema={"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
     execute=_shout,
 )
+
+
+@gadget
+def repeat(text: str, times: int) -> str:
+    """Repeat a text."""
+    return text * times

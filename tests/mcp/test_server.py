@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -32,7 +33,7 @@ async def http_serve() -> AsyncIterator[str]:
     try:
         assert process.stderr is not None
         line = (await process.stderr.readline()).decode()
-        assert line.startswith("serving 3 gadget(s) at "), line
+        assert line.startswith("serving 4 gadget(s) at "), line
         url = line.rsplit(" ", 1)[-1].strip()
         _SERVING[url] = process
         yield url
@@ -43,10 +44,10 @@ async def http_serve() -> AsyncIterator[str]:
 
 
 @asynccontextmanager
-async def connect(transport: str) -> AsyncIterator[ClientSession]:
-    """An initialized SDK client session to `llmist mcp serve` over ``transport``."""
+async def connect(transport: str, *options: str) -> AsyncIterator[ClientSession]:
+    """An initialized SDK client session to `llmist mcp serve [options]` over ``transport``."""
     if transport == "stdio":
-        params = StdioServerParameters(command=SERVE[0], args=SERVE[1:])
+        params = StdioServerParameters(command=SERVE[0], args=[*SERVE[1:], *options])
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             yield session
@@ -71,7 +72,7 @@ def text(result: types.CallToolResult) -> str:
 async def test_every_gadget_of_the_file_is_listed_with_its_schema(transport: str) -> None:
     async with connect(transport) as session:
         tools = {tool.name: tool for tool in (await session.list_tools()).tools}
-    assert set(tools) == {"add", "Nap", "shout"}
+    assert set(tools) == {"add", "Nap", "shout", "repeat"}
     assert tools["add"].description == "Add two integers."
     assert tools["add"].input_schema["properties"]["a"]["description"] == "first addend"
     assert tools["add"].input_schema["required"] == ["a", "b"]
@@ -104,9 +105,19 @@ async def test_a_gadget_past_its_timeout_is_an_error_result(transport: str) -> N
     assert "timed out" in text(result).lower()
 
 
+async def test_an_output_past_the_limit_is_stored_and_read_with_the_viewer() -> None:
+    async with connect("stdio", "--output-limit", "100") as session:
+        assert "GadgetOutputViewer" in [tool.name for tool in (await session.list_tools()).tools]
+        stored = text(await session.call_tool("repeat", {"text": "line\n", "times": 1000}))
+        output_id = re.findall(r"repeat_[0-9a-f]+", stored)[0]
+        viewed = await session.call_tool("GadgetOutputViewer", {"id": output_id, "limit": "2-"})
+    assert len(stored) < 1000
+    assert (viewed.is_error, text(viewed)) == (False, "line\nline")
+
+
 async def test_llmist_own_client_uses_llmist_own_server_over_http() -> None:
     async with http_serve() as url, MCPServerHTTP(url, headers={"X-Test": "1"}, tool_prefix="remote_") as server:
-        assert [g.name for g in await server.gadgets()] == ["remote_add", "remote_Nap", "remote_shout"]
+        assert [g.name for g in await server.gadgets()] == ["remote_add", "remote_Nap", "remote_shout", "remote_repeat"]
         assert await server.call_tool("add", {"a": 1, "b": 2}) == "3"
 
 
