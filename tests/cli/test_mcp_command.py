@@ -87,3 +87,9 @@ def test_the_toml_sample_of_docs_mcp_md_loads(tmp_path: Path) -> None:
     assert commands == "python -m mcp_server_time"
     assert (git["tool_prefix"], git["cwd"]) == ("git_", str(tmp_path.resolve()))
     assert http["url"] == "http://127.0.0.1:8000/mcp"
+
+
+def test_mcp_serve_names_a_missing_gadget_file(tmp_path: Path) -> None:
+    proc = llmist("mcp", "serve", str(tmp_path / "nope.py"))
+    assert proc.returncode == 2
+    assert f"no such gadget file: {tmp_path / 'nope.py'}" in proc.stderr

@@ -41,8 +41,6 @@ def serve_command(
         fail(str(exc))
     try:
         gadgets = load_gadgets(source)
-        if not gadgets:
-            raise CliError(f"{source} defines no gadgets (classes, @gadget functions or create_gadget instances)")
     except CliError as exc:
         fail(str(exc))
     server = build_mcp_server(gadgets, name=name, default_timeout_s=timeout, output_limit_chars=output_limit)
