@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from llmist.agent._config import RunConfig
 from llmist.agent.events import AgentEvent
+from llmist.gadgets import Gadget
 
 if TYPE_CHECKING:
     from llmist.mcp import MCPServer
@@ -27,7 +28,7 @@ async def run_with_mcp(
     """The events of ``start(config with the servers' tools)``, the servers open around them."""
     opened: list[MCPServer] = []
     try:
-        extra = []
+        extra: list[Gadget] = []
         for server in servers:
             if not server.connected:
                 await server.connect()
