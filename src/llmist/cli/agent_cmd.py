@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Annotated, Any, Protocol
 
 import typer
+from rich.console import Console
 
 from llmist.agent import Agent, AgentEvent, AgentResult, Controllers, HookPresets, Hooks, Progress
 from llmist.cli._approval import TerminalApprover
@@ -89,23 +90,27 @@ def agent_command(
         "mcp_servers": mcp or None,
     }
     sink: _Sink = JsonSink() if as_json else AgentView(stdout, model="?", max_iterations=1, live=stdout.is_terminal)
-    ask_console = stderr if as_json else stdout
     try:
-        config = load_config(profile=profile, flags=flags)
-        agent, guarded = build_agent(config)
-        if isinstance(sink, AgentView):
-            sink.model, sink.max_iterations = config["model"] or "(from the environment)", agent.max_iterations
-        approver = TerminalApprover(ask_console, guarded, approve_all=yes, pause=sink.pause, resume=sink.resume)
-        agent.on_human_input = approver.answer
-        agent.hooks = HookPresets.merge(
-            HookPresets.progress_tracking(on_progress=sink.on_progress),
-            Hooks(controllers=Controllers(before_gadget=approver)),
-        )
-        agent.system_prompt  # noqa: B018  (resolves the model now, so a bad one fails before the run)
+        agent = _watched_agent(load_config(profile=profile, flags=flags), sink, stderr if as_json else stdout, yes)
     except (CliError, LlmistError, ProviderError, ValueError, ImportError) as exc:
         fail(str(exc))
     code = asyncio.run(_run(agent, prompt, sink))
     raise typer.Exit(code)
+
+
+def _watched_agent(config: Config, sink: _Sink, ask_console: Console, yes: bool) -> Agent:
+    """The configured agent, reporting to ``sink`` and asking ``ask_console`` before guarded gadgets."""
+    agent, guarded = build_agent(config)
+    if isinstance(sink, AgentView):
+        sink.model, sink.max_iterations = config["model"] or "(from the environment)", agent.max_iterations
+    approver = TerminalApprover(ask_console, guarded, approve_all=yes, pause=sink.pause, resume=sink.resume)
+    agent.on_human_input = approver.answer
+    agent.hooks = HookPresets.merge(
+        HookPresets.progress_tracking(on_progress=sink.on_progress),
+        Hooks(controllers=Controllers(before_gadget=approver)),
+    )
+    agent.system_prompt  # noqa: B018  (resolves the model now, so a bad one fails before the run)
+    return agent
 
 
 def build_agent(config: Config) -> tuple[Agent, list[str]]:
