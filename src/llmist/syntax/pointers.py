@@ -16,9 +16,11 @@ from typing import Any, Final, Literal, TypeAlias
 from pydantic import BaseModel
 
 __all__ = [
+    "MAX_PARAMETER_DEPTH",
     "BlockParseError",
     "Schema",
     "assemble_params",
+    "nesting_error",
     "parse_block_params",
     "parse_block_span",
     "stripped_span",
@@ -38,21 +40,20 @@ class BlockParseError(ValueError):
     """The parameters of a block cannot be assembled (duplicate pointer, bad array index)."""
 
 
-def parse_block_params(
-    content: str, *, arg_prefix: str = "!!!ARG:", schema: Schema | None = None
-) -> dict[str, Any]:
+def parse_block_params(content: str, *, arg_prefix: str = "!!!ARG:", schema: Schema | None = None) -> dict[str, Any]:
     """Assemble the ``!!!ARG:`` lines of ``content`` into a dict.
 
     Raises :class:`BlockParseError` with ``Duplicate pointer: <p>``,
-    ``Array index gap: expected <n>, got <m>`` or ``Invalid array index: <seg>``.
+    ``Array index gap: expected <n>, got <m>`` or ``Invalid array index: <seg>`` (a negative
+    or non-numeric index), and for what the spec's grammar has no place for: an empty name or
+    segment, a value and nested values at one pointer (``Pointer conflict: ...``), or a pointer
+    deeper than :data:`MAX_PARAMETER_DEPTH`.
     """
     hints = _schema_hints(schema) if schema is not None else None
     return parse_block_span(content, 0, len(content), arg_prefix, hints)
 
 
-def parse_block_span(
-    s: str, a: int, b: int, arg_prefix: str, hints: _SchemaHints | None = None
-) -> dict[str, Any]:
+def parse_block_span(s: str, a: int, b: int, arg_prefix: str, hints: _SchemaHints | None = None) -> dict[str, Any]:
     """:func:`parse_block_params` of ``s[a:b]``, slicing each value straight out of ``s``."""
     result: dict[str, Any] = {}
     seen: set[str] = set()
@@ -86,15 +87,49 @@ def assemble_params(arguments: list[tuple[str, str]]) -> dict[str, Any]:
 def _put(result: dict[str, Any], seen: set[str], pointer: str, text: str, hints: _SchemaHints | None) -> None:
     """Coerce one argument's value (multi-line values never are) and set it at its pointer in ``result``."""
     if not pointer:
-        return
-    value = _coerce(text, "unknown" if hints is None else hints.hint(pointer))
+        raise BlockParseError("Empty pointer: an argument needs a parameter name after the argument marker")
     if pointer in seen:
         raise BlockParseError(f"Duplicate pointer: {pointer}")
+    segments = pointer.split("/") if "/" in pointer else None
+    if segments is not None:
+        _check_segments(pointer, segments)
+    value = _coerce(text, "unknown" if hints is None else hints.hint(pointer))
     seen.add(pointer)
-    if "/" in pointer:
-        _set_nested(result, pointer.split("/"), value)
+    if segments is not None:
+        _set_nested(result, segments, value)
+    elif pointer in result:  # not seen, so an earlier nested pointer made it a container
+        raise BlockParseError(_holds_nested(pointer))
     else:
         result[pointer] = value
+
+
+MAX_PARAMETER_DEPTH: Final = 32
+"""How deeply one call's parameters may nest: segments of a pointer, or levels of a value
+decoded from JSON. Deeper data is refused with :func:`nesting_error`'s message, not left to
+exhaust the interpreter's recursion limit further on."""
+
+
+def nesting_error(path: list[str]) -> str:
+    """The error for parameters nested deeper than :data:`MAX_PARAMETER_DEPTH` along ``path``."""
+    shown = "/".join(path[:4]) + ("/..." if len(path) > 4 else "")
+    return f"Parameters nested too deep: {shown} reaches level {len(path)}; the limit is {MAX_PARAMETER_DEPTH} levels"
+
+
+def _check_segments(pointer: str, segments: list[str]) -> None:
+    """Refuse a pointer that is too deep, has an empty segment or a negative array index."""
+    if len(segments) > MAX_PARAMETER_DEPTH:
+        raise BlockParseError(nesting_error(segments))
+    for depth, segment in enumerate(segments):
+        if not segment:
+            raise BlockParseError(f"Empty segment in pointer: {pointer} (write names between the slashes)")
+        # An index is a non-negative integer: "-1" is a bad index, never an object key (the
+        # first segment names a parameter of the call, so any name goes there).
+        if depth and segment[0] == "-" and segment[1:].isdigit() and segment.isascii():
+            raise BlockParseError(f"Invalid array index: {segment}")
+
+
+def _holds_nested(path: str) -> str:
+    return f"Pointer conflict: {path} already holds nested values ({path}/...), so it cannot also be set to a value"
 
 
 def stripped_span(s: str, a: int, b: int) -> tuple[int, int]:
@@ -177,38 +212,56 @@ def _is_index(segment: str) -> bool:
 
 
 def _set_nested(root: dict[str, Any], segments: list[str], value: Any) -> None:
+    """Set ``value`` at ``segments`` (checked by :func:`_check_segments`), building containers
+    on the way: an index segment makes its parent a list, any other an object."""
     current: Any = root
     last = len(segments) - 1
     for depth, segment in enumerate(segments):
         if type(current) is list:
-            if not (segment.isdigit() and segment.isascii()):
-                raise BlockParseError(f"Invalid array index: {segment}")
-            index = int(segment)
-            size = len(current)
-            if index > size:
-                raise BlockParseError(f"Array index gap: expected {size}, got {index}")
-            if depth == last:
-                if index == size:
-                    current.append(value)
-                else:
-                    current[index] = value
-                return
-            if index == size:
-                current.append([] if _is_index(segments[depth + 1]) else {})
-            child = current[index]
-        else:
-            if depth == last:
-                current[segment] = value
-                return
-            child = current.get(segment)
-            if child is None:
-                child = current[segment] = [] if _is_index(segments[depth + 1]) else {}
-        if type(child) is not dict and type(child) is not list:
-            path = "/".join(segments[: depth + 1])
+            key: Any = _list_slot(current, segments, depth)
+        elif depth and _is_index(segment):
+            parent = "/".join(segments[:depth])
             raise BlockParseError(
-                f"Pointer conflict: {'/'.join(segments)} goes inside {path}, which already holds a value"
+                f"Pointer conflict: {'/'.join(segments)} uses {segment} as an array index, but {parent} is an object"
             )
-        current = child
+        else:
+            key = segment
+        if depth == last:
+            if type(current) is list and key == len(current):
+                current.append(value)
+            elif (type(current) is list and key < len(current)) or (type(current) is dict and key in current):
+                raise BlockParseError(_holds_nested("/".join(segments)))
+            else:
+                current[key] = value
+            return
+        current = _child(current, key, segments, depth)
+
+
+def _list_slot(current: list[Any], segments: list[str], depth: int) -> int:
+    """The index ``segments[depth]`` names in ``current``: the next one at most."""
+    segment = segments[depth]
+    if not _is_index(segment):
+        raise BlockParseError(f"Invalid array index: {segment}")
+    index = int(segment)
+    if index > len(current):
+        raise BlockParseError(f"Array index gap: expected {len(current)}, got {index}")
+    return index
+
+
+def _child(current: Any, key: Any, segments: list[str], depth: int) -> Any:
+    """The container at ``current[key]``, made (a list or an object, as the next segment says) if new."""
+    if type(current) is list:
+        if key == len(current):
+            current.append([] if _is_index(segments[depth + 1]) else {})
+        child = current[key]
+    else:
+        child = current.get(key)
+        if child is None:
+            child = current[key] = [] if _is_index(segments[depth + 1]) else {}
+    if type(child) is not dict and type(child) is not list:
+        path = "/".join(segments[: depth + 1])
+        raise BlockParseError(f"Pointer conflict: {'/'.join(segments)} goes inside {path}, which already holds a value")
+    return child
 
 
 class _SchemaHints:
