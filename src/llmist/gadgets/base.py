@@ -13,7 +13,11 @@ from pydantic import BaseModel, ConfigDict
 from llmist.gadgets.context import ExecutionContext
 from llmist.gadgets.errors import GadgetError
 
-__all__ = ["Gadget", "GadgetExample", "GadgetResult", "NoParams", "as_gadget"]
+__all__ = ["DEFAULT_MAX_PARAMETER_CHARS", "Gadget", "GadgetExample", "GadgetResult", "NoParams", "as_gadget"]
+
+DEFAULT_MAX_PARAMETER_CHARS = 1 << 20
+"""Default of :attr:`Gadget.max_parameter_chars`: 1 MiB of text, more than any model writes in
+one answer today, so only a runaway or hostile stream meets it."""
 
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*").fullmatch
 
@@ -83,6 +87,9 @@ class Gadget:
     gadget that does I/O, sleeps or computes for long. Ignored for ``async`` gadgets."""
     max_retries: int | None = None
     """How many ``ModelRetry`` this gadget may raise per run; ``None``: the executor's default."""
+    max_parameter_chars: int = DEFAULT_MAX_PARAMETER_CHARS
+    """Longest a call's parameters may be, in characters (a block's body; an emoji call's header
+    arguments and body). A longer call is an error the model sees, naming this limit."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

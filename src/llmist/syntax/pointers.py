@@ -15,20 +15,21 @@ from typing import Any, Final, Literal, TypeAlias
 
 from pydantic import BaseModel
 
+from llmist.syntax.schema import JsonSchema, Schema, json_schema
+
 __all__ = [
     "MAX_PARAMETER_DEPTH",
     "BlockParseError",
     "Schema",
     "assemble_params",
+    "coercion_agrees",
     "nesting_error",
+    "parse_block_body",
     "parse_block_params",
     "parse_block_span",
     "stripped_span",
     "unfenced_span",
 ]
-
-Schema: TypeAlias = type[BaseModel] | Mapping[str, Any]
-"""A Pydantic model class or a JSON-schema dict."""
 
 _TypeHint: TypeAlias = Literal["string", "number", "integer", "boolean", "unknown"]
 
@@ -51,6 +52,16 @@ def parse_block_params(content: str, *, arg_prefix: str = "!!!ARG:", schema: Sch
     """
     hints = _schema_hints(schema) if schema is not None else None
     return parse_block_span(content, 0, len(content), arg_prefix, hints)
+
+
+def parse_block_body(body: str, *, arg_prefix: str = "!!!ARG:", schema: Schema | None = None) -> dict[str, Any]:
+    """The parameters of a block's body read as the parser reads them: surrounding whitespace
+    and a markdown fence around the arguments dropped (:func:`unfenced_span`), then assembled
+    as :func:`parse_block_params` does."""
+    a, b = stripped_span(body, 0, len(body))
+    if body.startswith("```", a, b) or body.endswith("```", a, b):
+        a, b = unfenced_span(body, a, b)
+    return parse_block_span(body, a, b, arg_prefix, _schema_hints(schema) if schema is not None else None)
 
 
 def parse_block_span(s: str, a: int, b: int, arg_prefix: str, hints: _SchemaHints | None = None) -> dict[str, Any]:
@@ -267,11 +278,10 @@ def _child(current: Any, key: Any, segments: list[str], depth: int) -> Any:
 class _SchemaHints:
     """Answers "what type does the schema expect at this pointer?" for one JSON schema."""
 
-    __slots__ = ("_cache", "_defs", "_root")
+    __slots__ = ("_cache", "_schema")
 
-    def __init__(self, schema: Mapping[str, Any]) -> None:
-        self._root = schema
-        self._defs: Mapping[str, Any] = schema.get("$defs") or schema.get("definitions") or {}
+    def __init__(self, schema: JsonSchema) -> None:
+        self._schema = schema
         self._cache: dict[str, _TypeHint] = {}
 
     def hint(self, pointer: str) -> _TypeHint:
@@ -281,67 +291,24 @@ class _SchemaHints:
         return cached
 
     def _lookup(self, segments: list[str]) -> _TypeHint:
-        node: Mapping[str, Any] | None = self._resolve(self._root)
+        schema = self._schema
+        node: Mapping[str, Any] | None = schema.resolve(schema.root)
         for segment in segments:
             if node is None:
                 return "unknown"
-            node = self._child(node, segment)
-        return _leaf_type(node) if node is not None else "unknown"
-
-    def _child(self, node: Mapping[str, Any], segment: str) -> Mapping[str, Any] | None:
-        properties = node.get("properties")
-        if isinstance(properties, Mapping) and segment in properties:
-            return self._resolve(properties[segment])
-        if _is_index(segment):
-            items = node.get("items")
-            if isinstance(items, Mapping):
-                return self._resolve(items)
-            prefix = node.get("prefixItems")
-            if isinstance(prefix, list) and int(segment) < len(prefix):
-                return self._resolve(prefix[int(segment)])
-        extra = node.get("additionalProperties")
-        if isinstance(extra, Mapping):
-            return self._resolve(extra)
-        return None
-
-    def _resolve(self, node: Any) -> Mapping[str, Any] | None:
-        """Follow ``$ref`` and unwrap ``Optional[X]`` / single-member ``allOf``."""
-        for _ in range(32):  # bounded: a self-referencing $ref must not loop forever
-            if not isinstance(node, Mapping):
-                return None
-            ref = node.get("$ref")
-            if isinstance(ref, str):
-                node = self._defs.get(ref.rsplit("/", 1)[-1])
-                continue
-            for key in ("anyOf", "oneOf"):
-                options = node.get(key)
-                if isinstance(options, list):
-                    real = [o for o in options if not (isinstance(o, Mapping) and o.get("type") == "null")]
-                    if len(real) != 1:
-                        return None
-                    node = real[0]
-                    break
-            else:
-                all_of = node.get("allOf")
-                if isinstance(all_of, list) and len(all_of) == 1:
-                    node = all_of[0]
-                    continue
-                return node
-        return None
+            node = schema.child(node, segment)
+        return _leaf_type(schema, node) if node is not None else "unknown"
 
 
-def _leaf_type(node: Mapping[str, Any]) -> _TypeHint:
-    kind = node.get("type")
-    if isinstance(kind, list):
-        real = [k for k in kind if k != "null"]
-        kind = real[0] if len(real) == 1 else None
+def _leaf_type(schema: JsonSchema, node: Mapping[str, Any]) -> _TypeHint:
+    kind = schema.kind(node)
     if kind in ("string", "number", "integer", "boolean"):
-        return kind  # type: ignore[no-any-return]
-    if kind is None and "enum" in node:
+        return kind  # type: ignore[return-value]
+    if not kind and "enum" in node:
         values = node["enum"]
         if values and all(isinstance(v, str) for v in values):
             return "string"
-    if kind is None and isinstance(node.get("const"), str):
+    if not kind and isinstance(node.get("const"), str):
         return "string"
     return "unknown"
 
@@ -351,21 +318,15 @@ _MODEL_HINTS: dict[type[BaseModel], _SchemaHints] = {}
 module without pydantic installed, where ``type[BaseModel]`` is not known to be hashable."""
 
 
-def _model_hints(model: type[BaseModel]) -> _SchemaHints:
-    hints = _MODEL_HINTS.get(model)
-    if hints is None:
-        if len(_MODEL_HINTS) >= 256:
-            _MODEL_HINTS.clear()
-        hints = _MODEL_HINTS[model] = _SchemaHints(model.model_json_schema())
-    return hints
-
-
 def _schema_hints(schema: Schema) -> _SchemaHints:
     if isinstance(schema, type) and issubclass(schema, BaseModel):
-        return _model_hints(schema)
-    if isinstance(schema, Mapping):
-        return _SchemaHints(schema)
-    raise TypeError(f"schema must be a Pydantic model class or a JSON-schema dict, got {type(schema).__name__}")
+        hints = _MODEL_HINTS.get(schema)
+        if hints is None:
+            if len(_MODEL_HINTS) >= 256:
+                _MODEL_HINTS.clear()
+            hints = _MODEL_HINTS[schema] = _SchemaHints(json_schema(schema))
+        return hints
+    return _SchemaHints(json_schema(schema))
 
 
 _KEPT_BY: Final[dict[type, tuple[str, ...]]] = {
