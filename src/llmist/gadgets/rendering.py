@@ -48,7 +48,7 @@ def render_gadget(
             )
         except ValueError as exc:
             # A value the emoji header cannot hold: a wrong example would teach the model worse than none.
-            _log.warning("%s: example %r left out of the prompt: %s", gadget.name, dict(example.params), exc)
+            _log.info("%s: example %r left out of the prompt: %s", gadget.name, dict(example.params), exc)
             continue
         lines.append(f"{title}\n{call}")
         if example.output is not None:
