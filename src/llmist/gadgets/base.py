@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from llmist._callables import accepts_positional
 from llmist.gadgets.context import ExecutionContext
 from llmist.gadgets.errors import GadgetError
 
@@ -110,28 +111,13 @@ class Gadget:
     def _resolve_invocation(self) -> _Invocation:
         method = self.execute
         is_async = inspect.iscoroutinefunction(method)
-        if _positional_arity(method) >= 2:
+        if accepts_positional(method, 2):
             return _Invocation(method, is_async)
         single: Callable[[BaseModel], Any] = method  # type: ignore[assignment]
         return _Invocation(lambda params, ctx: single(params), is_async)
 
     def __repr__(self) -> str:
         return f"<Gadget {self.name}>"
-
-
-def _positional_arity(fn: Callable[..., Any]) -> int:
-    """How many positional arguments ``fn`` accepts (``*args`` counts as many)."""
-    try:
-        parameters = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return 2
-    count = 0
-    for p in parameters:
-        if p.kind is inspect.Parameter.VAR_POSITIONAL:
-            return 1 << 16
-        if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
-            count += 1
-    return count
 
 
 def as_gadget(obj: object) -> Gadget:

@@ -10,7 +10,8 @@ from typing import Annotated, Any, overload
 from pydantic import BaseModel, ConfigDict, create_model
 from pydantic.fields import FieldInfo
 
-from llmist.gadgets.base import Gadget, GadgetExample, _check, _Invocation, _positional_arity
+from llmist._callables import accepts_positional
+from llmist.gadgets.base import Gadget, GadgetExample, _check, _Invocation
 from llmist.gadgets.context import ExecutionContext
 from llmist.gadgets.errors import GadgetError
 
@@ -128,7 +129,7 @@ def create_gadget(
     if not (isinstance(schema, type) and issubclass(schema, BaseModel)):
         raise GadgetError(f"create_gadget: schema must be a Pydantic BaseModel subclass, got {schema!r}")
     is_async = inspect.iscoroutinefunction(execute)
-    if _positional_arity(execute) >= 2:
+    if accepts_positional(execute, 2):
         invocation = _Invocation(execute, is_async)
     else:
         invocation = _Invocation(lambda params, ctx: execute(params), is_async)
