@@ -38,11 +38,6 @@ class JsonSchema:
         properties = self.resolve(self.root).get("properties")
         return properties if isinstance(properties, Mapping) else _EMPTY
 
-    @property
-    def required(self) -> frozenset[str]:
-        """Names of the required top-level properties."""
-        return frozenset(self.resolve(self.root).get("required") or ())
-
     def resolve(self, node: Any) -> Mapping[str, Any]:
         """``node`` with ``$ref`` followed, a one-member ``allOf`` unwrapped and ``Optional[X]``
         (an ``anyOf``/``oneOf`` with one member besides ``null``) read as ``X``. Keys beside a
