@@ -173,11 +173,12 @@ def _bind_emoji(gadget: Gadget, schema: JsonSchema, raw_args: str, body: str | N
 
 def _prepare(schema: JsonSchema, raw: dict[str, Any]) -> dict[str, Any]:
     """Decode JSON strings where the schema wants a list/object/number; drop one trailing ``\\r``."""
+    properties = schema.properties
     path: list[str] = []
     out: dict[str, Any] = {}
     for key, value in raw.items():
         path.append(key)
-        out[key] = _fix(schema, schema.properties.get(key), value, path)
+        out[key] = _fix(schema, properties.get(key), value, path)
         path.pop()
     return out
 

@@ -26,17 +26,14 @@ _MAX_HOPS: Final = 32
 class JsonSchema:
     """One JSON schema, with its ``$ref``s resolved on demand."""
 
-    __slots__ = ("root",)
+    __slots__ = ("properties", "root")
 
     def __init__(self, root: Mapping[str, Any]) -> None:
         self.root = root
         """The schema as given."""
-
-    @property
-    def properties(self) -> Mapping[str, Any]:
+        properties = self.resolve(root).get("properties")
+        self.properties: Mapping[str, Any] = properties if isinstance(properties, Mapping) else _EMPTY
         """The top-level properties (a model's fields), in declaration order."""
-        properties = self.resolve(self.root).get("properties")
-        return properties if isinstance(properties, Mapping) else _EMPTY
 
     def resolve(self, node: Any) -> Mapping[str, Any]:
         """``node`` with ``$ref`` followed, a one-member ``allOf`` unwrapped and ``Optional[X]``
@@ -54,7 +51,7 @@ class JsonSchema:
                 inner, key = node["allOf"][0], "allOf"
             else:
                 key = "anyOf" if "anyOf" in node else "oneOf"
-                inner = _only_non_null(node.get(key))
+                inner = _only_non_null(node.get(key)) if key in node else None
                 if inner is None:
                     return node
             if not isinstance(inner, Mapping):
