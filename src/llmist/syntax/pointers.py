@@ -130,13 +130,14 @@ def _check_segments(pointer: str, segments: list[str]) -> None:
     """Refuse a pointer that is too deep, has an empty segment or a negative array index."""
     if len(segments) > MAX_PARAMETER_DEPTH:
         raise BlockParseError(nesting_error(segments))
-    for depth, segment in enumerate(segments):
-        if not segment:
-            raise BlockParseError(f"Empty segment in pointer: {pointer} (write names between the slashes)")
+    if "" in segments:
+        raise BlockParseError(f"Empty segment in pointer: {pointer} (write names between the slashes)")
+    if "-" in pointer:
         # An index is a non-negative integer: "-1" is a bad index, never an object key (the
         # first segment names a parameter of the call, so any name goes there).
-        if depth and segment[0] == "-" and segment[1:].isdigit() and segment.isascii():
-            raise BlockParseError(f"Invalid array index: {segment}")
+        for segment in segments[1:]:
+            if segment[0] == "-" and segment[1:].isdigit() and segment.isascii():
+                raise BlockParseError(f"Invalid array index: {segment}")
 
 
 def _holds_nested(path: str) -> str:
