@@ -75,6 +75,8 @@ def test_emoji_syntax_runs_the_same_script(tmp_path: Path) -> None:
     results = [json.loads(line) for line in proc.stdout.splitlines()]
     errors = [r["result"]["error"] for r in results if r["type"] == "gadget_result" and r["result"]["error"]]
     assert errors == []
+    ran = [r["result"]["gadget_name"] for r in results if r["type"] == "gadget_result"]
+    assert "EditFile" in ran  # every scripted call is written so that it parses back
     assert (tmp_path / "report.txt").exists()
 
 

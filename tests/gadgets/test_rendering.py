@@ -67,4 +67,4 @@ def test_emoji_example_quotes_args_with_spaces() -> None:
         def execute(self, params: Params, ctx: ExecutionContext) -> str:
             return "hi"
 
-    assert "🛠️[Greet 'Ada Lovelace' 2]\n🛠️[/end]" in render_gadget(Greet(), "emoji")
+    assert '🛠️[Greet "Ada Lovelace" 2]\n🛠️[/end]' in render_gadget(Greet(), "emoji")

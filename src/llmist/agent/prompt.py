@@ -69,6 +69,7 @@ body
 
 - Arguments after the name fill the gadget's parameters in the order listed; quote one that \
 has spaces. The body (may be empty) fills its body parameter, written as is, several lines allowed.
+- A body that must contain the end marker itself writes it `🛠️[\\/end]`: the gadget gets `🛠️[/end]`.
 - Several blocks in one answer run in parallel.
 - After your blocks, stop: the results come back in the next message.
 - When the task is done, answer in plain text without any block."""

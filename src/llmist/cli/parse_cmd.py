@@ -20,6 +20,7 @@ from llmist.syntax import (
     ParsedCall,
     SyntaxEvent,
 )
+from llmist.syntax.writing import read_emoji_body
 
 
 class SyntaxChoice(StrEnum):
@@ -104,7 +105,10 @@ def _call_record(call: ParsedCall) -> dict[str, Any]:
         "dependencies": list(call.dependencies),
     }
     if call.syntax == "emoji":
-        record.update(syntax="emoji", raw_args=call.raw_args, body=call.body)
+        # "body" is the text as written; "gadget_body" what a gadget receives: the line end before
+        # the end marker dropped and escaped end markers restored (what a call writer was given).
+        body = call.body or ""
+        record.update(syntax="emoji", raw_args=call.raw_args, body=body, gadget_body=read_emoji_body(body))
     else:
         record.update(parameters=call.parameters, parse_error=call.parse_error)
     return record
@@ -134,7 +138,7 @@ def _render(records: list[dict[str, Any]], file: str, syntax: str, chunk: int) -
             if record.get("syntax") == "emoji":
                 body: Any = Group(
                     Text.assemble(("args: ", "bold"), record["raw_args"] or "(none)"),
-                    Text.assemble(("body:\n", "bold"), record["body"] or "(empty)"),
+                    Text.assemble(("body:\n", "bold"), record["gadget_body"] or "(empty)"),
                 )
                 style = "green"
             elif record["parse_error"] is not None:

@@ -17,6 +17,7 @@ from typing import Any
 
 from mypy_extensions import mypyc_attr
 
+from llmist._callables import accepts_positional
 from llmist.execution._threads import run_in_thread, submit_to_thread
 from llmist.execution.controllers import BeforeGadget, BeforeGadgetDecision, GadgetCallInfo, ParameterInterceptor
 from llmist.execution.results import RUN_CANCELLED, GadgetExecutionResult, ResultStatus, call_result, new_result
@@ -100,7 +101,7 @@ class GadgetExecutor:
     @intercept_parameters.setter
     def intercept_parameters(self, fn: ParameterInterceptor | None) -> None:
         self._intercept_parameters = fn
-        self._icp_takes_call = fn is not None and _positional_arity(fn) >= 3
+        self._icp_takes_call = fn is not None and accepts_positional(fn, 3)
 
     # --- registry ---------------------------------------------------------------------------
 
@@ -495,17 +496,6 @@ def _fire_timeout(
     timed_out.append(error)
     ctx.signal.abort(error)  # listeners run first, so the gadget can clean up
     task.cancel()
-
-
-def _positional_arity(fn: Callable[..., Any]) -> int:
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return 2
-    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
-        return 3
-    return sum(1 for p in params if p.kind in kinds)
 
 
 def _ms(started: float) -> float:

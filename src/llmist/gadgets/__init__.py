@@ -1,6 +1,6 @@
 """What a tool is: ``Gadget``, ``@gadget``, ``create_gadget``, validation, rendering, output limiting."""
 
-from llmist.gadgets.base import Gadget, GadgetExample, GadgetResult, NoParams, as_gadget
+from llmist.gadgets.base import DEFAULT_MAX_PARAMETER_CHARS, Gadget, GadgetExample, GadgetResult, NoParams, as_gadget
 from llmist.gadgets.context import CostReportingLLM, ExecutionContext, LLMClient, LLMCompletion
 from llmist.gadgets.errors import (
     GadgetAbortedError,
@@ -27,6 +27,7 @@ from llmist.gadgets.validation import (
 )
 
 __all__ = [
+    "DEFAULT_MAX_PARAMETER_CHARS",
     "DEFAULT_OUTPUT_LIMIT_PERCENT",
     "AbortSignal",
     "CallSyntax",

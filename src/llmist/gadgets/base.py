@@ -10,10 +10,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from llmist._callables import accepts_positional
 from llmist.gadgets.context import ExecutionContext
 from llmist.gadgets.errors import GadgetError
 
-__all__ = ["Gadget", "GadgetExample", "GadgetResult", "NoParams", "as_gadget"]
+__all__ = ["DEFAULT_MAX_PARAMETER_CHARS", "Gadget", "GadgetExample", "GadgetResult", "NoParams", "as_gadget"]
+
+DEFAULT_MAX_PARAMETER_CHARS = 1 << 20
+"""Default of :attr:`Gadget.max_parameter_chars`: 1 MiB of text, more than any model writes in
+one answer today, so only a runaway or hostile stream meets it."""
 
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*").fullmatch
 
@@ -83,6 +88,9 @@ class Gadget:
     gadget that does I/O, sleeps or computes for long. Ignored for ``async`` gadgets."""
     max_retries: int | None = None
     """How many ``ModelRetry`` this gadget may raise per run; ``None``: the executor's default."""
+    max_parameter_chars: int = DEFAULT_MAX_PARAMETER_CHARS
+    """Longest a call's parameters may be, in characters (a block's body; an emoji call's header
+    arguments and body). A longer call is an error the model sees, naming this limit."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -103,28 +111,13 @@ class Gadget:
     def _resolve_invocation(self) -> _Invocation:
         method = self.execute
         is_async = inspect.iscoroutinefunction(method)
-        if _positional_arity(method) >= 2:
+        if accepts_positional(method, 2):
             return _Invocation(method, is_async)
         single: Callable[[BaseModel], Any] = method  # type: ignore[assignment]
         return _Invocation(lambda params, ctx: single(params), is_async)
 
     def __repr__(self) -> str:
         return f"<Gadget {self.name}>"
-
-
-def _positional_arity(fn: Callable[..., Any]) -> int:
-    """How many positional arguments ``fn`` accepts (``*args`` counts as many)."""
-    try:
-        parameters = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return 2
-    count = 0
-    for p in parameters:
-        if p.kind is inspect.Parameter.VAR_POSITIONAL:
-            return 1 << 16
-        if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
-            count += 1
-    return count
 
 
 def as_gadget(obj: object) -> Gadget:

@@ -6,6 +6,11 @@ own result already agrees with the schema. Emoji calls bind positional header ar
 ``name=value`` tokens and the body to fields. Both then decode JSON strings where the schema
 wants a list or an object, drop one trailing ``\\r`` from strings (CRLF answers), and go
 through Pydantic, defaults applied. Runs for every call: the compiled build compiles it.
+
+Two limits keep a runaway or hostile answer from costing more than an error: a call's
+parameters may be at most ``gadget.max_parameter_chars`` characters long (the same measure in
+both syntaxes: the block's body, or the emoji header's arguments plus the body), and nest at
+most :data:`~llmist.syntax.MAX_PARAMETER_DEPTH` levels deep, JSON decoded into a field included.
 """
 
 from __future__ import annotations
@@ -18,25 +23,29 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from llmist.gadgets._schema import ModelSchema, model_schema
+from llmist.gadgets._schema import is_plain_string, marked_body_field
 from llmist.gadgets.base import Gadget
 from llmist.gadgets.errors import InvalidParametersError
 from llmist.gadgets.rendering import render_parameters
-from llmist.syntax import BlockParseError, ParsedCall, parse_block_params
-from llmist.syntax.pointers import coercion_agrees
+from llmist.syntax import MAX_PARAMETER_DEPTH, BlockParseError, ParsedCall
+from llmist.syntax.pointers import coercion_agrees, nesting_error, parse_block_body
+from llmist.syntax.schema import JsonSchema, json_schema
+from llmist.syntax.writing import read_emoji_body
 
 __all__ = ["bind_call", "format_validation_error", "prepare_params", "validate_params"]
 
-_FENCE = re.compile(r"\A```[A-Za-z0-9_+-]*[ \t]*\n(.*?)\n?```\s*\Z", re.DOTALL)
 _NAMED = re.compile(r"([A-Za-z_][A-Za-z0-9_\-]*)=(.*)", re.DOTALL)
 
 
 def bind_call(gadget: Gadget, call: ParsedCall, *, arg_prefix: str = "!!!ARG:") -> dict[str, Any]:
     """The raw parameters of ``call`` for ``gadget``, coerced by its schema, not yet validated.
 
-    Raises :class:`InvalidParametersError` for a parse error or unbindable emoji arguments.
+    Raises :class:`InvalidParametersError` for a parse error, unbindable emoji arguments, or
+    parameters past a limit (longer than ``gadget.max_parameter_chars``, nested deeper than
+    :data:`~llmist.syntax.MAX_PARAMETER_DEPTH`).
     """
-    schema = model_schema(gadget.Params)
+    _check_size(gadget, call)
+    schema = json_schema(gadget.Params)
     if call.parse_error is not None:
         raise InvalidParametersError(_parse_error_text(gadget, call.parse_error, arg_prefix))
     if call.syntax == "emoji":
@@ -44,6 +53,17 @@ def bind_call(gadget: Gadget, call: ParsedCall, *, arg_prefix: str = "!!!ARG:") 
     else:
         raw = _block_params(gadget, call, arg_prefix)
     return _prepare(schema, raw)
+
+
+def _check_size(gadget: Gadget, call: ParsedCall) -> None:
+    emoji = call.syntax == "emoji"
+    size = len(call.raw_args or "") + len(call.body or "") if emoji else len(call.parameters_raw)
+    limit = gadget.max_parameter_chars
+    if size > limit:
+        raise InvalidParametersError(
+            f"The parameters of {gadget.name} are {size:,} characters long; the limit is {limit:,} characters "
+            f"(max_parameter_chars of {gadget.name}). Send the data in several smaller calls."
+        )
 
 
 def validate_params(gadget: Gadget, raw: Mapping[str, Any]) -> BaseModel:
@@ -98,16 +118,14 @@ def _block_params(gadget: Gadget, call: ParsedCall, arg_prefix: str) -> dict[str
             and coercion_agrees(parsed, gadget.Params)
         ):
             return dict(parsed)  # what the schema-aware parse below would give
-        fenced = _FENCE.match(raw.strip())
-        content = fenced.group(1) if fenced else raw
         try:
-            return parse_block_params(content, arg_prefix=arg_prefix, schema=gadget.Params)
+            return parse_block_body(raw, arg_prefix=arg_prefix, schema=gadget.Params)
         except BlockParseError as exc:
             raise InvalidParametersError(_parse_error_text(gadget, str(exc), arg_prefix)) from None
     return dict(call.parameters or {})
 
 
-def _bind_emoji(gadget: Gadget, schema: ModelSchema, raw_args: str, body: str | None) -> dict[str, Any]:
+def _bind_emoji(gadget: Gadget, schema: JsonSchema, raw_args: str, body: str | None) -> dict[str, Any]:
     try:
         tokens = shlex.split(raw_args)
     except ValueError as exc:
@@ -115,7 +133,8 @@ def _bind_emoji(gadget: Gadget, schema: ModelSchema, raw_args: str, body: str | 
             f"Could not split the arguments of {gadget.name} ({raw_args!r}): {exc}. "
             "Quote arguments that contain spaces with '...' or \"...\" and close every quote."
         ) from None
-    order = [f for f in schema.properties if f != schema.body_field]
+    marked = marked_body_field(schema)
+    order = [f for f in schema.properties if f != marked]
     bound: dict[str, Any] = {}
     positional: list[str] = []
     for token in tokens:
@@ -132,10 +151,10 @@ def _bind_emoji(gadget: Gadget, schema: ModelSchema, raw_args: str, body: str | 
         )
     bound.update(zip(free, positional, strict=False))
     if body is not None:
-        text = body[:-1] if body.endswith("\n") else body
-        target = schema.body_field
+        text = read_emoji_body(body)
+        target = marked
         if target is None:
-            target = next((f for f in reversed(order) if f not in bound and _is_plain_string(schema, f)), None)
+            target = next((f for f in reversed(order) if f not in bound and is_plain_string(schema, f)), None)
         if target is not None and target not in bound:
             bound[target] = text
         elif text.strip():
@@ -152,52 +171,67 @@ def _bind_emoji(gadget: Gadget, schema: ModelSchema, raw_args: str, body: str | 
     return bound
 
 
-def _is_plain_string(schema: ModelSchema, field: str) -> bool:
-    node = schema.resolve(schema.properties.get(field))
-    return node.get("type") == "string" and "enum" not in node and "const" not in node
-
-
-def _prepare(schema: ModelSchema, raw: dict[str, Any]) -> dict[str, Any]:
+def _prepare(schema: JsonSchema, raw: dict[str, Any]) -> dict[str, Any]:
     """Decode JSON strings where the schema wants a list/object/number; drop one trailing ``\\r``."""
-    return {key: _fix(schema, schema.properties.get(key), value) for key, value in raw.items()}
+    properties = schema.properties
+    path: list[str] = []
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        path.append(key)
+        out[key] = _fix(schema, properties.get(key), value, path)
+        path.pop()
+    return out
 
 
-def _fix(schema: ModelSchema, node: Any, value: Any) -> Any:
+def _fix(schema: JsonSchema, node: Any, value: Any, path: list[str]) -> Any:
+    """``value`` (at ``path``, whose schema is ``node``) made ready for validation, recursively."""
     if isinstance(value, str):
-        if value.endswith("\r"):
-            value = value[:-1]
-        if node is None:
-            return value
-        resolved = schema.resolve(node)
-        kind = resolved.get("type")
-        if kind in ("array", "object", "number", "integer") or (kind is None and "properties" in resolved):
-            decoded = _json(value)
-            if (
-                (kind == "array" and isinstance(decoded, list))
-                or (kind in ("object", None) and isinstance(decoded, dict))
-                or (
-                    kind in ("number", "integer")
-                    and isinstance(decoded, (int, float))
-                    and not isinstance(decoded, bool)
-                )
-            ):
-                return _fix(schema, node, decoded)
-        return value
+        return _fix_text(schema, node, value, path)
+    if isinstance(value, (dict, list)) and len(path) >= MAX_PARAMETER_DEPTH:
+        path.append("...")
+        raise InvalidParametersError(nesting_error(path))
     if isinstance(value, dict):
         resolved = schema.resolve(node) if node is not None else {}
         props: Mapping[str, Any] = resolved.get("properties") or {}
         extra = resolved.get("additionalProperties")
-        return {
-            k: _fix(schema, props.get(k, extra if isinstance(extra, Mapping) else None), v) for k, v in value.items()
-        }
+        fixed: dict[Any, Any] = {}
+        for k, v in value.items():
+            path.append(str(k))
+            fixed[k] = _fix(schema, props.get(k, extra if isinstance(extra, Mapping) else None), v, path)
+            path.pop()
+        return fixed
     if isinstance(value, list):
-        resolved = schema.resolve(node) if node is not None else {}
-        items = resolved.get("items")
-        return [_fix(schema, items if isinstance(items, Mapping) else None, v) for v in value]
+        items = (schema.resolve(node) if node is not None else {}).get("items")
+        fixed_items: list[Any] = []
+        for i, v in enumerate(value):
+            path.append(str(i))
+            fixed_items.append(_fix(schema, items if isinstance(items, Mapping) else None, v, path))
+            path.pop()
+        return fixed_items
     return value
 
 
-def _json(text: str) -> Any:
+def _fix_text(schema: JsonSchema, node: Any, value: str, path: list[str]) -> Any:
+    """A string without its trailing ``\\r``, or the JSON it holds where the schema wants a
+    list, an object or a number."""
+    if value.endswith("\r"):
+        value = value[:-1]
+    if node is None:
+        return value
+    resolved = schema.resolve(node)
+    kind = resolved.get("type")
+    if kind in ("array", "object", "number", "integer") or (kind is None and "properties" in resolved):
+        decoded = _json(value, path)
+        if (
+            (kind == "array" and isinstance(decoded, list))
+            or (kind in ("object", None) and isinstance(decoded, dict))
+            or (kind in ("number", "integer") and isinstance(decoded, (int, float)) and not isinstance(decoded, bool))
+        ):
+            return _fix(schema, node, decoded, path)
+    return value
+
+
+def _json(text: str, path: list[str]) -> Any:
     stripped = text.strip()
     if not stripped or stripped[0] not in "[{-0123456789":
         return None
@@ -205,8 +239,10 @@ def _json(text: str) -> Any:
         return json.loads(stripped)
     except ValueError:
         return None
+    except RecursionError:  # nested past the interpreter's limit, far past MAX_PARAMETER_DEPTH
+        raise InvalidParametersError(nesting_error([*path, *["..."] * MAX_PARAMETER_DEPTH])) from None
 
 
 def prepare_params(gadget: Gadget, params: Mapping[str, Any]) -> dict[str, Any]:
     """``params`` given as a dict (not parsed from a call) made ready for :func:`validate_params`."""
-    return _prepare(model_schema(gadget.Params), dict(params))
+    return _prepare(json_schema(gadget.Params), dict(params))

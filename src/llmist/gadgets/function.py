@@ -10,8 +10,9 @@ from typing import Annotated, Any, overload
 from pydantic import BaseModel, ConfigDict, create_model
 from pydantic.fields import FieldInfo
 
+from llmist._callables import accepts_positional
 from llmist.gadgets._json_model import model_from_json_schema
-from llmist.gadgets.base import Gadget, GadgetExample, _check, _Invocation, _positional_arity
+from llmist.gadgets.base import Gadget, GadgetExample, _check, _Invocation
 from llmist.gadgets.context import ExecutionContext
 from llmist.gadgets.errors import GadgetError
 
@@ -134,7 +135,7 @@ def create_gadget(
         raise GadgetError("create_gadget: pass name=... when execute is a lambda")
     is_async = inspect.iscoroutinefunction(execute)
     call: Callable[[Any, ExecutionContext], Any] = (
-        execute if _positional_arity(execute) >= 2 else lambda params, ctx: execute(params)
+        execute if accepts_positional(execute, 2) else lambda params, ctx: execute(params)
     )
     if isinstance(schema, Mapping):
         schema = model_from_json_schema(f"{gadget_name or 'Gadget'}Params", schema)

@@ -8,20 +8,21 @@ objects and arrays indented under their parent, then the examples written as rea
 from __future__ import annotations
 
 import json
-import shlex
+import logging
 from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
-from llmist.gadgets._schema import ModelSchema, model_schema
-from llmist.gadgets.base import Gadget, GadgetExample
+from llmist.gadgets._schema import is_plain_string, marked_body_field
+from llmist.gadgets.base import Gadget
+from llmist.syntax.schema import JsonSchema, json_schema
+from llmist.syntax.writing import EMOJI_END, EMOJI_START, scalar_text, write_block_call, write_emoji_call
 
 __all__ = ["CallSyntax", "render_call", "render_gadget", "render_parameters"]
 
 CallSyntax = Literal["block", "emoji"]
 """The two call syntaxes a model can use."""
 
-EMOJI_START = "🛠️["
-EMOJI_END = "🛠️[/end]"
+_log = logging.getLogger("llmist.gadgets")
 
 
 def render_gadget(
@@ -33,7 +34,7 @@ def render_gadget(
     arg_prefix: str = "!!!ARG:",
 ) -> str:
     """The instructions for one gadget: header, description, parameters, examples."""
-    schema = model_schema(gadget.Params)
+    schema = json_schema(gadget.Params)
     lines = [f"## {gadget.name}", gadget.description.strip()]
     if syntax == "emoji":
         lines.append(f"Call: {_emoji_usage(gadget.name, schema)}")
@@ -41,9 +42,14 @@ def render_gadget(
     lines.append(f"Parameters:\n{params}" if params else "Parameters: none")
     for example in gadget.examples:
         title = f"Example ({example.comment}):" if example.comment else "Example:"
-        call = render_call(
-            gadget, example.params, syntax, start_prefix=start_prefix, end_prefix=end_prefix, arg_prefix=arg_prefix
-        )
+        try:
+            call = render_call(
+                gadget, example.params, syntax, start_prefix=start_prefix, end_prefix=end_prefix, arg_prefix=arg_prefix
+            )
+        except ValueError as exc:
+            # A value the emoji header cannot hold: a wrong example would teach the model worse than none.
+            _log.info("%s: example %r left out of the prompt: %s", gadget.name, dict(example.params), exc)
+            continue
         lines.append(f"{title}\n{call}")
         if example.output is not None:
             lines.append(f"Output: {example.output}")
@@ -52,7 +58,7 @@ def render_gadget(
 
 def render_parameters(gadget: Gadget) -> str:
     """The compact parameter summary (also shown in validation errors); ``""`` when none."""
-    schema = model_schema(gadget.Params)
+    schema = json_schema(gadget.Params)
     return "\n".join(_field_lines(schema, schema.root, 0))
 
 
@@ -65,26 +71,21 @@ def render_call(
     end_prefix: str = "!!!GADGET_END",
     arg_prefix: str = "!!!ARG:",
 ) -> str:
-    """``params`` written as a call of ``gadget`` in ``syntax``, exactly as a model should write it."""
+    """``params`` written as a call of ``gadget`` in ``syntax``, exactly as a model should write it.
+
+    Raises ``ValueError`` when the emoji syntax cannot hold a value (see
+    :func:`llmist.syntax.writing.write_emoji_call`).
+    """
     if syntax == "emoji":
-        return _emoji_call(gadget.name, model_schema(gadget.Params), params)
-    lines = [f"{start_prefix}{gadget.name}"]
-    for pointer, value in _flatten(params, ""):
-        lines.append(f"{arg_prefix}{pointer}")
-        lines.append(value)
-    lines.append(end_prefix)
-    return "\n".join(lines)
-
-
-def example_calls(gadget: Gadget) -> tuple[GadgetExample, ...]:
-    """The gadget's examples (a tuple, for callers that iterate twice)."""
-    return tuple(gadget.examples)
+        return _emoji_call(gadget.name, json_schema(gadget.Params), params)
+    markers = {"start_prefix": start_prefix, "end_prefix": end_prefix, "arg_prefix": arg_prefix}
+    return write_block_call(gadget.name, params, **markers)
 
 
 # --- parameters ---------------------------------------------------------------------------
 
 
-def _field_lines(schema: ModelSchema, node: Mapping[str, Any], depth: int) -> Iterator[str]:
+def _field_lines(schema: JsonSchema, node: Mapping[str, Any], depth: int) -> Iterator[str]:
     obj = schema.resolve(node)
     properties: Mapping[str, Any] = obj.get("properties") or {}
     required = set(obj.get("required") or ())
@@ -105,7 +106,7 @@ def _field_lines(schema: ModelSchema, node: Mapping[str, Any], depth: int) -> It
             yield from _field_lines(schema, child, depth + 1)
 
 
-def _nested_object(schema: ModelSchema, field: Mapping[str, Any]) -> Mapping[str, Any] | None:
+def _nested_object(schema: JsonSchema, field: Mapping[str, Any]) -> Mapping[str, Any] | None:
     if "properties" in field:
         return field
     if field.get("type") == "array":
@@ -115,7 +116,7 @@ def _nested_object(schema: ModelSchema, field: Mapping[str, Any]) -> Mapping[str
     return None
 
 
-def _type_text(schema: ModelSchema, field: Mapping[str, Any]) -> str:
+def _type_text(schema: JsonSchema, field: Mapping[str, Any]) -> str:
     if "enum" in field:
         return " | ".join(_value_text(v) for v in field["enum"])
     if "const" in field:
@@ -160,38 +161,16 @@ def _value_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-# --- examples -----------------------------------------------------------------------------
+# --- emoji calls --------------------------------------------------------------------------
 
 
-def _flatten(value: Any, prefix: str) -> Iterator[tuple[str, str]]:
-    if isinstance(value, Mapping) and value:
-        for key, child in value.items():
-            yield from _flatten(child, f"{prefix}/{key}" if prefix else str(key))
-    elif isinstance(value, (list, tuple)) and value:
-        for index, child in enumerate(value):
-            yield from _flatten(child, f"{prefix}/{index}" if prefix else str(index))
-    else:
-        yield prefix, _scalar_text(value)
-
-
-def _scalar_text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if hasattr(value, "model_dump"):
-        return json.dumps(value.model_dump(mode="json"), ensure_ascii=False)
-    return json.dumps(value, ensure_ascii=False, default=str)
-
-
-def _emoji_usage(name: str, schema: ModelSchema) -> str:
-    body = schema.body_field
+def _emoji_usage(name: str, schema: JsonSchema) -> str:
+    marked = marked_body_field(schema)
+    body = marked
     if body is None:
-        strings = [f for f in schema.properties if _is_plain_string(schema, f)]
+        strings = [f for f in schema.properties if is_plain_string(schema, f)]
         body = strings[-1] if strings else None
-    args = " ".join(f for f in schema.properties if f != schema.body_field)
+    args = " ".join(f for f in schema.properties if f != marked)
     header = f"{EMOJI_START}{name}{' ' + args if args else ''}]"
     body_note = f"\n<{body}>\n" if body else "\n"
     rule = " (args in this order, shell-quoted; or name=value; lists as a,b,c" + (
@@ -200,14 +179,14 @@ def _emoji_usage(name: str, schema: ModelSchema) -> str:
     return f"{header}{body_note}{EMOJI_END}{rule}"
 
 
-def _emoji_call(name: str, schema: ModelSchema, params: Mapping[str, Any]) -> str:
-    body_field = schema.body_field
+def _emoji_call(name: str, schema: JsonSchema, params: Mapping[str, Any]) -> str:
+    body_field = marked_body_field(schema)
     order = [f for f in schema.properties if f != body_field]
     if body_field is None:
         present = [f for f in order if f in params]
         last = present[-1] if present else None
-        later_strings = last is not None and any(_is_plain_string(schema, f) for f in order[order.index(last) + 1 :])
-        if last is not None and _is_plain_string(schema, last) and not later_strings:
+        later_strings = last is not None and any(is_plain_string(schema, f) for f in order[order.index(last) + 1 :])
+        if last is not None and is_plain_string(schema, last) and not later_strings:
             body_field = last
             order = [f for f in order if f != last]
     tokens: list[str] = []
@@ -216,21 +195,13 @@ def _emoji_call(name: str, schema: ModelSchema, params: Mapping[str, Any]) -> st
         if field not in params:
             positional = False
             continue
-        text = shlex.quote(_emoji_value(params[field]))
+        text = _emoji_value(params[field])
         tokens.append(text if positional else f"{field}={text}")
-    header = f"{EMOJI_START}{name}{' ' + ' '.join(tokens) if tokens else ''}]"
-    body = _scalar_text(params[body_field]) if body_field is not None and body_field in params else ""
-    if body and not body.endswith("\n"):
-        body += "\n"
-    return f"{header}\n{body}{EMOJI_END}"
+    body = scalar_text(params[body_field]) if body_field is not None and body_field in params else None
+    return write_emoji_call(name, tokens, body)
 
 
 def _emoji_value(value: Any) -> str:
     if isinstance(value, (list, tuple)) and all(isinstance(v, (str, int, float)) and "," not in str(v) for v in value):
-        return ",".join(_scalar_text(v) for v in value)
-    return _scalar_text(value)
-
-
-def _is_plain_string(schema: ModelSchema, field: str) -> bool:
-    node = schema.resolve(schema.properties.get(field))
-    return node.get("type") == "string" and "enum" not in node and "const" not in node
+        return ",".join(scalar_text(v) for v in value)
+    return scalar_text(value)

@@ -9,7 +9,7 @@ from llmist.syntax.block import (
 )
 from llmist.syntax.emoji import EmojiCallParser
 from llmist.syntax.events import ArgsPartialEvent, GadgetCallEvent, ParsedCall, SyntaxEvent, TextEvent
-from llmist.syntax.pointers import BlockParseError, Schema, parse_block_params
+from llmist.syntax.pointers import MAX_PARAMETER_DEPTH, BlockParseError, Schema, parse_block_params
 
 COMPILED: bool = not str(_block.__file__).endswith(".py")
 """Whether the parsers are the mypyc-compiled build (a regular install where a C compiler
@@ -20,6 +20,7 @@ __all__ = [
     "DEFAULT_ARG_PREFIX",
     "DEFAULT_END_PREFIX",
     "DEFAULT_START_PREFIX",
+    "MAX_PARAMETER_DEPTH",
     "ArgsPartialEvent",
     "BlockParseError",
     "EmojiCallParser",

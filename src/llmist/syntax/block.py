@@ -363,6 +363,8 @@ class GadgetCallParser(TextStretches):
         if raw.startswith("```") or raw.endswith("```"):
             a, b = unfenced_span(raw, a, b)
             arguments = None  # tracked before the fence was known: parse the unfenced body
+        elif arguments is not None and len(arguments) != raw.count(self._arg):
+            arguments = None  # an argument without a name is not tracked: parse to report it
         try:
             parameters: dict[str, object] | None = (
                 parse_block_span(raw, a, b, self._arg) if arguments is None else assemble_params(arguments)

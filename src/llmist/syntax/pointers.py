@@ -15,18 +15,21 @@ from typing import Any, Final, Literal, TypeAlias
 
 from pydantic import BaseModel
 
+from llmist.syntax.schema import JsonSchema, Schema, json_schema
+
 __all__ = [
+    "MAX_PARAMETER_DEPTH",
     "BlockParseError",
     "Schema",
     "assemble_params",
+    "coercion_agrees",
+    "nesting_error",
+    "parse_block_body",
     "parse_block_params",
     "parse_block_span",
     "stripped_span",
     "unfenced_span",
 ]
-
-Schema: TypeAlias = type[BaseModel] | Mapping[str, Any]
-"""A Pydantic model class or a JSON-schema dict."""
 
 _TypeHint: TypeAlias = Literal["string", "number", "integer", "boolean", "unknown"]
 
@@ -38,21 +41,30 @@ class BlockParseError(ValueError):
     """The parameters of a block cannot be assembled (duplicate pointer, bad array index)."""
 
 
-def parse_block_params(
-    content: str, *, arg_prefix: str = "!!!ARG:", schema: Schema | None = None
-) -> dict[str, Any]:
+def parse_block_params(content: str, *, arg_prefix: str = "!!!ARG:", schema: Schema | None = None) -> dict[str, Any]:
     """Assemble the ``!!!ARG:`` lines of ``content`` into a dict.
 
     Raises :class:`BlockParseError` with ``Duplicate pointer: <p>``,
-    ``Array index gap: expected <n>, got <m>`` or ``Invalid array index: <seg>``.
+    ``Array index gap: expected <n>, got <m>`` or ``Invalid array index: <seg>`` (a negative
+    or non-numeric index), and for what the spec's grammar has no place for: an empty name or
+    segment, a value and nested values at one pointer (``Pointer conflict: ...``), or a pointer
+    deeper than :data:`MAX_PARAMETER_DEPTH`.
     """
     hints = _schema_hints(schema) if schema is not None else None
     return parse_block_span(content, 0, len(content), arg_prefix, hints)
 
 
-def parse_block_span(
-    s: str, a: int, b: int, arg_prefix: str, hints: _SchemaHints | None = None
-) -> dict[str, Any]:
+def parse_block_body(body: str, *, arg_prefix: str = "!!!ARG:", schema: Schema | None = None) -> dict[str, Any]:
+    """The parameters of a block's body read as the parser reads them: surrounding whitespace
+    and a markdown fence around the arguments dropped (:func:`unfenced_span`), then assembled
+    as :func:`parse_block_params` does."""
+    a, b = stripped_span(body, 0, len(body))
+    if body.startswith("```", a, b) or body.endswith("```", a, b):
+        a, b = unfenced_span(body, a, b)
+    return parse_block_span(body, a, b, arg_prefix, _schema_hints(schema) if schema is not None else None)
+
+
+def parse_block_span(s: str, a: int, b: int, arg_prefix: str, hints: _SchemaHints | None = None) -> dict[str, Any]:
     """:func:`parse_block_params` of ``s[a:b]``, slicing each value straight out of ``s``."""
     result: dict[str, Any] = {}
     seen: set[str] = set()
@@ -86,15 +98,50 @@ def assemble_params(arguments: list[tuple[str, str]]) -> dict[str, Any]:
 def _put(result: dict[str, Any], seen: set[str], pointer: str, text: str, hints: _SchemaHints | None) -> None:
     """Coerce one argument's value (multi-line values never are) and set it at its pointer in ``result``."""
     if not pointer:
-        return
-    value = _coerce(text, "unknown" if hints is None else hints.hint(pointer))
+        raise BlockParseError("Empty pointer: an argument needs a parameter name after the argument marker")
     if pointer in seen:
         raise BlockParseError(f"Duplicate pointer: {pointer}")
+    segments = pointer.split("/") if "/" in pointer else None
+    if segments is not None:
+        _check_segments(pointer, segments)
+    value = _coerce(text, "unknown" if hints is None else hints.hint(pointer))
     seen.add(pointer)
-    if "/" in pointer:
-        _set_nested(result, pointer.split("/"), value)
+    if segments is not None:
+        _set_nested(result, segments, value)
+    elif pointer in result:  # not seen, so an earlier nested pointer made it a container
+        raise BlockParseError(_holds_nested(pointer))
     else:
         result[pointer] = value
+
+
+MAX_PARAMETER_DEPTH: Final = 32
+"""How deeply one call's parameters may nest: segments of a pointer, or levels of a value
+decoded from JSON. Deeper data is refused with :func:`nesting_error`'s message, not left to
+exhaust the interpreter's recursion limit further on."""
+
+
+def nesting_error(path: list[str]) -> str:
+    """The error for parameters nested deeper than :data:`MAX_PARAMETER_DEPTH` along ``path``."""
+    shown = "/".join(path[:4]) + ("/..." if len(path) > 4 else "")
+    return f"Parameters nested too deep: {shown} reaches level {len(path)}; the limit is {MAX_PARAMETER_DEPTH} levels"
+
+
+def _check_segments(pointer: str, segments: list[str]) -> None:
+    """Refuse a pointer that is too deep, has an empty segment or a negative array index."""
+    if len(segments) > MAX_PARAMETER_DEPTH:
+        raise BlockParseError(nesting_error(segments))
+    if "" in segments:
+        raise BlockParseError(f"Empty segment in pointer: {pointer} (write names between the slashes)")
+    if "-" in pointer:
+        # An index is a non-negative integer: "-1" is a bad index, never an object key (the
+        # first segment names a parameter of the call, so any name goes there).
+        for segment in segments[1:]:
+            if segment[0] == "-" and segment[1:].isdigit() and segment.isascii():
+                raise BlockParseError(f"Invalid array index: {segment}")
+
+
+def _holds_nested(path: str) -> str:
+    return f"Pointer conflict: {path} already holds nested values ({path}/...), so it cannot also be set to a value"
 
 
 def stripped_span(s: str, a: int, b: int) -> tuple[int, int]:
@@ -177,48 +224,65 @@ def _is_index(segment: str) -> bool:
 
 
 def _set_nested(root: dict[str, Any], segments: list[str], value: Any) -> None:
+    """Set ``value`` at ``segments`` (checked by :func:`_check_segments`), building containers
+    on the way: an index segment makes its parent a list, any other an object."""
     current: Any = root
     last = len(segments) - 1
     for depth, segment in enumerate(segments):
         if type(current) is list:
-            if not (segment.isdigit() and segment.isascii()):
-                raise BlockParseError(f"Invalid array index: {segment}")
-            index = int(segment)
-            size = len(current)
-            if index > size:
-                raise BlockParseError(f"Array index gap: expected {size}, got {index}")
-            if depth == last:
-                if index == size:
-                    current.append(value)
-                else:
-                    current[index] = value
-                return
-            if index == size:
-                current.append([] if _is_index(segments[depth + 1]) else {})
-            child = current[index]
-        else:
-            if depth == last:
-                current[segment] = value
-                return
-            child = current.get(segment)
-            if child is None:
-                child = current[segment] = [] if _is_index(segments[depth + 1]) else {}
-        if type(child) is not dict and type(child) is not list:
-            path = "/".join(segments[: depth + 1])
+            key: Any = _list_slot(current, segments, depth)
+        elif depth and _is_index(segment):
+            parent = "/".join(segments[:depth])
             raise BlockParseError(
-                f"Pointer conflict: {'/'.join(segments)} goes inside {path}, which already holds a value"
+                f"Pointer conflict: {'/'.join(segments)} uses {segment} as an array index, but {parent} is an object"
             )
-        current = child
+        else:
+            key = segment
+        if depth == last:
+            if type(current) is list and key == len(current):
+                current.append(value)
+            elif (type(current) is list and key < len(current)) or (type(current) is dict and key in current):
+                raise BlockParseError(_holds_nested("/".join(segments)))
+            else:
+                current[key] = value
+            return
+        current = _child(current, key, segments, depth)
+
+
+def _list_slot(current: list[Any], segments: list[str], depth: int) -> int:
+    """The index ``segments[depth]`` names in ``current``: the next one at most."""
+    segment = segments[depth]
+    if not _is_index(segment):
+        raise BlockParseError(f"Invalid array index: {segment}")
+    index = int(segment)
+    if index > len(current):
+        raise BlockParseError(f"Array index gap: expected {len(current)}, got {index}")
+    return index
+
+
+def _child(current: Any, key: Any, segments: list[str], depth: int) -> Any:
+    """The container at ``current[key]``, made (a list or an object, as the next segment says) if new."""
+    if type(current) is list:
+        if key == len(current):
+            current.append([] if _is_index(segments[depth + 1]) else {})
+        child = current[key]
+    else:
+        child = current.get(key)
+        if child is None:
+            child = current[key] = [] if _is_index(segments[depth + 1]) else {}
+    if type(child) is not dict and type(child) is not list:
+        path = "/".join(segments[: depth + 1])
+        raise BlockParseError(f"Pointer conflict: {'/'.join(segments)} goes inside {path}, which already holds a value")
+    return child
 
 
 class _SchemaHints:
     """Answers "what type does the schema expect at this pointer?" for one JSON schema."""
 
-    __slots__ = ("_cache", "_defs", "_root")
+    __slots__ = ("_cache", "_schema")
 
-    def __init__(self, schema: Mapping[str, Any]) -> None:
-        self._root = schema
-        self._defs: Mapping[str, Any] = schema.get("$defs") or schema.get("definitions") or {}
+    def __init__(self, schema: JsonSchema) -> None:
+        self._schema = schema
         self._cache: dict[str, _TypeHint] = {}
 
     def hint(self, pointer: str) -> _TypeHint:
@@ -228,67 +292,24 @@ class _SchemaHints:
         return cached
 
     def _lookup(self, segments: list[str]) -> _TypeHint:
-        node: Mapping[str, Any] | None = self._resolve(self._root)
+        schema = self._schema
+        node: Mapping[str, Any] | None = schema.resolve(schema.root)
         for segment in segments:
             if node is None:
                 return "unknown"
-            node = self._child(node, segment)
-        return _leaf_type(node) if node is not None else "unknown"
-
-    def _child(self, node: Mapping[str, Any], segment: str) -> Mapping[str, Any] | None:
-        properties = node.get("properties")
-        if isinstance(properties, Mapping) and segment in properties:
-            return self._resolve(properties[segment])
-        if _is_index(segment):
-            items = node.get("items")
-            if isinstance(items, Mapping):
-                return self._resolve(items)
-            prefix = node.get("prefixItems")
-            if isinstance(prefix, list) and int(segment) < len(prefix):
-                return self._resolve(prefix[int(segment)])
-        extra = node.get("additionalProperties")
-        if isinstance(extra, Mapping):
-            return self._resolve(extra)
-        return None
-
-    def _resolve(self, node: Any) -> Mapping[str, Any] | None:
-        """Follow ``$ref`` and unwrap ``Optional[X]`` / single-member ``allOf``."""
-        for _ in range(32):  # bounded: a self-referencing $ref must not loop forever
-            if not isinstance(node, Mapping):
-                return None
-            ref = node.get("$ref")
-            if isinstance(ref, str):
-                node = self._defs.get(ref.rsplit("/", 1)[-1])
-                continue
-            for key in ("anyOf", "oneOf"):
-                options = node.get(key)
-                if isinstance(options, list):
-                    real = [o for o in options if not (isinstance(o, Mapping) and o.get("type") == "null")]
-                    if len(real) != 1:
-                        return None
-                    node = real[0]
-                    break
-            else:
-                all_of = node.get("allOf")
-                if isinstance(all_of, list) and len(all_of) == 1:
-                    node = all_of[0]
-                    continue
-                return node
-        return None
+            node = schema.child(node, segment)
+        return _leaf_type(schema, node) if node is not None else "unknown"
 
 
-def _leaf_type(node: Mapping[str, Any]) -> _TypeHint:
-    kind = node.get("type")
-    if isinstance(kind, list):
-        real = [k for k in kind if k != "null"]
-        kind = real[0] if len(real) == 1 else None
+def _leaf_type(schema: JsonSchema, node: Mapping[str, Any]) -> _TypeHint:
+    kind = schema.kind(node)
     if kind in ("string", "number", "integer", "boolean"):
-        return kind  # type: ignore[no-any-return]
-    if kind is None and "enum" in node:
+        return kind  # type: ignore[return-value]
+    if not kind and "enum" in node:
         values = node["enum"]
         if values and all(isinstance(v, str) for v in values):
             return "string"
-    if kind is None and isinstance(node.get("const"), str):
+    if not kind and isinstance(node.get("const"), str):
         return "string"
     return "unknown"
 
@@ -298,21 +319,15 @@ _MODEL_HINTS: dict[type[BaseModel], _SchemaHints] = {}
 module without pydantic installed, where ``type[BaseModel]`` is not known to be hashable."""
 
 
-def _model_hints(model: type[BaseModel]) -> _SchemaHints:
-    hints = _MODEL_HINTS.get(model)
-    if hints is None:
-        if len(_MODEL_HINTS) >= 256:
-            _MODEL_HINTS.clear()
-        hints = _MODEL_HINTS[model] = _SchemaHints(model.model_json_schema())
-    return hints
-
-
 def _schema_hints(schema: Schema) -> _SchemaHints:
     if isinstance(schema, type) and issubclass(schema, BaseModel):
-        return _model_hints(schema)
-    if isinstance(schema, Mapping):
-        return _SchemaHints(schema)
-    raise TypeError(f"schema must be a Pydantic model class or a JSON-schema dict, got {type(schema).__name__}")
+        hints = _MODEL_HINTS.get(schema)
+        if hints is None:
+            if len(_MODEL_HINTS) >= 256:
+                _MODEL_HINTS.clear()
+            hints = _MODEL_HINTS[schema] = _SchemaHints(json_schema(schema))
+        return hints
+    return _SchemaHints(json_schema(schema))
 
 
 _KEPT_BY: Final[dict[type, tuple[str, ...]]] = {

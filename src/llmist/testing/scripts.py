@@ -5,20 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from llmist.syntax.writing import scalar_text, write_block_call, write_emoji_call
+
 __all__ = ["block_call", "emoji_call"]
-
-
-def _flatten(prefix: str, value: Any, out: list[tuple[str, str]]) -> None:
-    if isinstance(value, Mapping):
-        for k, v in value.items():
-            _flatten(f"{prefix}/{k}" if prefix else str(k), v, out)
-    elif isinstance(value, (list, tuple)):
-        for i, v in enumerate(value):
-            _flatten(f"{prefix}/{i}", v, out)
-    elif isinstance(value, bool):
-        out.append((prefix, "true" if value else "false"))
-    else:
-        out.append((prefix, str(value)))
 
 
 def block_call(
@@ -39,31 +28,24 @@ def block_call(
     become pointer paths (``items/0/name``); booleans are written ``true``/``false``. Ends with a
     newline so calls can be concatenated.
     """
-    header = gadget_name
-    if invocation_id is not None or deps:
-        header += f":{invocation_id or gadget_name.lower()}"
-    if deps:
-        header += ":" + ",".join(deps)
-    pairs: list[tuple[str, str]] = []
-    _flatten("", {**(params or {}), **kwargs}, pairs)
-    lines = [start_prefix + header]
-    for path, value in pairs:
-        lines.append(arg_prefix + path)
-        lines.append(value)
-    lines.append(end_prefix)
-    return "\n".join(lines) + "\n"
+    text = write_block_call(
+        gadget_name,
+        {**(params or {}), **kwargs},
+        invocation_id=invocation_id,
+        deps=deps,
+        start_prefix=start_prefix,
+        end_prefix=end_prefix,
+        arg_prefix=arg_prefix,
+    )
+    return text + "\n"
 
 
 def emoji_call(gadget_name: str, /, *args: object, body: str | None = None) -> str:
-    """One emoji-syntax call: ``emoji_call("write", "a.txt", body="hello")``.
+    """One emoji-syntax call: ``emoji_call("write", "a.txt", body="hello")``. Ends with a newline.
 
-    Arguments containing spaces are double-quoted.
+    Arguments with spaces or quotes are double-quoted (as ``shlex.split`` reads them back); an end
+    marker inside ``body`` is escaped (``🛠️[\\/end]``), and binding gives the gadget the body as
+    given. Raises ``ValueError`` for an argument with ``]`` or a line break, which only the body
+    can hold.
     """
-    parts = [gadget_name]
-    for a in args:
-        s = str(a)
-        parts.append(f'"{s}"' if (" " in s or not s) else s)
-    text = "🛠️[" + " ".join(parts) + "]\n"
-    if body:
-        text += body if body.endswith("\n") else body + "\n"
-    return text + "🛠️[/end]\n"
+    return write_emoji_call(gadget_name, [scalar_text(a) for a in args], body) + "\n"

@@ -1,0 +1,143 @@
+"""Calls written as a model writes them, in either syntax: the parsers' inverse.
+
+One writer serves every place llmist writes a call (the examples in a gadget's prompt,
+``llmist.testing``'s scripted answers, ``llmist agent -m mock:FILE.json``), so what it writes
+parses back to what it was given.
+
+The emoji syntax has no quoting for its end marker: a body that contains ``🛠️[/end]`` would end
+the block there. So a body is written with every end marker escaped by a backslash after its
+``[`` (``🛠️[\\/end]``); a marker that already has backslashes there gets one more, so any text
+survives the round trip. Binding a call to a gadget undoes it (:func:`read_emoji_body`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Final
+
+__all__ = [
+    "EMOJI_END",
+    "EMOJI_START",
+    "escape_emoji_body",
+    "read_emoji_body",
+    "unescape_emoji_body",
+    "write_block_call",
+    "write_emoji_call",
+]
+
+EMOJI_START: Final = "\U0001f6e0\ufe0f["
+"""The emoji syntax's tool marker, ``🛠️[``."""
+EMOJI_END: Final = "\U0001f6e0\ufe0f[/end]"
+"""The emoji syntax's end marker, ``🛠️[/end]``."""
+
+# The end marker (with or without U+FE0F, as the parser accepts it) with any backslashes
+# after its "[": escaping adds one backslash, unescaping removes one.
+_MARKER_TO_ESCAPE: Final = re.compile("(\U0001f6e0\ufe0f?\\[)(\\\\*/end\\])")
+_ESCAPED_MARKER: Final = re.compile("(\U0001f6e0\ufe0f?\\[)\\\\(\\\\*/end\\])")
+_UNSAFE_IN_ARGUMENT: Final = re.compile(r"[\s\"'\\]")
+
+
+def escape_emoji_body(text: str) -> str:
+    """``text`` with every end marker escaped (``🛠️[/end]`` becomes ``🛠️[\\/end]``), so it can be a body."""
+    return _MARKER_TO_ESCAPE.sub("\\1\\\\\\2", text) if "[" in text else text
+
+
+def unescape_emoji_body(text: str) -> str:
+    """The inverse of :func:`escape_emoji_body`: one backslash fewer after each end marker's ``[``."""
+    return _ESCAPED_MARKER.sub("\\1\\2", text) if "\\/end]" in text else text
+
+
+def read_emoji_body(body: str) -> str:
+    """The text a parsed call's ``body`` carries: without the line end that precedes the end
+    marker, end markers unescaped. (Gadget binding then drops one trailing ``\\r``, as it does
+    from every value, so a CRLF line end goes too.)"""
+    return unescape_emoji_body(body[:-1] if body.endswith("\n") else body)
+
+
+def write_emoji_call(name: str, args: Sequence[str] = (), body: str | None = None) -> str:
+    """An emoji-syntax call: ``name`` and ``args`` (shell-quoted where needed) in the header,
+    ``body`` escaped below it. No newline after the end marker.
+
+    Raises ``ValueError`` for an argument with ``]`` or a line break: the header ends at the
+    first ``]`` and must stay on one line, so such a value can only be the body.
+    """
+    header = [name]
+    for arg in args:
+        if "]" in arg or "\n" in arg:
+            raise ValueError(
+                f"{arg!r} cannot be an argument in the emoji syntax: the header ends at the first ']' and "
+                "cannot hold a line break. Pass such a value as the body."
+            )
+        header.append(_quote(arg))
+    return f"{EMOJI_START}{' '.join(header)}]\n{_body_text(body or '')}{EMOJI_END}"
+
+
+def _quote(arg: str) -> str:
+    """``arg`` as one token for ``shlex.split``: bare when it can be, else double-quoted."""
+    if arg and _UNSAFE_IN_ARGUMENT.search(arg) is None:
+        return arg
+    return '"' + arg.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _body_text(text: str) -> str:
+    """``text`` as written between header and end marker, so that :func:`read_emoji_body` (and
+    the ``\\r`` that binding drops) gives it back."""
+    if not text:
+        return ""
+    # Binding reads "\r\n" before the end marker as a CRLF line end: a body whose own text
+    # ends in "\r" gets one, so that it keeps its "\r".
+    return escape_emoji_body(text) + ("\r\n" if text.endswith("\r") else "\n")
+
+
+def write_block_call(
+    name: str,
+    params: Mapping[str, Any],
+    *,
+    invocation_id: str | None = None,
+    deps: Sequence[str] = (),
+    start_prefix: str = "!!!GADGET_START:",
+    end_prefix: str = "!!!GADGET_END",
+    arg_prefix: str = "!!!ARG:",
+) -> str:
+    """A block-format call: a header (``name``, ``name:id`` or ``name:id:dep1,dep2``; without an
+    id, dependencies go under the id ``name.lower()``), then one argument per leaf of ``params``
+    (nested dicts and lists become pointer paths such as ``items/0/name``). No newline after the
+    end marker."""
+    header = name
+    if invocation_id is not None or deps:
+        header += f":{invocation_id or name.lower()}"
+    if deps:
+        header += ":" + ",".join(deps)
+    lines = [start_prefix + header]
+    for pointer, value in _flatten(params, ""):
+        lines.append(arg_prefix + pointer)
+        lines.append(value)
+    lines.append(end_prefix)
+    return "\n".join(lines)
+
+
+def _flatten(value: Any, prefix: str) -> Iterator[tuple[str, str]]:
+    """``(pointer, text)`` for each leaf; an empty dict or list below the top is a JSON leaf."""
+    if isinstance(value, Mapping) and (value or not prefix):
+        for key, child in value.items():
+            yield from _flatten(child, f"{prefix}/{key}" if prefix else str(key))
+    elif isinstance(value, (list, tuple)) and value and prefix:
+        for index, child in enumerate(value):
+            yield from _flatten(child, f"{prefix}/{index}")
+    else:
+        yield prefix, scalar_text(value)
+
+
+def scalar_text(value: Any) -> str:
+    """A value as a model writes it: strings as they are, ``true``/``false``, numbers, else JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if hasattr(value, "model_dump"):
+        return json.dumps(value.model_dump(mode="json"), ensure_ascii=False)
+    return json.dumps(value, ensure_ascii=False, default=str)
