@@ -3,16 +3,27 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Generic, TypeAlias, overload
+
+from typing_extensions import TypeVar
 
 from llmist.agent._config import RunConfig
 from llmist.agent._loop import run_loop
 from llmist.agent._models import resolve_agent_model
+from llmist.agent._output import (
+    DEFAULT_MAX_OUTPUT_RETRIES,
+    OutputSpec,
+    output_hooks,
+    output_spec,
+    typed_events,
+    typed_result,
+)
 from llmist.agent.events import AgentEvent
 from llmist.agent.hooks import Hooks, merge_hooks
 from llmist.agent.prompt import Markers, Syntax, render_system_prompt
-from llmist.agent.result import AgentResult
+from llmist.agent.result import AgentResult, OutputT
 from llmist.gadgets import AbortSignal, Gadget, as_gadget
 from llmist.providers.base import Provider
 
@@ -24,8 +35,16 @@ __all__ = ["Agent", "AgentStream", "HumanInputHandler"]
 HumanInputHandler: TypeAlias = Callable[[str], "str | Awaitable[str]"]
 """Answers a gadget's ``HumanInputRequired`` question (sync or async)."""
 
+RunOutputT = TypeVar("RunOutputT")
+"""The output type of one run given ``run(..., output_type=...)``."""
 
-class Agent:
+OutputType: TypeAlias = "type[OutputT] | Sequence[type[OutputT]]"
+"""What ``output_type`` takes: a type (a Pydantic model, ``str``, any type pydantic validates, a
+``A | B`` union) or a list of types (one final-answer gadget each; ``str`` among them lets the
+model answer in prose)."""
+
+
+class Agent(Generic[OutputT]):
     """Runs a model with gadgets until the task is done.
 
     Args:
@@ -53,6 +72,11 @@ class Agent:
         llm_client: Client lent to gadgets as ``ctx.llm``.
         mcp_servers: MCP servers (``MCPServerStdio``, ``MCPServerHTTP``) whose tools join the gadgets;
             each run connects those not yet connected and closes them when it ends.
+        output_type: The type of the final answer (``str`` by default); see :doc:`output`. The
+            model then ends with a final-answer gadget whose schema is the type, and
+            ``AgentResult.output`` is the validated instance.
+        max_output_retries: Invalid final answers fed back to the model before the run raises
+            :class:`~llmist.OutputValidationError`.
     """
 
     def __init__(
@@ -82,6 +106,8 @@ class Agent:
         model_registry: Any = None,
         llm_client: Any = None,
         mcp_servers: Sequence[MCPServer] = (),
+        output_type: type[OutputT] | Sequence[type[OutputT]] = str,  # type: ignore[assignment]
+        max_output_retries: int = DEFAULT_MAX_OUTPUT_RETRIES,
     ) -> None:
         if syntax not in ("block", "emoji"):
             raise ValueError(f"syntax must be 'block' or 'emoji', got {syntax!r}")
@@ -116,37 +142,90 @@ class Agent:
         self.model_registry = model_registry
         self.llm_client = llm_client
         self.mcp_servers = list(mcp_servers)
+        self.output_type = output_type
+        self.max_output_retries = max_output_retries
+        self._output: OutputSpec | None = output_spec(output_type, max_output_retries)
         self._config: RunConfig | None = None
+        self._output_config: RunConfig | None = None
 
     @property
     def system_prompt(self) -> str:
         """The system prompt the model receives (rendered once and cached)."""
+        if self._output is not None:
+            return self._typed_config(self._output).system_prompt
         return self._run_config().system_prompt
 
     def _swap_model(self, model: str | Provider) -> str | Provider:
         saved, self.model = self.model, model
         self._config = None
+        self._output_config = None
         return saved
 
     def _run_config(self) -> RunConfig:
         if self._config is None:
             provider, model_name = resolve_agent_model(self.model, self.model_registry)
-            self._config = RunConfig.build(self, provider, model_name)
+            self._config = RunConfig.build(self._untyped(), provider, model_name)
         return self._config
 
-    def stream(self, prompt: str, *, signal: AbortSignal | None = None) -> AgentStream:
-        """Start a run; iterate the returned :class:`AgentStream` for its events as they happen."""
-        return AgentStream(self._run_config(), prompt, signal, mcp_servers=self.mcp_servers)
+    def _untyped(self) -> Agent[Any]:
+        return self
 
-    async def run(self, prompt: str, *, signal: AbortSignal | None = None) -> AgentResult:
-        """Run to the end and return the :class:`AgentResult`."""
-        s = AgentStream(self._run_config(), prompt, signal, emit=False, mcp_servers=self.mcp_servers)
+    def _typed_config(self, spec: OutputSpec) -> RunConfig:
+        base = self._run_config()
+        if spec is not self._output:
+            return RunConfig.build(self._untyped(), base.provider, base.model_name, spec.gadgets)
+        if self._output_config is None or self._output_config.provider is not base.provider:
+            self._output_config = RunConfig.build(self._untyped(), base.provider, base.model_name, spec.gadgets)
+        return self._output_config
+
+    def _start(self, prompt: str, signal: AbortSignal | None, emit: bool, output_type: Any) -> AgentStream[Any]:
+        spec = self._output if output_type is None else output_spec(output_type, self.max_output_retries)
+        if spec is None:
+            return AgentStream(self._run_config(), prompt, signal, emit=emit, mcp_servers=self.mcp_servers)
+        return AgentStream(
+            self._typed_config(spec), prompt, signal, emit=emit, mcp_servers=self.mcp_servers, output=spec
+        )
+
+    @overload
+    def stream(
+        self, prompt: str, *, signal: AbortSignal | None = None, output_type: None = None
+    ) -> AgentStream[OutputT]: ...
+    @overload
+    def stream(
+        self,
+        prompt: str,
+        *,
+        signal: AbortSignal | None = None,
+        output_type: type[RunOutputT] | Sequence[type[RunOutputT]],
+    ) -> AgentStream[RunOutputT]: ...
+    def stream(self, prompt: str, *, signal: AbortSignal | None = None, output_type: Any = None) -> AgentStream[Any]:
+        """Start a run; iterate the returned :class:`AgentStream` for its events as they happen.
+
+        ``output_type`` overrides the agent's for this run.
+        """
+        return self._start(prompt, signal, True, output_type)
+
+    @overload
+    async def run(
+        self, prompt: str, *, signal: AbortSignal | None = None, output_type: None = None
+    ) -> AgentResult[OutputT]: ...
+    @overload
+    async def run(
+        self,
+        prompt: str,
+        *,
+        signal: AbortSignal | None = None,
+        output_type: type[RunOutputT] | Sequence[type[RunOutputT]],
+    ) -> AgentResult[RunOutputT]: ...
+    async def run(self, prompt: str, *, signal: AbortSignal | None = None, output_type: Any = None) -> AgentResult[Any]:
+        """Run to the end and return the :class:`AgentResult` (``output_type`` overrides the agent's)."""
+        s = self._start(prompt, signal, False, output_type)
         async for _ in s:
             pass
         assert s.result is not None
         return s.result
 
-    def run_sync(self, prompt: str) -> AgentResult:
+    def run_sync(self, prompt: str) -> AgentResult[OutputT]:
         """``run`` for code without an event loop."""
         return asyncio.run(self.run(prompt))
 
@@ -160,7 +239,7 @@ class Agent:
         return f"Agent(model={self.model!r}, gadgets={[g.name for g in self.gadgets]}, syntax={self.syntax!r})"
 
 
-class AgentStream:
+class AgentStream(Generic[OutputT]):
     """The events of one run, as an async iterator; ``result`` is set once it is exhausted.
 
     ``cancel()`` stops the run at the next step (running gadgets are cancelled); the result then
@@ -175,11 +254,18 @@ class AgentStream:
         *,
         emit: bool = True,
         mcp_servers: Sequence[MCPServer] = (),
+        output: OutputSpec | None = None,
     ) -> None:
         self.signal = signal if signal is not None else AbortSignal()
         """Fire it (or call :meth:`cancel`) to cancel the run."""
-        self.result: AgentResult | None = None
+        self.result: AgentResult[OutputT] | None = None
         """The run's outcome, once the stream is exhausted."""
+        self._output = output
+        self._gave_up: str | None = None
+        if output is not None:
+            prompt = f"{prompt}\n\n{output.instruction()}"
+            hooks = output_hooks(output, config.agent.hooks, self._give_up)
+            config = dataclasses.replace(config, observers=hooks.observers)
         self._gen: AsyncGenerator[AgentEvent, None]
         if mcp_servers:
             from llmist.agent._mcp_run import run_with_mcp
@@ -188,12 +274,23 @@ class AgentStream:
                 config,
                 mcp_servers,
                 lambda run_config: run_loop(run_config, prompt, self.signal, self._set_result, emit),
+                output.gadgets if output is not None else (),
             )
         else:
             self._gen = run_loop(config, prompt, self.signal, self._set_result, emit)
+        if output is not None:
+            self._gen = typed_events(self._gen, self._type_result)
 
-    def _set_result(self, result: AgentResult) -> None:
+    def _set_result(self, result: AgentResult[Any]) -> None:
         self.result = result
+
+    def _give_up(self, reason: str) -> None:
+        self._gave_up = reason
+        self.signal.abort(reason)
+
+    def _type_result(self) -> None:
+        if self._output is not None and self.result is not None:
+            self.result = typed_result(self._output, self.result, self._gave_up)
 
     def cancel(self) -> None:
         """Cancel the run."""
