@@ -1,6 +1,7 @@
 """The agent loop: ``Agent``, the ``LLMist.create_agent()`` builder, events, hooks and presets."""
 
 from llmist.agent._guard import RealModelRequestBlocked
+from llmist.agent._output import OutputValidationError
 from llmist.agent.agent import Agent, AgentStream, HumanInputHandler
 from llmist.agent.builder import AgentBuilder
 from llmist.agent.client import LLMist
@@ -50,6 +51,7 @@ __all__ = [
     "LLMist",
     "Markers",
     "Observers",
+    "OutputValidationError",
     "Proceed",
     "Progress",
     "RealModelRequestBlocked",
