@@ -68,7 +68,7 @@ async def test_emoji_syntax_answers_through_the_same_gadget() -> None:
 
 async def test_a_list_of_types_gives_one_final_answer_gadget_per_member() -> None:
     answer = block("FinalAnswer_Refusal", reason="no data")
-    agent = Agent(model=MockModel([answer]), output_type=[City, Refusal])
+    agent: Agent[City | Refusal] = Agent(model=MockModel([answer]), output_type=[City, Refusal])
     result = await agent.run("Which city?")
     assert result.output == Refusal(reason="no data")
     assert "FinalAnswer_City" in agent.system_prompt
@@ -82,7 +82,7 @@ async def test_a_union_type_works_like_a_list() -> None:
 
 
 async def test_str_among_the_types_lets_the_model_answer_in_prose() -> None:
-    agent = Agent(model=MockModel(["It is Paris."]), output_type=[City, str])
+    agent: Agent[City | str] = Agent(model=MockModel(["It is Paris."]), output_type=[City, str])
     result = await agent.run("Which city?")
     assert result.output == "It is Paris."
     assert result.stop_reason == "no_calls"
