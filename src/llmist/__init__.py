@@ -16,6 +16,7 @@ from llmist.agent import (
     GadgetSkippedEvent,
     HookPresets,
     Hooks,
+    InstrumentationSettings,
     Interceptors,
     LLMist,
     LLMResponseEndEvent,
@@ -26,6 +27,7 @@ from llmist.agent import (
     Rethrow,
     SkipGadget,
     SkipLLMCall,
+    instrument,
     merge_hooks,
 )
 from llmist.execution import (
@@ -102,6 +104,7 @@ __all__ = [
     "HookPresets",
     "Hooks",
     "HumanInputRequired",
+    "InstrumentationSettings",
     "Interceptors",
     "LLMResponseEndEvent",
     "LLMist",
@@ -123,6 +126,7 @@ __all__ = [
     "as_gadget",
     "create_gadget",
     "gadget",
+    "instrument",
     "merge_hooks",
     "parse_block_params",
     "render_gadget",

@@ -24,6 +24,7 @@ from llmist.agent.hooks import (
     SkipLLMCall,
     merge_hooks,
 )
+from llmist.agent.instrumentation import InstrumentationSettings, instrument
 from llmist.agent.presets import HookPresets, Progress
 from llmist.agent.prompt import Markers, Syntax, estimate_prompt_tokens, render_system_prompt
 from llmist.agent.result import AgentResult, StopReason
@@ -42,6 +43,7 @@ __all__ = [
     "HookPresets",
     "Hooks",
     "HumanInputHandler",
+    "InstrumentationSettings",
     "Interceptors",
     "IterationContext",
     "LLMCallContext",
@@ -62,6 +64,7 @@ __all__ = [
     "StopReason",
     "Syntax",
     "estimate_prompt_tokens",
+    "instrument",
     "merge_hooks",
     "render_system_prompt",
 ]

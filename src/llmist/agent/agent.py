@@ -22,6 +22,7 @@ from llmist.agent._output import (
 )
 from llmist.agent.events import AgentEvent
 from llmist.agent.hooks import Hooks, merge_hooks
+from llmist.agent.instrumentation import InstrumentationSettings, resolve
 from llmist.agent.prompt import Markers, Syntax, render_system_prompt
 from llmist.agent.result import AgentResult, OutputT
 from llmist.gadgets import AbortSignal, Gadget, as_gadget
@@ -77,6 +78,8 @@ class Agent(Generic[OutputT]):
             ``AgentResult.output`` is the validated instance.
         max_output_retries: Invalid final answers fed back to the model before the run raises
             :class:`~llmist.OutputValidationError`.
+        instrument: Trace runs with OpenTelemetry (``True`` or :class:`InstrumentationSettings`;
+            ``None`` follows :func:`llmist.instrument`); see :doc:`tracing`.
     """
 
     def __init__(
@@ -108,6 +111,7 @@ class Agent(Generic[OutputT]):
         mcp_servers: Sequence[MCPServer] = (),
         output_type: type[OutputT] | Sequence[type[OutputT]] = str,  # type: ignore[assignment]
         max_output_retries: int = DEFAULT_MAX_OUTPUT_RETRIES,
+        instrument: InstrumentationSettings | bool | None = None,
     ) -> None:
         if syntax not in ("block", "emoji"):
             raise ValueError(f"syntax must be 'block' or 'emoji', got {syntax!r}")
@@ -144,6 +148,7 @@ class Agent(Generic[OutputT]):
         self.mcp_servers = list(mcp_servers)
         self.output_type = output_type
         self.max_output_retries = max_output_retries
+        self.instrument = instrument
         self._output: OutputSpec | None = output_spec(output_type, max_output_retries)
         self._config: RunConfig | None = None
         self._output_config: RunConfig | None = None
@@ -180,10 +185,10 @@ class Agent(Generic[OutputT]):
 
     def _start(self, prompt: str, signal: AbortSignal | None, emit: bool, output_type: Any) -> AgentStream[Any]:
         spec = self._output if output_type is None else output_spec(output_type, self.max_output_retries)
-        if spec is None:
-            return AgentStream(self._run_config(), prompt, signal, emit=emit, mcp_servers=self.mcp_servers)
+        config = self._run_config() if spec is None else self._typed_config(spec)
+        tracing = resolve(self.instrument)
         return AgentStream(
-            self._typed_config(spec), prompt, signal, emit=emit, mcp_servers=self.mcp_servers, output=spec
+            config, prompt, signal, emit=emit, mcp_servers=self.mcp_servers, output=spec, tracing=tracing
         )
 
     @overload
@@ -255,6 +260,7 @@ class AgentStream(Generic[OutputT]):
         emit: bool = True,
         mcp_servers: Sequence[MCPServer] = (),
         output: OutputSpec | None = None,
+        tracing: InstrumentationSettings | None = None,
     ) -> None:
         self.signal = signal if signal is not None else AbortSignal()
         """Fire it (or call :meth:`cancel`) to cancel the run."""
@@ -262,24 +268,34 @@ class AgentStream(Generic[OutputT]):
         """The run's outcome, once the stream is exhausted."""
         self._output = output
         self._gave_up: str | None = None
+        tracer = None
         if output is not None:
             prompt = f"{prompt}\n\n{output.instruction()}"
-            hooks = output_hooks(output, config.agent.hooks, self._give_up)
-            config = dataclasses.replace(config, observers=hooks.observers)
-        self._gen: AsyncGenerator[AgentEvent, None]
-        if mcp_servers:
-            from llmist.agent._mcp_run import run_with_mcp
+            config = _with_observers(config, output_hooks(output, None, self._give_up))
+        if tracing is not None:
+            from llmist.agent._tracing import RunTracer
 
-            self._gen = run_with_mcp(
-                config,
-                mcp_servers,
-                lambda run_config: run_loop(run_config, prompt, self.signal, self._set_result, emit),
-                output.gadgets if output is not None else (),
-            )
-        else:
-            self._gen = run_loop(config, prompt, self.signal, self._set_result, emit)
+            tracer = RunTracer(tracing, config)
+            config = _with_observers(config, tracer.hooks())
+        self._gen: AsyncGenerator[AgentEvent, None] = self._events(config, prompt, emit, mcp_servers)
         if output is not None:
             self._gen = typed_events(self._gen, self._type_result)
+        if tracer is not None:
+            self._gen = tracer.wrap(self._gen, lambda: self.result)
+
+    def _events(
+        self, config: RunConfig, prompt: str, emit: bool, mcp_servers: Sequence[MCPServer]
+    ) -> AsyncGenerator[AgentEvent, None]:
+        if not mcp_servers:
+            return run_loop(config, prompt, self.signal, self._set_result, emit)
+        from llmist.agent._mcp_run import run_with_mcp
+
+        return run_with_mcp(
+            config,
+            mcp_servers,
+            lambda run_config: run_loop(run_config, prompt, self.signal, self._set_result, emit),
+            self._output.gadgets if self._output is not None else (),
+        )
 
     def _set_result(self, result: AgentResult[Any]) -> None:
         self.result = result
@@ -305,3 +321,9 @@ class AgentStream(Generic[OutputT]):
     async def aclose(self) -> None:
         """Stop early: cancel running gadgets and close the model stream."""
         await self._gen.aclose()
+
+
+def _with_observers(config: RunConfig, extra: Hooks) -> RunConfig:
+    """``config`` whose observers are its own followed by ``extra``'s."""
+    own = Hooks(observers=config.observers) if config.observers is not None else None
+    return dataclasses.replace(config, observers=merge_hooks(own, extra).observers)
