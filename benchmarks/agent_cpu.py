@@ -64,8 +64,9 @@ def _one_process(python: str, tool: str) -> dict[str, float]:
 
 
 def _instrument() -> None:
-    import llmist
     from opentelemetry.sdk.trace import TracerProvider
+
+    import llmist
 
     llmist.instrument(llmist.InstrumentationSettings(tracer_provider=TracerProvider()))
 
