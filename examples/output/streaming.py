@@ -14,7 +14,10 @@ class Summary(BaseModel):
     body: str
 
 
-answer = "!!!GADGET_START:FinalAnswer\n!!!ARG:title\nRelease notes\n!!!ARG:body\nFaster parser.\nTyped output.\n!!!GADGET_END"
+answer = (
+    "!!!GADGET_START:FinalAnswer\n!!!ARG:title\nRelease notes\n"
+    "!!!ARG:body\nFaster parser.\nTyped output.\n!!!GADGET_END"
+)
 
 
 async def main() -> None:
