@@ -175,7 +175,9 @@ async def run_loop(
     )
 
 
-def _stop_reason(cfg: RunConfig, st: RunState, signal: AbortSignal, completed: bool, n_calls: int) -> StopReason | None:
+def _stop_reason(
+    cfg: RunConfig, st: RunState, signal: AbortSignal, completed: bool, n_calls: int
+) -> StopReason | None:
     """Why the run stops after this iteration, or ``None`` to go on."""
     agent = cfg.agent
     if signal.aborted:

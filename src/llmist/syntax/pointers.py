@@ -38,7 +38,9 @@ class BlockParseError(ValueError):
     """The parameters of a block cannot be assembled (duplicate pointer, bad array index)."""
 
 
-def parse_block_params(content: str, *, arg_prefix: str = "!!!ARG:", schema: Schema | None = None) -> dict[str, Any]:
+def parse_block_params(
+    content: str, *, arg_prefix: str = "!!!ARG:", schema: Schema | None = None
+) -> dict[str, Any]:
     """Assemble the ``!!!ARG:`` lines of ``content`` into a dict.
 
     Raises :class:`BlockParseError` with ``Duplicate pointer: <p>``,
@@ -48,7 +50,9 @@ def parse_block_params(content: str, *, arg_prefix: str = "!!!ARG:", schema: Sch
     return parse_block_span(content, 0, len(content), arg_prefix, hints)
 
 
-def parse_block_span(s: str, a: int, b: int, arg_prefix: str, hints: _SchemaHints | None = None) -> dict[str, Any]:
+def parse_block_span(
+    s: str, a: int, b: int, arg_prefix: str, hints: _SchemaHints | None = None
+) -> dict[str, Any]:
     """:func:`parse_block_params` of ``s[a:b]``, slicing each value straight out of ``s``."""
     result: dict[str, Any] = {}
     seen: set[str] = set()
