@@ -18,13 +18,13 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, create_model
 
-from llmist.agent.hooks import Hooks, Observers, merge_hooks
+from llmist.agent.hooks import Hooks, Observers
 from llmist.agent.result import AgentResult
 from llmist.execution import GadgetExecutionResult
 from llmist.gadgets import ExecutionContext, Gadget, LlmistError, TaskCompletionSignal
@@ -120,8 +120,8 @@ def _type_name(output: Any) -> str:
     return str(getattr(output, "__name__", None) or repr(output))
 
 
-def output_hooks(spec: OutputSpec, hooks: Hooks | None, on_give_up: Callable[[str], None]) -> Hooks:
-    """``hooks`` plus an observer that counts failed final answers and gives up past the limit."""
+def output_hooks(spec: OutputSpec, on_give_up: Callable[[str], None]) -> Hooks:
+    """An observer that counts a run's failed final answers and calls ``on_give_up`` past the limit."""
     names = {g.name for g in spec.gadgets}
     failures: list[str] = []
 
@@ -134,7 +134,7 @@ def output_hooks(spec: OutputSpec, hooks: Hooks | None, on_give_up: Callable[[st
                     f"the last error: {result.error}"
                 )
 
-    return merge_hooks(hooks, Hooks(observers=Observers(on_gadget_complete=count)))
+    return Hooks(observers=Observers(on_gadget_complete=count))
 
 
 def typed_result(spec: OutputSpec, result: AgentResult[Any], gave_up: str | None) -> AgentResult[Any]:
@@ -166,8 +166,3 @@ async def typed_events(
     finally:
         await events.aclose()
     finish()
-
-
-def run_gadgets(spec: OutputSpec | None) -> Sequence[Gadget]:
-    """The extra gadgets a run with ``spec`` needs."""
-    return spec.gadgets if spec is not None else ()

@@ -64,6 +64,8 @@ class RunTracer:
         try:
             async for event in events:
                 yield event
+        except GeneratorExit:  # the caller stopped reading: not a failure of the run
+            raise
         except BaseException as exc:
             self._fail(self._run, exc)
             raise

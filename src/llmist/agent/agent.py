@@ -271,7 +271,7 @@ class AgentStream(Generic[OutputT]):
         tracer = None
         if output is not None:
             prompt = f"{prompt}\n\n{output.instruction()}"
-            config = _with_observers(config, output_hooks(output, None, self._give_up))
+            config = _with_observers(config, output_hooks(output, self._give_up))
         if tracing is not None:
             from llmist.agent._tracing import RunTracer
 
