@@ -154,3 +154,22 @@ def test_an_uninstrumented_run_imports_nothing_from_opentelemetry() -> None:
     run = subprocess.run([sys.executable, "-c", _UNTRACED_RUN], capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["ok", "3", "False"]
+
+
+async def test_a_failing_model_call_has_an_error_chat_span_and_run_span(exporter: InMemorySpanExporter) -> None:
+    agent = Agent(model=MockModel([RuntimeError("provider down")]), instrument=settings(exporter))
+    with pytest.raises(RuntimeError, match="provider down"):
+        await agent.run("hi")
+    spans = exporter.get_finished_spans()
+    assert [s.name for s in spans] == ["chat mock", "invoke_agent llmist"]
+    assert all(s.status.status_code is StatusCode.ERROR for s in spans)
+
+
+async def test_a_reader_that_stops_early_does_not_fail_the_run_span(exporter: InMemorySpanExporter) -> None:
+    agent = Agent(model=MockModel(["hello there"], chunk_size=2), instrument=settings(exporter))
+    stream = agent.stream("hi")
+    async for _ in stream:
+        break
+    await stream.aclose()
+    (run,) = by_name(exporter.get_finished_spans(), "invoke_agent llmist")
+    assert run.status.status_code is not StatusCode.ERROR
