@@ -118,3 +118,11 @@ async def test_stream_shows_the_outputs_partial_fields() -> None:
     assert all(p.gadget_name == "FinalAnswer" for p in partials)
     assert stream.result is not None
     assert stream.result.output == City(name="Paris", population=2100000)
+
+
+async def test_running_out_of_iterations_without_an_answer_raises() -> None:
+    work = "!!!GADGET_START:GadgetOutputViewer\n!!!ARG:id\nnone\n!!!GADGET_END"
+    agent = Agent(model=MockModel([work, work]), output_type=City, max_iterations=2)
+    with pytest.raises(OutputValidationError, match=r"ended \(max_iterations\)") as info:
+        await agent.run("Which city?")
+    assert info.value.result.stop_reason == "max_iterations"
