@@ -54,7 +54,7 @@ test-pure: lint typecheck
 $(CSTAMP): pyproject.toml hatch_build.py $(SOURCES)
 	@test -x $(CBIN)/python || $(PYTHON) -m venv $(CVENV)
 	LLMIST_NO_COMPILE= LLMIST_REQUIRE_COMPILE=1 $(CBIN)/python -m pip install --quiet --disable-pip-version-check \
-		'pytest>=8' 'pytest-asyncio>=0.23' 'hypothesis>=6.100' .
+		'pytest>=8' 'pytest-asyncio>=0.23' 'hypothesis>=6.100' 'opentelemetry-sdk>=1.20' .
 	@touch $(CSTAMP)
 
 # The suites of the compiled modules' layers (parsers, gadgets, execution, agent loop, testing

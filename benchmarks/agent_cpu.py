@@ -6,6 +6,10 @@ does to our own loop: the CPU time (``time.process_time``, all threads) of one r
 
     python benchmarks/agent_cpu.py --tool async
     python benchmarks/agent_cpu.py --tool async --against /tmp/old-venv/bin/python --rounds 5
+    python benchmarks/agent_cpu.py --tool async --trace
+
+``--trace`` runs every agent instrumented (``llmist.instrument()``) with the OpenTelemetry SDK's
+``TracerProvider`` and no exporter: the cost of making the spans, none of shipping them.
 
 With ``--against``, both interpreters (each with its own llmist installed, say the compiled
 build of two commits) run this script in alternating processes, ``--rounds`` times each, and
@@ -59,13 +63,24 @@ def _one_process(python: str, tool: str) -> dict[str, float]:
     return dict(json.loads(out))
 
 
+def _instrument() -> None:
+    from opentelemetry.sdk.trace import TracerProvider
+
+    import llmist
+
+    llmist.instrument(llmist.InstrumentationSettings(tracer_provider=TracerProvider()))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tool", choices=("sync", "async", "inline"), default="async")
     ap.add_argument("--against", metavar="PYTHON", help="another interpreter to compare with, alternating")
     ap.add_argument("--rounds", type=int, default=4, help="processes per interpreter with --against")
     ap.add_argument("--json", action="store_true", help="print one JSON object (used by --against)")
+    ap.add_argument("--trace", action="store_true", help="instrument the runs (OpenTelemetry SDK, no exporter)")
     args = ap.parse_args()
+    if args.trace:
+        _instrument()
     if args.against is None:
         figures = asyncio.run(measure(args.tool))
         if args.json:

@@ -1,6 +1,7 @@
 """The agent loop: ``Agent``, the ``LLMist.create_agent()`` builder, events, hooks and presets."""
 
 from llmist.agent._guard import RealModelRequestBlocked
+from llmist.agent._output import OutputValidationError
 from llmist.agent.agent import Agent, AgentStream, HumanInputHandler
 from llmist.agent.builder import AgentBuilder
 from llmist.agent.client import LLMist
@@ -23,6 +24,7 @@ from llmist.agent.hooks import (
     SkipLLMCall,
     merge_hooks,
 )
+from llmist.agent.instrumentation import InstrumentationSettings, instrument
 from llmist.agent.presets import HookPresets, Progress
 from llmist.agent.prompt import Markers, Syntax, estimate_prompt_tokens, render_system_prompt
 from llmist.agent.result import AgentResult, StopReason
@@ -41,6 +43,7 @@ __all__ = [
     "HookPresets",
     "Hooks",
     "HumanInputHandler",
+    "InstrumentationSettings",
     "Interceptors",
     "IterationContext",
     "LLMCallContext",
@@ -50,6 +53,7 @@ __all__ = [
     "LLMist",
     "Markers",
     "Observers",
+    "OutputValidationError",
     "Proceed",
     "Progress",
     "RealModelRequestBlocked",
@@ -60,6 +64,7 @@ __all__ = [
     "StopReason",
     "Syntax",
     "estimate_prompt_tokens",
+    "instrument",
     "merge_hooks",
     "render_system_prompt",
 ]

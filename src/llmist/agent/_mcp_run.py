@@ -7,6 +7,7 @@ with server:``) stay open, so their tool lists stay cached across runs.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncGenerator, Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -24,17 +25,22 @@ async def run_with_mcp(
     config: RunConfig,
     servers: Sequence[MCPServer],
     start: Callable[[RunConfig], AsyncGenerator[AgentEvent, None]],
+    run_gadgets: Sequence[Gadget] = (),
 ) -> AsyncGenerator[AgentEvent, None]:
-    """The events of ``start(config with the servers' tools)``, the servers open around them."""
+    """The events of ``start(config with the servers' tools)``, the servers open around them.
+
+    ``run_gadgets`` (the final-answer gadgets of a typed run) join them; ``config``'s observers stay.
+    """
     opened: list[MCPServer] = []
     try:
-        extra: list[Gadget] = []
+        extra: list[Gadget] = list(run_gadgets)
         for server in servers:
             if not server.connected:
                 await server.connect()
                 opened.append(server)
             extra.extend(await server.gadgets())
-        run = start(RunConfig.build(config.agent, config.provider, config.model_name, extra))
+        run_config = RunConfig.build(config.agent, config.provider, config.model_name, extra)
+        run = start(dataclasses.replace(run_config, observers=config.observers))
         try:
             async for event in run:
                 yield event

@@ -155,7 +155,9 @@ class ResponseCalls:
     # --- hook adapters ------------------------------------------------------------------
 
     async def _before_gadget(self, info: GadgetCallInfo) -> BeforeGadgetDecision | None:
-        ctx = GadgetContext(self._iteration, info.gadget_name, info.invocation_id, info.parameters)
+        ctx = GadgetContext(
+            self._iteration, info.gadget_name, info.invocation_id, info.parameters, info.call.dependencies
+        )
         ctl, obs = self._cfg.controllers, self._cfg.observers
         if ctl is not None and ctl.before_gadget is not None:
             action = await call_controller(ctl.before_gadget, ctx)

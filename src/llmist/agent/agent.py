@@ -3,16 +3,28 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Generic, TypeAlias, overload
+
+from typing_extensions import TypeVar
 
 from llmist.agent._config import RunConfig
 from llmist.agent._loop import run_loop
 from llmist.agent._models import resolve_agent_model
+from llmist.agent._output import (
+    DEFAULT_MAX_OUTPUT_RETRIES,
+    OutputSpec,
+    output_hooks,
+    output_spec,
+    typed_events,
+    typed_result,
+)
 from llmist.agent.events import AgentEvent
 from llmist.agent.hooks import Hooks, merge_hooks
+from llmist.agent.instrumentation import InstrumentationSettings, resolve
 from llmist.agent.prompt import Markers, Syntax, render_system_prompt
-from llmist.agent.result import AgentResult
+from llmist.agent.result import AgentResult, OutputT
 from llmist.gadgets import AbortSignal, Gadget, as_gadget
 from llmist.providers.base import Provider
 
@@ -24,8 +36,16 @@ __all__ = ["Agent", "AgentStream", "HumanInputHandler"]
 HumanInputHandler: TypeAlias = Callable[[str], "str | Awaitable[str]"]
 """Answers a gadget's ``HumanInputRequired`` question (sync or async)."""
 
+RunOutputT = TypeVar("RunOutputT")
+"""The output type of one run given ``run(..., output_type=...)``."""
 
-class Agent:
+OutputType: TypeAlias = "type[OutputT] | Sequence[type[OutputT]]"
+"""What ``output_type`` takes: a type (a Pydantic model, ``str``, any type pydantic validates, a
+``A | B`` union) or a list of types (one final-answer gadget each; ``str`` among them lets the
+model answer in prose)."""
+
+
+class Agent(Generic[OutputT]):
     """Runs a model with gadgets until the task is done.
 
     Args:
@@ -53,6 +73,13 @@ class Agent:
         llm_client: Client lent to gadgets as ``ctx.llm``.
         mcp_servers: MCP servers (``MCPServerStdio``, ``MCPServerHTTP``) whose tools join the gadgets;
             each run connects those not yet connected and closes them when it ends.
+        output_type: The type of the final answer (``str`` by default); see :doc:`output`. The
+            model then ends with a final-answer gadget whose schema is the type, and
+            ``AgentResult.output`` is the validated instance.
+        max_output_retries: Invalid final answers fed back to the model before the run raises
+            :class:`~llmist.OutputValidationError`.
+        instrument: Trace runs with OpenTelemetry (``True`` or :class:`InstrumentationSettings`;
+            ``None`` follows :func:`llmist.instrument`); see :doc:`tracing`.
     """
 
     def __init__(
@@ -82,6 +109,9 @@ class Agent:
         model_registry: Any = None,
         llm_client: Any = None,
         mcp_servers: Sequence[MCPServer] = (),
+        output_type: type[OutputT] | Sequence[type[OutputT]] = str,  # type: ignore[assignment]
+        max_output_retries: int = DEFAULT_MAX_OUTPUT_RETRIES,
+        instrument: InstrumentationSettings | bool | None = None,
     ) -> None:
         if syntax not in ("block", "emoji"):
             raise ValueError(f"syntax must be 'block' or 'emoji', got {syntax!r}")
@@ -116,37 +146,91 @@ class Agent:
         self.model_registry = model_registry
         self.llm_client = llm_client
         self.mcp_servers = list(mcp_servers)
+        self.output_type = output_type
+        self.max_output_retries = max_output_retries
+        self.instrument = instrument
+        self._output: OutputSpec | None = output_spec(output_type, max_output_retries)
         self._config: RunConfig | None = None
+        self._output_config: RunConfig | None = None
 
     @property
     def system_prompt(self) -> str:
         """The system prompt the model receives (rendered once and cached)."""
+        if self._output is not None:
+            return self._typed_config(self._output).system_prompt
         return self._run_config().system_prompt
 
     def _swap_model(self, model: str | Provider) -> str | Provider:
         saved, self.model = self.model, model
         self._config = None
+        self._output_config = None
         return saved
 
     def _run_config(self) -> RunConfig:
         if self._config is None:
             provider, model_name = resolve_agent_model(self.model, self.model_registry)
-            self._config = RunConfig.build(self, provider, model_name)
+            self._config = RunConfig.build(self._untyped(), provider, model_name)
         return self._config
 
-    def stream(self, prompt: str, *, signal: AbortSignal | None = None) -> AgentStream:
-        """Start a run; iterate the returned :class:`AgentStream` for its events as they happen."""
-        return AgentStream(self._run_config(), prompt, signal, mcp_servers=self.mcp_servers)
+    def _untyped(self) -> Agent[Any]:
+        return self
 
-    async def run(self, prompt: str, *, signal: AbortSignal | None = None) -> AgentResult:
-        """Run to the end and return the :class:`AgentResult`."""
-        s = AgentStream(self._run_config(), prompt, signal, emit=False, mcp_servers=self.mcp_servers)
+    def _typed_config(self, spec: OutputSpec) -> RunConfig:
+        base = self._run_config()
+        if spec is not self._output:
+            return RunConfig.build(self._untyped(), base.provider, base.model_name, spec.gadgets)
+        if self._output_config is None or self._output_config.provider is not base.provider:
+            self._output_config = RunConfig.build(self._untyped(), base.provider, base.model_name, spec.gadgets)
+        return self._output_config
+
+    def _start(self, prompt: str, signal: AbortSignal | None, emit: bool, output_type: Any) -> AgentStream[Any]:
+        spec = self._output if output_type is None else output_spec(output_type, self.max_output_retries)
+        config = self._run_config() if spec is None else self._typed_config(spec)
+        tracing = resolve(self.instrument)
+        return AgentStream(
+            config, prompt, signal, emit=emit, mcp_servers=self.mcp_servers, output=spec, tracing=tracing
+        )
+
+    @overload
+    def stream(
+        self, prompt: str, *, signal: AbortSignal | None = None, output_type: None = None
+    ) -> AgentStream[OutputT]: ...
+    @overload
+    def stream(
+        self,
+        prompt: str,
+        *,
+        signal: AbortSignal | None = None,
+        output_type: type[RunOutputT] | Sequence[type[RunOutputT]],
+    ) -> AgentStream[RunOutputT]: ...
+    def stream(self, prompt: str, *, signal: AbortSignal | None = None, output_type: Any = None) -> AgentStream[Any]:
+        """Start a run; iterate the returned :class:`AgentStream` for its events as they happen.
+
+        ``output_type`` overrides the agent's for this run.
+        """
+        return self._start(prompt, signal, True, output_type)
+
+    @overload
+    async def run(
+        self, prompt: str, *, signal: AbortSignal | None = None, output_type: None = None
+    ) -> AgentResult[OutputT]: ...
+    @overload
+    async def run(
+        self,
+        prompt: str,
+        *,
+        signal: AbortSignal | None = None,
+        output_type: type[RunOutputT] | Sequence[type[RunOutputT]],
+    ) -> AgentResult[RunOutputT]: ...
+    async def run(self, prompt: str, *, signal: AbortSignal | None = None, output_type: Any = None) -> AgentResult[Any]:
+        """Run to the end and return the :class:`AgentResult` (``output_type`` overrides the agent's)."""
+        s = self._start(prompt, signal, False, output_type)
         async for _ in s:
             pass
         assert s.result is not None
         return s.result
 
-    def run_sync(self, prompt: str) -> AgentResult:
+    def run_sync(self, prompt: str) -> AgentResult[OutputT]:
         """``run`` for code without an event loop."""
         return asyncio.run(self.run(prompt))
 
@@ -160,7 +244,7 @@ class Agent:
         return f"Agent(model={self.model!r}, gadgets={[g.name for g in self.gadgets]}, syntax={self.syntax!r})"
 
 
-class AgentStream:
+class AgentStream(Generic[OutputT]):
     """The events of one run, as an async iterator; ``result`` is set once it is exhausted.
 
     ``cancel()`` stops the run at the next step (running gadgets are cancelled); the result then
@@ -175,25 +259,54 @@ class AgentStream:
         *,
         emit: bool = True,
         mcp_servers: Sequence[MCPServer] = (),
+        output: OutputSpec | None = None,
+        tracing: InstrumentationSettings | None = None,
     ) -> None:
         self.signal = signal if signal is not None else AbortSignal()
         """Fire it (or call :meth:`cancel`) to cancel the run."""
-        self.result: AgentResult | None = None
+        self.result: AgentResult[OutputT] | None = None
         """The run's outcome, once the stream is exhausted."""
-        self._gen: AsyncGenerator[AgentEvent, None]
-        if mcp_servers:
-            from llmist.agent._mcp_run import run_with_mcp
+        self._output = output
+        self._gave_up: str | None = None
+        tracer = None
+        if output is not None:
+            prompt = f"{prompt}\n\n{output.instruction()}"
+            config = _with_observers(config, output_hooks(output, self._give_up))
+        if tracing is not None:
+            from llmist.agent._tracing import RunTracer
 
-            self._gen = run_with_mcp(
-                config,
-                mcp_servers,
-                lambda run_config: run_loop(run_config, prompt, self.signal, self._set_result, emit),
-            )
-        else:
-            self._gen = run_loop(config, prompt, self.signal, self._set_result, emit)
+            tracer = RunTracer(tracing, config)
+            config = _with_observers(config, tracer.hooks())
+        self._gen: AsyncGenerator[AgentEvent, None] = self._events(config, prompt, emit, mcp_servers)
+        if output is not None:
+            self._gen = typed_events(self._gen, self._type_result)
+        if tracer is not None:
+            self._gen = tracer.wrap(self._gen, lambda: self.result)
 
-    def _set_result(self, result: AgentResult) -> None:
+    def _events(
+        self, config: RunConfig, prompt: str, emit: bool, mcp_servers: Sequence[MCPServer]
+    ) -> AsyncGenerator[AgentEvent, None]:
+        if not mcp_servers:
+            return run_loop(config, prompt, self.signal, self._set_result, emit)
+        from llmist.agent._mcp_run import run_with_mcp
+
+        return run_with_mcp(
+            config,
+            mcp_servers,
+            lambda run_config: run_loop(run_config, prompt, self.signal, self._set_result, emit),
+            self._output.gadgets if self._output is not None else (),
+        )
+
+    def _set_result(self, result: AgentResult[Any]) -> None:
         self.result = result
+
+    def _give_up(self, reason: str) -> None:
+        self._gave_up = reason
+        self.signal.abort(reason)
+
+    def _type_result(self) -> None:
+        if self._output is not None and self.result is not None:
+            self.result = typed_result(self._output, self.result, self._gave_up)
 
     def cancel(self) -> None:
         """Cancel the run."""
@@ -208,3 +321,9 @@ class AgentStream:
     async def aclose(self) -> None:
         """Stop early: cancel running gadgets and close the model stream."""
         await self._gen.aclose()
+
+
+def _with_observers(config: RunConfig, extra: Hooks) -> RunConfig:
+    """``config`` whose observers are its own followed by ``extra``'s."""
+    own = Hooks(observers=config.observers) if config.observers is not None else None
+    return dataclasses.replace(config, observers=merge_hooks(own, extra).observers)

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Self
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Generic, Self, cast
+
+from typing_extensions import TypeVar
 
 from llmist.agent.agent import Agent, AgentStream, HumanInputHandler
 from llmist.agent.hooks import Hooks, merge_hooks
 from llmist.agent.prompt import Syntax
+from llmist.agent.result import OutputT
 from llmist.providers.base import Provider
 
 if TYPE_CHECKING:
@@ -14,8 +18,10 @@ if TYPE_CHECKING:
 
 __all__ = ["AgentBuilder"]
 
+_NewOutputT = TypeVar("_NewOutputT")
 
-class AgentBuilder:
+
+class AgentBuilder(Generic[OutputT]):
     """Collects options and builds an :class:`~llmist.agent.Agent` (the same object as keyword
     construction gives). Each ``with_*`` returns the builder, so calls chain."""
 
@@ -98,6 +104,16 @@ class AgentBuilder:
         """Sampling temperature (default 0; ``None`` leaves the provider's default)."""
         return self._set("temperature", temperature)
 
+    def with_output_type(
+        self, output_type: type[_NewOutputT] | Sequence[type[_NewOutputT]], *, max_retries: int | None = None
+    ) -> AgentBuilder[_NewOutputT]:
+        """The type of the final answer (see ``Agent(output_type=...)``); ``max_retries`` invalid
+        answers are fed back before the run raises ``OutputValidationError``."""
+        self._opts["output_type"] = output_type
+        if max_retries is not None:
+            self._opts["max_output_retries"] = max_retries
+        return cast("AgentBuilder[_NewOutputT]", self)
+
     def with_option(self, name: str, value: Any) -> Self:
         """Set any other ``Agent`` keyword argument."""
         return self._set(name, value)
@@ -106,7 +122,7 @@ class AgentBuilder:
         """Answer ``HumanInputRequired`` questions from gadgets (sync or async ``question -> answer``)."""
         return self._set("on_human_input", handler)
 
-    def build(self) -> Agent:
+    def build(self) -> Agent[OutputT]:
         """The configured agent."""
         opts = dict(self._opts)
         if "model" not in opts:
@@ -117,14 +133,15 @@ class AgentBuilder:
         if client is not None:
             opts.setdefault("llm_client", client)
             opts.setdefault("model_registry", client.model_registry)
-        return Agent(gadgets=list(self._gadgets), **opts)
+        agent: Agent[OutputT] = Agent(gadgets=list(self._gadgets), **opts)
+        return agent
 
-    def ask(self, prompt: str) -> AgentStream:
+    def ask(self, prompt: str) -> AgentStream[OutputT]:
         """Build the agent and start a run; iterate the returned stream for its events."""
         return self.build().stream(prompt)
 
-    async def ask_and_collect(self, prompt: str) -> str:
-        """Build the agent, run it to the end, and return the final text."""
+    async def ask_and_collect(self, prompt: str) -> OutputT:
+        """Build the agent, run it to the end, and return the final output (text by default)."""
         return (await self.build().run(prompt)).output
 
     def __repr__(self) -> str:

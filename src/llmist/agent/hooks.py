@@ -110,6 +110,8 @@ class GadgetContext:
     gadget_name: str
     invocation_id: str
     parameters: dict[str, Any]
+    dependencies: tuple[str, ...] = ()
+    """Invocation ids this call waited for."""
 
 
 @dataclass(frozen=True, slots=True)

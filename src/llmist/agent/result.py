@@ -3,23 +3,29 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, TypeAlias
+from typing import Generic, Literal, TypeAlias
+
+from typing_extensions import TypeVar
 
 from llmist.execution import GadgetExecutionResult
 from llmist.providers.base import Message, Usage
 
-__all__ = ["AgentResult", "StopReason"]
+__all__ = ["AgentResult", "OutputT", "StopReason"]
+
+OutputT = TypeVar("OutputT", default=str)
+"""The type of a run's final output: ``str`` unless the agent has an ``output_type``."""
 
 StopReason: TypeAlias = Literal["no_calls", "task_complete", "max_iterations", "budget", "cancelled"]
 """Why the loop stopped."""
 
 
 @dataclass(slots=True)
-class AgentResult:
+class AgentResult(Generic[OutputT]):
     """Everything a run produced."""
 
-    output: str
-    """The final text: the last response's prose, or the ``TaskCompletionSignal`` summary."""
+    output: OutputT
+    """The final answer: with an ``output_type``, the validated instance; else the last
+    response's prose, or the ``TaskCompletionSignal`` summary."""
     gadget_results: list[GadgetExecutionResult]
     """Every gadget call of the run, in completion order (skipped calls included)."""
     usage: Usage
