@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import Any, TypeAlias
+from collections import deque
+from collections.abc import AsyncGenerator, Sequence
+from typing import Any
 
-from llmist.agent._config import RunConfig
+from llmist.agent._config import HumanInputHandler, RunConfig
 from llmist.agent._loop import run_loop
 from llmist.agent._models import resolve_agent_model
 from llmist.agent.events import AgentEvent
@@ -17,9 +18,6 @@ from llmist.gadgets import AbortSignal, Gadget, as_gadget
 from llmist.providers.base import Provider
 
 __all__ = ["Agent", "AgentStream", "HumanInputHandler"]
-
-HumanInputHandler: TypeAlias = Callable[[str], "str | Awaitable[str]"]
-"""Answers a gadget's ``HumanInputRequired`` question (sync or async)."""
 
 
 class Agent:
@@ -77,20 +75,10 @@ class Agent:
         model_registry: Any = None,
         llm_client: Any = None,
     ) -> None:
-        if syntax not in ("block", "emoji"):
-            raise ValueError(f"syntax must be 'block' or 'emoji', got {syntax!r}")
-        if max_iterations < 1:
-            raise ValueError(f"max_iterations must be at least 1, got {max_iterations}")
-        self.model = model
-        self.gadgets: list[Gadget] = [as_gadget(g) for g in gadgets]
-        names = [g.name for g in self.gadgets]
-        dupes = sorted({n for n in names if names.count(n) > 1})
-        if dupes:
-            raise ValueError(f"two gadgets share the name(s) {dupes}; give each a unique `name`")
-        if isinstance(hooks, Hooks) or hooks is None:
-            self.hooks = hooks
-        else:
-            self.hooks = merge_hooks(*hooks)
+        _check_options(syntax, max_iterations)
+        self._model = model
+        self.gadgets: list[Gadget] = _unique_gadgets(gadgets)
+        self.hooks: Hooks | None = hooks if isinstance(hooks, Hooks) or hooks is None else merge_hooks(*hooks)
         self.syntax: Syntax = syntax
         self.markers = Markers(gadget_start_prefix, gadget_end_prefix, gadget_arg_prefix)
         self.system = system
@@ -112,14 +100,20 @@ class Agent:
         self._config: RunConfig | None = None
 
     @property
+    def model(self) -> str | Provider:
+        """The model runs use. Assigning another one (``llmist.testing.override`` does) applies
+        from the next run on."""
+        return self._model
+
+    @model.setter
+    def model(self, model: str | Provider) -> None:
+        self._model = model
+        self._config = None
+
+    @property
     def system_prompt(self) -> str:
         """The system prompt the model receives (rendered once and cached)."""
         return self._run_config().system_prompt
-
-    def _swap_model(self, model: str | Provider) -> str | Provider:
-        saved, self.model = self.model, model
-        self._config = None
-        return saved
 
     def _run_config(self) -> RunConfig:
         if self._config is None:
@@ -133,8 +127,8 @@ class Agent:
 
     async def run(self, prompt: str, *, signal: AbortSignal | None = None) -> AgentResult:
         """Run to the end and return the :class:`AgentResult`."""
-        s = AgentStream(self._run_config(), prompt, signal, emit=False)
-        async for _ in s:
+        s = AgentStream(self._run_config(), prompt, signal)
+        async for _ in s.batches():
             pass
         assert s.result is not None
         return s.result
@@ -160,26 +154,53 @@ class AgentStream:
     has ``stop_reason == "cancelled"``.
     """
 
-    def __init__(self, config: RunConfig, prompt: str, signal: AbortSignal | None, *, emit: bool = True) -> None:
+    def __init__(self, config: RunConfig, prompt: str, signal: AbortSignal | None) -> None:
         self.signal = signal if signal is not None else AbortSignal()
         """Fire it (or call :meth:`cancel`) to cancel the run."""
         self.result: AgentResult | None = None
         """The run's outcome, once the stream is exhausted."""
-        self._gen = run_loop(config, prompt, self.signal, self._set_result, emit)
+        self._gen = run_loop(config, prompt, self.signal, self._set_result)
+        self._pending: deque[AgentEvent] = deque()
 
     def _set_result(self, result: AgentResult) -> None:
         self.result = result
+
+    def batches(self) -> AsyncGenerator[list[AgentEvent], None]:
+        """The run's events as the loop produces them, in lists (one per step)."""
+        return self._gen
 
     def cancel(self) -> None:
         """Cancel the run."""
         self.signal.abort("run cancelled")
 
-    def __aiter__(self) -> AsyncIterator[AgentEvent]:
-        return self._gen
+    def __aiter__(self) -> AgentStream:
+        return self
 
     async def __anext__(self) -> AgentEvent:
-        return await self._gen.__anext__()
+        pending = self._pending
+        while not pending:
+            pending.extend(await self._gen.__anext__())
+        return pending.popleft()
 
     async def aclose(self) -> None:
         """Stop early: cancel running gadgets and close the model stream."""
+        self._pending.clear()
         await self._gen.aclose()
+
+
+def _check_options(syntax: str, max_iterations: int) -> None:
+    """Reject option values no run could use."""
+    if syntax not in ("block", "emoji"):
+        raise ValueError(f"syntax must be 'block' or 'emoji', got {syntax!r}")
+    if max_iterations < 1:
+        raise ValueError(f"max_iterations must be at least 1, got {max_iterations}")
+
+
+def _unique_gadgets(gadgets: Sequence[object]) -> list[Gadget]:
+    """The gadgets as ``Gadget`` instances; two with one name are an error."""
+    out = [as_gadget(g) for g in gadgets]
+    names = [g.name for g in out]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ValueError(f"two gadgets share the name(s) {dupes}; give each a unique `name`")
+    return out
