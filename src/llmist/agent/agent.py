@@ -48,6 +48,8 @@ class Agent:
         llm_client: Client lent to gadgets as ``ctx.llm``.
     """
 
+    _config: RunConfig | None
+
     def __init__(
         self,
         *,
@@ -76,7 +78,7 @@ class Agent:
         llm_client: Any = None,
     ) -> None:
         _check_options(syntax, max_iterations)
-        self._model = model
+        self.model = model
         self.gadgets: list[Gadget] = _unique_gadgets(gadgets)
         self.hooks: Hooks | None = hooks if isinstance(hooks, Hooks) or hooks is None else merge_hooks(*hooks)
         self.syntax: Syntax = syntax
@@ -97,7 +99,6 @@ class Agent:
         self.max_response_tokens = max_response_tokens
         self.model_registry = model_registry
         self.llm_client = llm_client
-        self._config: RunConfig | None = None
 
     @property
     def model(self) -> str | Provider:
