@@ -4,15 +4,17 @@
 function, and each yields the events it produced as a list (``stream()`` hands them out one by
 one, ``run()`` drops them)::
 
-    run_loop                    the run: iterations until a stop reason, then the result
-      _iteration                one model call and the calls of its response
-        _begin_response         the before_llm_call controller, the on_llm_call_start observer
-        _model_response         the response text: the model's stream, or a controller's text
-          _model_stream         chunk by chunk through the parser; calls start as they close
-        _end_response           parser flush, usage and cost, the response's end event
-        _response_complete      the on_llm_call_complete observer
-        _late_results           results of calls still running when the response ended
-        _next_turn              the conversation, on_iteration, the stop reason
+    run_loop                the run: one iteration per pass, until a stop reason; the result
+      _begin_response       the before_llm_call controller, the on_llm_call_start observer
+      _model_response       the response text: the model's stream (or a controller's text)
+        Response.feed       one chunk through the parser; calls start as they close
+      _end_response         parser flush, usage and cost, the response's end event
+      _response_complete    the on_llm_call_complete observer
+      calls.late_result     results of calls still running when the response ended
+      _next_turn            the conversation, on_iteration, the stop reason
+
+The steps of an iteration sit in ``run_loop`` itself rather than in a generator of their own:
+each async generator a round creates costs a registration with the event loop, measurably.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, AsyncIterable, Callable
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
@@ -44,7 +46,7 @@ from llmist.agent.hooks import (
 )
 from llmist.agent.result import AgentResult, StopReason
 from llmist.gadgets import AbortSignal
-from llmist.providers.base import LLMRequest, Message, Usage, new_message, new_request
+from llmist.providers.base import LLMChunk, LLMRequest, Message, Usage, new_message, new_request
 from llmist.syntax import EmojiCallParser, GadgetCallParser
 
 __all__ = ["run_loop"]
@@ -96,25 +98,19 @@ async def run_loop(
             if signal.aborted:
                 run.stop = "cancelled"
                 break
-            async for events in _iteration(run):
+            response = await _begin_response(run)
+            async for events in _model_response(run, response):
                 yield events
+            yield await _end_response(run, response)
+            await _response_complete(run, response)
+            while (late := await run.calls.late_result()) is not None:
+                yield [late]
+            await _next_turn(run, response)
     finally:
         await run.calls.shutdown()
         run.wait.detach(signal)
         cfg.give_back_parser(run.parser)
     on_result(_result(run))
-
-
-async def _iteration(run: _Run) -> AsyncGenerator[Events, None]:
-    """One model call: its response streamed (calls start as they are parsed), then finished."""
-    response = await _begin_response(run)
-    async for events in _model_response(run, response):
-        yield events
-    yield await _end_response(run, response)
-    await _response_complete(run, response)
-    async for events in _late_results(run):
-        yield events
-    await _next_turn(run, response)
 
 
 async def _begin_response(run: _Run) -> Response:
@@ -140,51 +136,51 @@ async def _begin_response(run: _Run) -> Response:
 
 
 async def _model_response(run: _Run, response: Response) -> AsyncGenerator[Events, None]:
-    """The response's text: the model's stream, or the text a controller gave instead (before
-    the call, or after the model failed: then what streamed so far is forgotten)."""
+    """The response's text: the model's stream chunk by chunk through ``response`` until it ends
+    or the run is cancelled (a cancel also interrupts the wait for a chunk: see ``ModelWait``),
+    or the text a controller gave instead (before the call, or after the model failed: then
+    what streamed so far is forgotten)."""
     if response.synthetic is None:
+        wait, signal = run.wait, run.signal
+        stream = _open_stream(run)
+        finished = False
         try:
-            async for events in _model_stream(run, response):
-                yield events
+            chunks = stream.__aiter__()
+            while True:
+                wait.waiting()
+                try:
+                    chunk = await chunks.__anext__()
+                except StopAsyncIteration:
+                    finished = True
+                    break
+                finally:
+                    wait.done_waiting()
+                events = await response.feed(chunk)
+                if events:
+                    yield events
+                if signal.aborted:
+                    break
         except asyncio.CancelledError:
-            if not run.wait.interrupted_here():
+            if not wait.interrupted_here():
                 raise
         except Exception as exc:
             response.synthetic = await _after_error(run.cfg, run.state.iteration, exc)
             if response.synthetic is None:
                 raise
             response.clear()
+        finally:
+            aclose = None if finished else getattr(stream, "aclose", None)
+            if aclose is not None:
+                await aclose()
     if response.synthetic is not None:
         yield await response.feed_text(response.synthetic)
 
 
-async def _model_stream(run: _Run, response: Response) -> AsyncGenerator[Events, None]:
-    """Stream the model's answer through the response, chunk by chunk, until it ends or the
-    run is cancelled (a cancel also interrupts the wait for a chunk: see ``ModelWait``)."""
-    cfg, wait, signal = run.cfg, run.wait, run.signal
+def _open_stream(run: _Run) -> AsyncIterable[LLMChunk]:
+    """The model's stream for the next response (refused inside ``block_real_models()``)."""
+    cfg = run.cfg
     check_model_allowed(cfg.provider, cfg.model_name)
-    stream = cfg.provider.stream(_request(run))
-    chunks = stream.__aiter__()
-    finished = False
-    try:
-        while True:
-            wait.waiting()
-            try:
-                chunk = await chunks.__anext__()
-            except StopAsyncIteration:
-                finished = True
-                break
-            finally:
-                wait.done_waiting()
-            events = await response.feed(chunk)
-            if events:
-                yield events
-            if signal.aborted:
-                break
-    finally:
-        aclose = None if finished else getattr(stream, "aclose", None)
-        if aclose is not None:
-            await aclose()
+    return cfg.provider.stream(_request(run))
 
 
 def _request(run: _Run) -> LLMRequest:
@@ -212,6 +208,7 @@ async def _end_response(run: _Run, response: Response) -> Events:
     totals, and the ``LLMResponseEndEvent``."""
     cfg, st = run.cfg, run.state
     events = await response.finalize()
+    run.calls.close_response()
     usage = response.usage
     if usage is not None:
         response.cost = cfg.cost_of(usage)
@@ -238,15 +235,6 @@ async def _response_complete(run: _Run, response: Response) -> None:
         getattr(cfg.provider, "name", ""),
     )
     await call_observer(obs.on_llm_call_complete, done)
-
-
-async def _late_results(run: _Run) -> AsyncGenerator[Events, None]:
-    """The response's calls still running when it ended, each yielded as it finishes."""
-    sched = run.calls.close_response()
-    if sched is None:
-        return
-    while (r := await sched.next_result()) is not None:
-        yield [await run.calls.finished(r)]
 
 
 async def _next_turn(run: _Run, response: Response) -> None:

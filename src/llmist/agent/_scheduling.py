@@ -83,13 +83,19 @@ class ResponseCalls:
         """Results finished so far (without waiting)."""
         return self._sched.take_ready() if self._sched is not None else []
 
-    def close_response(self) -> GadgetScheduler | None:
-        """The response ended: no more calls. Iterate the returned scheduler (if any) for the
-        results still to come, in completion order."""
+    def close_response(self) -> None:
+        """The response ended: no more calls (:meth:`late_result` gives the results still to come)."""
+        if self._sched is not None:
+            self._sched.close()
+
+    async def late_result(self) -> AgentEvent | None:
+        """The event of the next of this response's calls to finish after the response ended
+        (recorded, observers told), in completion order; ``None`` once all have finished."""
         sched = self._sched
-        if sched is not None:
-            sched.close()
-        return sched
+        if sched is None:
+            return None
+        r = await sched.next_result()
+        return None if r is None else await self.finished(r)
 
     def ordered(self) -> list[GadgetExecutionResult]:
         """This response's results in the order the model wrote the calls."""
