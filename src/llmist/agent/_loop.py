@@ -8,7 +8,7 @@ one, ``run()`` drops them)::
       _begin_response       the before_llm_call controller, the on_llm_call_start observer
       _model_response       the response text: the model's stream (or a controller's text)
         Response.feed       one chunk through the parser; calls start as they close
-      _end_response         parser flush, usage and cost, the response's end event
+      Response.end          parser flush, usage and cost, the response's end event
       _response_complete    the on_llm_call_complete observer
       calls.late_result     results of calls still running when the response ended
       _next_turn            the conversation, on_iteration, the stop reason
@@ -31,7 +31,7 @@ from llmist.agent._response import ModelWait, Response
 from llmist.agent._scheduling import ResponseCalls
 from llmist.agent._state import RunState
 from llmist.agent.conversation import result_message
-from llmist.agent.events import AgentEvent, LLMResponseEndEvent
+from llmist.agent.events import AgentEvent
 from llmist.agent.guard import check_model_allowed
 from llmist.agent.hooks import (
     ChunkContext,
@@ -101,7 +101,7 @@ async def run_loop(
             response = await _begin_response(run)
             async for events in _model_response(run, response):
                 yield events
-            yield await _end_response(run, response)
+            yield await response.end(run.state)
             await _response_complete(run, response)
             while (late := await run.calls.late_result()) is not None:
                 yield [late]
@@ -201,21 +201,6 @@ async def _after_error(cfg: RunConfig, iteration: int, exc: Exception) -> str | 
             logger.info("model error recovered by controller: %s", exc)
             return action.response
     return None
-
-
-async def _end_response(run: _Run, response: Response) -> Events:
-    """The response ended: the parser's last events, the usage and cost added to the run's
-    totals, and the ``LLMResponseEndEvent``."""
-    cfg, st = run.cfg, run.state
-    events = await response.finalize()
-    run.calls.close_response()
-    usage = response.usage
-    if usage is not None:
-        response.cost = cfg.cost_of(usage)
-        st.usage = st.usage + usage
-        st.llm_cost += response.cost
-    events.append(LLMResponseEndEvent(response.finish, usage))
-    return events
 
 
 async def _response_complete(run: _Run, response: Response) -> None:

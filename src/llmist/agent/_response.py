@@ -14,7 +14,8 @@ from typing import Any, assert_never
 
 from llmist.agent._config import RunConfig
 from llmist.agent._scheduling import ResponseCalls
-from llmist.agent.events import AgentEvent
+from llmist.agent._state import RunState
+from llmist.agent.events import AgentEvent, LLMResponseEndEvent
 from llmist.agent.hooks import ChunkContext, call_observer
 from llmist.gadgets import AbortSignal
 from llmist.providers.base import LLMChunk, Usage
@@ -81,6 +82,19 @@ class Response:
     async def finalize(self) -> list[AgentEvent]:
         """The response ended: whatever the parser still holds (text, a call cut off)."""
         return await self.handle(self.parser.finalize())
+
+    async def end(self, st: RunState) -> list[AgentEvent]:
+        """The response ended: the parser's last events, no more calls, the usage and cost
+        added to the run's totals ``st``, and the ``LLMResponseEndEvent``."""
+        events = await self.finalize()
+        self.calls.close_response()
+        usage = self.usage
+        if usage is not None:
+            self.cost = self.cfg.cost_of(usage)
+            st.usage = st.usage + usage
+            st.llm_cost += self.cost
+        events.append(LLMResponseEndEvent(self.finish, usage))
+        return events
 
     def clear(self) -> None:
         """Forget what streamed so far, in the parser too (the model failed and a controller
