@@ -1,8 +1,8 @@
 """The agent loop: stream a response, run its calls while it streams, feed results back, repeat.
 
 :func:`run_loop` is the pipeline behind ``Agent.stream()`` and ``Agent.run()``; each step is one
-function, and each yields the events it produced as a list (``stream()`` hands them out one by
-one, ``run()`` drops them)::
+function, and the events a step produced come out together, as a list (``stream()`` hands them
+out one by one, ``run()`` drops them)::
 
     run_loop                the run: one iteration per pass, until a stop reason; the result
       _begin_response       the before_llm_call controller, the on_llm_call_start observer
