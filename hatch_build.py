@@ -36,6 +36,7 @@ COMPILED_MODULES = (
     "llmist.execution.scheduler",
     "llmist.agent._response",
     "llmist.agent._scheduling",
+    "llmist.agent._state",
 )
 """The compiled modules; the rest of the package stays interpreted (async generators, which
 mypyc cannot compile, and the frozen dataclasses ``fast_constructor`` builds live there)."""

@@ -167,3 +167,21 @@ async def test_concurrent_runs_of_one_agent_stay_apart() -> None:
     agent = Agent(model=MockModel(model, chunk_size=5, delay_s=0.001), gadgets=[add])
     results = await asyncio.gather(*(agent.run(str(n)) for n in range(10)))
     assert [r.output for r in results] == [f"answer {2 * n}" for n in range(10)]
+
+
+async def test_assigning_a_model_applies_from_the_next_run() -> None:
+    agent = Agent(model=MockModel(["first"]), gadgets=[add])
+    assert (await agent.run("q")).output == "first"
+    agent.model = MockModel(["second"])
+    assert (await agent.run("q")).output == "second"
+
+
+async def test_stream_batches_hold_the_same_events_as_the_stream() -> None:
+    def script() -> MockModel:
+        return MockModel([block_call("add", a=2, b=3), "5"], chunk_size=7)
+
+    one_by_one = [e.type for e in await collect_events(Agent(model=script(), gadgets=[add]).stream("q"))]
+    stream = Agent(model=script(), gadgets=[add]).stream("q")
+    batched = [e.type async for batch in stream.batches() for e in batch]
+    assert batched == one_by_one
+    assert stream.result is not None and stream.result.output == "5"

@@ -87,3 +87,11 @@ def test_block_call_writes_nested_values_as_pointers() -> None:
 
 def test_emoji_call_quotes_arguments_with_spaces() -> None:
     assert emoji_call("write", "my file.txt", body="hi") == '🛠️[write "my file.txt"]\nhi\n🛠️[/end]\n'
+
+
+def test_the_guard_is_the_agent_layers_public_one() -> None:
+    import llmist.agent.guard
+    import llmist.testing
+
+    assert llmist.testing.block_real_models is llmist.agent.guard.block_real_models
+    assert llmist.testing.RealModelRequestBlocked is llmist.agent.guard.RealModelRequestBlocked

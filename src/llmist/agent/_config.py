@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, TypeAlias
 
 from llmist.agent._gadget_llm import gadget_llm
 from llmist.agent._models import shared_registry
@@ -15,10 +15,10 @@ from llmist.gadgets import Gadget, GadgetOutputStore, GadgetOutputViewer, output
 from llmist.providers.base import Message, Provider, Usage
 from llmist.syntax import EmojiCallParser, GadgetCallParser
 
-if TYPE_CHECKING:
-    from llmist.agent.agent import Agent
+__all__ = ["DEFAULT_CONTEXT_WINDOW", "AgentSettings", "HumanInputHandler", "RunConfig"]
 
-__all__ = ["DEFAULT_CONTEXT_WINDOW", "RunConfig"]
+HumanInputHandler: TypeAlias = Callable[[str], "str | Awaitable[str]"]
+"""Answers a gadget's ``HumanInputRequired`` question (sync or async)."""
 
 logger = logging.getLogger("llmist.agent")
 
@@ -26,11 +26,37 @@ DEFAULT_CONTEXT_WINDOW = 128_000
 """Context window assumed for models the registry does not know."""
 
 
+class AgentSettings(Protocol):
+    """The options of an ``Agent`` that runs read (``Agent`` has them all). The loop reads the
+    limits at each run, so changing them on an agent applies to its next run."""
+
+    gadgets: list[Gadget]
+    hooks: Hooks | None
+    syntax: Syntax
+    markers: Markers
+    system: str | None
+    system_extra: str | None
+    max_iterations: int
+    max_gadgets_per_response: int | None
+    stop_on_no_calls: bool
+    max_cost: float | None
+    max_tokens: int | None
+    gadget_output_limit: bool
+    gadget_output_limit_percent: float
+    context_window: int | None
+    on_human_input: HumanInputHandler | None
+    gadget_timeout_s: float | None
+    temperature: float | None
+    max_response_tokens: int | None
+    model_registry: Any
+    llm_client: Any
+
+
 @dataclass(slots=True)
 class RunConfig:
     """Everything a run needs, computed once per agent."""
 
-    agent: Agent
+    agent: AgentSettings
     provider: Provider
     model_name: str
     system_prompt: str
@@ -50,7 +76,7 @@ class RunConfig:
 
     @classmethod
     def build(
-        cls, agent: Agent, provider: Provider, model_name: str, extra_gadgets: Sequence[Gadget] = ()
+        cls, agent: AgentSettings, provider: Provider, model_name: str, extra_gadgets: Sequence[Gadget] = ()
     ) -> RunConfig:
         """Resolve limits, pricing and hooks and render the system prompt.
 

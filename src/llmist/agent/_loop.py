@@ -1,6 +1,20 @@
 """The agent loop: stream a response, run its calls while it streams, feed results back, repeat.
 
-:func:`run_loop` is the async generator behind ``Agent.stream()`` and ``Agent.run()``.
+:func:`run_loop` is the pipeline behind ``Agent.stream()`` and ``Agent.run()``; each step is one
+function, and the events a step produced come out together, as a list (``stream()`` hands them
+out one by one, ``run()`` drops them)::
+
+    run_loop                the run: one iteration per pass, until a stop reason; the result
+      _begin_response       the before_llm_call controller, the on_llm_call_start observer
+      _model_response       the response text: the model's stream (or a controller's text)
+        Response.feed       one chunk through the parser; calls start as they close
+      Response.end          parser flush, usage and cost, the response's end event
+      _response_complete    the on_llm_call_complete observer
+      calls.late_result     results of calls still running when the response ended
+      _next_turn            the conversation, on_iteration, the stop reason
+
+The steps of an iteration sit in ``run_loop`` itself rather than in a generator of their own:
+each async generator a round creates costs a registration with the event loop, measurably.
 """
 
 from __future__ import annotations
@@ -8,14 +22,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, AsyncIterable, Callable
+from dataclasses import dataclass, field
+from typing import TypeAlias
 
 from llmist.agent._config import RunConfig
-from llmist.agent._guard import check_model_allowed
-from llmist.agent._response import ModelWait, Response, RunState
+from llmist.agent._response import ModelWait, Response
 from llmist.agent._scheduling import ResponseCalls
+from llmist.agent._state import RunState
 from llmist.agent.conversation import result_message
-from llmist.agent.events import AgentEvent, LLMResponseEndEvent
+from llmist.agent.events import AgentEvent
+from llmist.agent.guard import check_model_allowed
 from llmist.agent.hooks import (
     ChunkContext,
     IterationContext,
@@ -29,11 +46,15 @@ from llmist.agent.hooks import (
 )
 from llmist.agent.result import AgentResult, StopReason
 from llmist.gadgets import AbortSignal
-from llmist.providers.base import Message, Usage, new_message, new_request
+from llmist.providers.base import LLMChunk, LLMRequest, Message, Usage, new_message, new_request
+from llmist.syntax import EmojiCallParser, GadgetCallParser
 
-__all__ = ["RunConfig", "run_loop"]
+__all__ = ["run_loop"]
 
 logger = logging.getLogger("llmist.agent")
+
+Events: TypeAlias = list[AgentEvent]
+"""The events one step produced, in order."""
 
 _NO_CALLS_NUDGE = (
     "Your last answer made no gadget calls. Continue the task with gadget calls, "
@@ -41,158 +62,131 @@ _NO_CALLS_NUDGE = (
 )
 
 
-async def run_loop(
-    cfg: RunConfig, prompt: str, signal: AbortSignal, on_result: Callable[[AgentResult], None], emit: bool = True
-) -> AsyncGenerator[AgentEvent, None]:
-    """Run the agent on ``prompt``, yielding events (none when ``emit`` is false: ``Agent.run``
-    needs only the result); hand the :class:`AgentResult` to ``on_result``."""
-    agent = cfg.agent
-    obs, icp, ctl = cfg.observers, cfg.interceptors, cfg.controllers
-    st = RunState()
-    messages: list[Message] = [cfg.system_message, Message("user", prompt)]
-    calls = ResponseCalls(cfg, st, signal)
-    model_wait = ModelWait(signal)
-    parser = cfg.take_parser()
+@dataclass(slots=True)
+class _Run:
+    """One run in progress: what it was given, its conversation, its totals and its calls."""
+
+    cfg: RunConfig
+    signal: AbortSignal
+    messages: list[Message]
+    state: RunState
+    calls: ResponseCalls
+    wait: ModelWait
+    parser: GadgetCallParser | EmojiCallParser
     stop: StopReason | None = None
-    output = ""
-    try:
-        while stop is None:
-            if signal.aborted:
-                stop = "cancelled"
-                break
-            st.iteration += 1
-            it = st.iteration
-            if it > 1:
-                parser.reset()
-            calls.start_response(it)
-            chunk_ctx = ChunkContext(it) if (obs is not None or icp is not None) else None
-            resp = Response(cfg, calls, parser, chunk_ctx, emit)
-            synthetic: str | None = None
-            call_ctx = LLMCallContext(it, cfg.model_name, messages) if (obs is not None or ctl is not None) else None
-            if ctl is not None and ctl.before_llm_call is not None:
-                action = await call_controller(ctl.before_llm_call, call_ctx)
-                if isinstance(action, SkipLLMCall):
-                    synthetic = action.response
-            if obs is not None and obs.on_llm_call_start is not None:
-                await call_observer(obs.on_llm_call_start, call_ctx)
-            if synthetic is None:
-                check_model_allowed(cfg.provider, cfg.model_name)
-                request = new_request(
-                    cfg.model_name, tuple(messages), agent.max_response_tokens, agent.temperature, (), {}
-                )
-                stream = cfg.provider.stream(request)
-                chunks = stream.__aiter__()
-                finished = False
-                try:
-                    while True:
-                        model_wait.waiting()
-                        try:
-                            chunk = await chunks.__anext__()
-                        except StopAsyncIteration:
-                            finished = True
-                            break
-                        finally:
-                            model_wait.done_waiting()
-                        events = await resp.feed(chunk)
-                        if emit:
-                            for ev in events:
-                                yield ev
-                        if signal.aborted:
-                            break
-                except asyncio.CancelledError:
-                    if not model_wait.interrupted_here():
-                        raise
-                except Exception as exc:
-                    synthetic = await _after_error(cfg, it, exc)
-                    if synthetic is None:
-                        raise
-                    resp.clear()
-                finally:
-                    aclose = None if finished else getattr(stream, "aclose", None)
-                    if aclose is not None:
-                        await aclose()
-            if synthetic is not None:
-                events = await resp.feed_text(synthetic)
-                if emit:
-                    for ev in events:
-                        yield ev
-            events = await resp.finalize()
-            if emit:
-                for ev in events:
-                    yield ev
-            usage, finish = resp.usage, resp.finish
-            response_usage = usage if usage is not None else Usage()
-            st.usage = st.usage + response_usage
-            cost = cfg.cost_of(response_usage) if usage is not None else 0.0
-            st.llm_cost += cost
-            if emit:
-                yield LLMResponseEndEvent(finish, usage)
-            full_text = "".join(resp.raw)
-            if obs is not None and obs.on_llm_call_complete is not None:
-                provider_name = getattr(cfg.provider, "name", "")
-                done = LLMCompleteContext(
-                    it, cfg.model_name, full_text, response_usage, finish, cost, synthetic is not None, provider_name
-                )
-                await call_observer(obs.on_llm_call_complete, done)
-            sched = calls.close_response()
-            if sched is not None:
-                late: list[AgentEvent] = []
-                while (r := await sched.next_result()) is not None:
-                    await resp.finished(r, late)
-                    if late:
-                        yield late.pop()
-            messages.append(new_message("assistant", full_text))
-            n_calls = resp.n_calls
-            if n_calls:
-                messages.extend(result_message(r) for r in calls.ordered())
-            output = "".join(resp.prose).strip()
-            if obs is not None and obs.on_iteration is not None:
-                elapsed = time.perf_counter() - st.started
-                await call_observer(
-                    obs.on_iteration, IterationContext(it, st.usage, st.llm_cost, st.gadget_cost, elapsed, n_calls)
-                )
-            stop = _stop_reason(cfg, st, signal, calls.completion is not None, n_calls)
-            if stop is None and n_calls == 0:
-                messages.append(Message("user", _NO_CALLS_NUDGE))
-    finally:
-        await calls.shutdown()
-        model_wait.detach(signal)
-        cfg.give_back_parser(parser)
-    final = calls.completion if calls.completion is not None else output
-    if icp is not None and icp.intercept_final_message is not None:
-        final = icp.intercept_final_message(final)
-    on_result(
-        AgentResult(
-            output=final,
-            gadget_results=st.results,
-            usage=st.usage,
-            llm_cost=st.llm_cost,
-            gadget_cost=st.gadget_cost,
-            iterations=st.iteration,
-            stop_reason=stop,
-            messages=messages,
-        )
+    output: str = field(default="")
+    """The last response's prose."""
+
+
+async def run_loop(
+    cfg: RunConfig, prompt: str, signal: AbortSignal, on_result: Callable[[AgentResult], None]
+) -> AsyncGenerator[Events, None]:
+    """Run the agent on ``prompt``, yielding its events in batches; hand the :class:`AgentResult`
+    to ``on_result`` once the run ends."""
+    state = RunState()
+    run = _Run(
+        cfg,
+        signal,
+        [cfg.system_message, Message("user", prompt)],
+        state,
+        ResponseCalls(cfg, state, signal),
+        ModelWait(signal),
+        cfg.take_parser(),
     )
+    try:
+        while run.stop is None:
+            if signal.aborted:
+                run.stop = "cancelled"
+                break
+            response = await _begin_response(run)
+            async for events in _model_response(run, response):
+                yield events
+            yield await response.end(run.state)
+            await _response_complete(run, response)
+            while (late := await run.calls.late_result()) is not None:
+                yield [late]
+            await _next_turn(run, response)
+    finally:
+        await run.calls.shutdown()
+        run.wait.detach(signal)
+        cfg.give_back_parser(run.parser)
+    on_result(_result(run))
 
 
-def _stop_reason(
-    cfg: RunConfig, st: RunState, signal: AbortSignal, completed: bool, n_calls: int
-) -> StopReason | None:
-    """Why the run stops after this iteration, or ``None`` to go on."""
-    agent = cfg.agent
-    if signal.aborted:
-        return "cancelled"
-    if completed:
-        return "task_complete"
-    if n_calls == 0 and agent.stop_on_no_calls:
-        return "no_calls"
-    if agent.max_cost is not None and st.llm_cost + st.gadget_cost >= agent.max_cost:
-        return "budget"
-    if agent.max_tokens is not None and st.usage.total_tokens >= agent.max_tokens:
-        return "budget"
-    if st.iteration >= agent.max_iterations:
-        return "max_iterations"
-    return None
+async def _begin_response(run: _Run) -> Response:
+    """A new response; the controller may answer it instead of the model (``SkipLLMCall``)."""
+    cfg, st = run.cfg, run.state
+    st.iteration += 1
+    it = st.iteration
+    if it > 1:
+        run.parser.reset()
+    run.calls.start_response(it)
+    response = Response(cfg, run.calls, run.parser, ChunkContext(it))
+    obs, ctl = cfg.observers, cfg.controllers
+    if obs is None and ctl is None:
+        return response
+    call_ctx = LLMCallContext(it, cfg.model_name, run.messages)
+    if ctl is not None and ctl.before_llm_call is not None:
+        action = await call_controller(ctl.before_llm_call, call_ctx)
+        if isinstance(action, SkipLLMCall):
+            response.synthetic = action.response
+    if obs is not None and obs.on_llm_call_start is not None:
+        await call_observer(obs.on_llm_call_start, call_ctx)
+    return response
+
+
+async def _model_response(run: _Run, response: Response) -> AsyncGenerator[Events, None]:
+    """The response's text: the model's stream chunk by chunk through ``response`` until it ends
+    or the run is cancelled (a cancel also interrupts the wait for a chunk: see ``ModelWait``),
+    or the text a controller gave instead (before the call, or after the model failed: then
+    what streamed so far is forgotten)."""
+    if response.synthetic is None:
+        wait, signal = run.wait, run.signal
+        stream = _open_stream(run)
+        finished = False
+        try:
+            chunks = stream.__aiter__()
+            while True:
+                wait.waiting()
+                try:
+                    chunk = await chunks.__anext__()
+                except StopAsyncIteration:
+                    finished = True
+                    break
+                finally:
+                    wait.done_waiting()
+                events = await response.feed(chunk)
+                if events:
+                    yield events
+                if signal.aborted:
+                    break
+        except asyncio.CancelledError:
+            if not wait.interrupted_here():
+                raise
+        except Exception as exc:
+            response.synthetic = await _after_error(run.cfg, run.state.iteration, exc)
+            if response.synthetic is None:
+                raise
+            response.clear()
+        finally:
+            aclose = None if finished else getattr(stream, "aclose", None)
+            if aclose is not None:
+                await aclose()
+    if response.synthetic is not None:
+        yield await response.feed_text(response.synthetic)
+
+
+def _open_stream(run: _Run) -> AsyncIterable[LLMChunk]:
+    """The model's stream for the next response (refused inside ``block_real_models()``)."""
+    cfg = run.cfg
+    check_model_allowed(cfg.provider, cfg.model_name)
+    return cfg.provider.stream(_request(run))
+
+
+def _request(run: _Run) -> LLMRequest:
+    """The model request of the next response: the whole conversation so far."""
+    agent = run.cfg.agent
+    return new_request(run.cfg.model_name, tuple(run.messages), agent.max_response_tokens, agent.temperature, (), {})
 
 
 async def _after_error(cfg: RunConfig, iteration: int, exc: Exception) -> str | None:
@@ -207,3 +201,80 @@ async def _after_error(cfg: RunConfig, iteration: int, exc: Exception) -> str | 
             logger.info("model error recovered by controller: %s", exc)
             return action.response
     return None
+
+
+async def _response_complete(run: _Run, response: Response) -> None:
+    """The ``on_llm_call_complete`` observer (after the consumer saw the response's end)."""
+    cfg = run.cfg
+    obs = cfg.observers
+    if obs is None or obs.on_llm_call_complete is None:
+        return
+    done = LLMCompleteContext(
+        run.state.iteration,
+        cfg.model_name,
+        "".join(response.raw),
+        response.usage if response.usage is not None else Usage(),
+        response.finish,
+        response.cost,
+        response.synthetic is not None,
+        getattr(cfg.provider, "name", ""),
+    )
+    await call_observer(obs.on_llm_call_complete, done)
+
+
+async def _next_turn(run: _Run, response: Response) -> None:
+    """The response and its results join the conversation; the ``on_iteration`` observer; then
+    the stop reason (or, for a response without calls, a nudge to go on)."""
+    cfg, st, messages = run.cfg, run.state, run.messages
+    messages.append(new_message("assistant", "".join(response.raw)))
+    n_calls = response.n_calls
+    if n_calls:
+        messages.extend(result_message(r) for r in run.calls.ordered())
+    run.output = "".join(response.prose).strip()
+    obs = cfg.observers
+    if obs is not None and obs.on_iteration is not None:
+        elapsed = time.perf_counter() - st.started
+        ctx = IterationContext(st.iteration, st.usage, st.llm_cost, st.gadget_cost, elapsed, n_calls)
+        await call_observer(obs.on_iteration, ctx)
+    run.stop = _stop_reason(run, n_calls)
+    if run.stop is None and n_calls == 0:
+        messages.append(Message("user", _NO_CALLS_NUDGE))
+
+
+def _stop_reason(run: _Run, n_calls: int) -> StopReason | None:
+    """Why the run stops after this iteration, or ``None`` to go on."""
+    agent, st = run.cfg.agent, run.state
+    if run.signal.aborted:
+        return "cancelled"
+    if run.calls.completion is not None:
+        return "task_complete"
+    if n_calls == 0 and agent.stop_on_no_calls:
+        return "no_calls"
+    if agent.max_cost is not None and st.llm_cost + st.gadget_cost >= agent.max_cost:
+        return "budget"
+    if agent.max_tokens is not None and st.usage.total_tokens >= agent.max_tokens:
+        return "budget"
+    if st.iteration >= agent.max_iterations:
+        return "max_iterations"
+    return None
+
+
+def _result(run: _Run) -> AgentResult:
+    """The :class:`AgentResult` of a finished run (the final message interceptor applied)."""
+    completion = run.calls.completion
+    final = completion if completion is not None else run.output
+    icp = run.cfg.interceptors
+    if icp is not None and icp.intercept_final_message is not None:
+        final = icp.intercept_final_message(final)
+    st = run.state
+    assert run.stop is not None
+    return AgentResult(
+        output=final,
+        gadget_results=st.results,
+        usage=st.usage,
+        llm_cost=st.llm_cost,
+        gadget_cost=st.gadget_cost,
+        iterations=st.iteration,
+        stop_reason=run.stop,
+        messages=run.messages,
+    )

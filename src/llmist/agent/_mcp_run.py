@@ -12,7 +12,7 @@ from collections.abc import AsyncGenerator, Callable, Sequence
 from typing import TYPE_CHECKING
 
 from llmist.agent._config import RunConfig
-from llmist.agent.events import AgentEvent
+from llmist.agent._loop import Events
 from llmist.gadgets import Gadget
 
 if TYPE_CHECKING:
@@ -24,9 +24,9 @@ __all__ = ["run_with_mcp"]
 async def run_with_mcp(
     config: RunConfig,
     servers: Sequence[MCPServer],
-    start: Callable[[RunConfig], AsyncGenerator[AgentEvent, None]],
+    start: Callable[[RunConfig], AsyncGenerator[Events, None]],
     run_gadgets: Sequence[Gadget] = (),
-) -> AsyncGenerator[AgentEvent, None]:
+) -> AsyncGenerator[Events, None]:
     """The events of ``start(config with the servers' tools)``, the servers open around them.
 
     ``run_gadgets`` (the final-answer gadgets of a typed run) join them; ``config``'s observers stay.

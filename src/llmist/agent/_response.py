@@ -1,63 +1,47 @@
 """One response of a run in the making: its parser events turned into agent events and
 started calls, and the wait for the model's next chunk.
 
-Kept apart from :mod:`llmist.agent._loop` (whose ``run_loop`` is an async generator) so the
-compiled build can compile these per-chunk paths with mypyc.
+Kept apart from :mod:`llmist.agent._loop` (whose steps are async generators, which mypyc cannot
+compile) so the compiled build compiles these per-chunk paths.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, assert_never
 
 from llmist.agent._config import RunConfig
-from llmist.agent._scheduling import ResponseCalls, result_event
-from llmist.agent.events import AgentEvent
+from llmist.agent._scheduling import ResponseCalls
+from llmist.agent._state import RunState
+from llmist.agent.events import AgentEvent, LLMResponseEndEvent
 from llmist.agent.hooks import ChunkContext, call_observer
-from llmist.execution import GadgetExecutionResult
 from llmist.gadgets import AbortSignal
 from llmist.providers.base import LLMChunk, Usage
 from llmist.syntax import ArgsPartialEvent, EmojiCallParser, GadgetCallEvent, GadgetCallParser, SyntaxEvent, TextEvent
 
-__all__ = ["ModelWait", "Response", "RunState"]
-
-
-class RunState:
-    """Mutable totals of one run."""
-
-    __slots__ = ("gadget_cost", "iteration", "llm_cost", "results", "started", "usage")
-
-    def __init__(self) -> None:
-        self.iteration = 0
-        self.usage = Usage()
-        self.llm_cost = 0.0
-        self.gadget_cost = 0.0
-        self.results: list[GadgetExecutionResult] = []
-        self.started = time.perf_counter()
+__all__ = ["ModelWait", "Response"]
 
 
 class Response:
     """One response in the making: its text, its prose, and its calls (started as they are parsed)."""
 
-    __slots__ = ("calls", "cfg", "ctx", "emit", "finish", "n_calls", "parser", "prose", "raw", "usage")
+    __slots__ = ("calls", "cfg", "cost", "ctx", "finish", "n_calls", "parser", "prose", "raw", "synthetic", "usage")
 
     def __init__(
         self,
         cfg: RunConfig,
         calls: ResponseCalls,
         parser: GadgetCallParser | EmojiCallParser,
-        ctx: ChunkContext | None,
-        emit: bool,
+        ctx: ChunkContext,
     ) -> None:
         self.cfg = cfg
         self.calls = calls
         self.parser = parser
         self.ctx = ctx
-        self.emit = emit
-        """Whether events are wanted (``Agent.run`` needs only the result: it builds none)."""
+        self.synthetic: str | None = None
+        """The response a controller supplied instead of the model's (``SkipLLMCall``, ``Recover``)."""
         self.raw: list[str] = []
         """The response text, chunk by chunk (after raw-chunk interceptors)."""
         self.prose: list[str] = []
@@ -67,6 +51,8 @@ class Response:
         """The usage the model reported (its last report), if any."""
         self.finish: str | None = None
         """The model's finish reason, if it gave one."""
+        self.cost = 0.0
+        """USD of this response (set when it ends; 0 without usage or a price)."""
 
     async def feed(self, chunk: LLMChunk) -> list[AgentEvent]:
         """A model chunk: note its usage and finish reason, and pass its text through the
@@ -80,7 +66,7 @@ class Response:
             return []
         icp, obs = self.cfg.interceptors, self.cfg.observers
         if icp is not None and icp.intercept_raw_chunk is not None:
-            changed = icp.intercept_raw_chunk(text, self.ctx)  # type: ignore[arg-type]
+            changed = icp.intercept_raw_chunk(text, self.ctx)
             if not changed:
                 return []
             text = changed
@@ -97,6 +83,19 @@ class Response:
         """The response ended: whatever the parser still holds (text, a call cut off)."""
         return await self.handle(self.parser.finalize())
 
+    async def end(self, st: RunState) -> list[AgentEvent]:
+        """The response ended: the parser's last events, no more calls, the usage and cost
+        added to the run's totals ``st``, and the ``LLMResponseEndEvent``."""
+        events = await self.finalize()
+        self.calls.close_response()
+        usage = self.usage
+        if usage is not None:
+            self.cost = self.cfg.cost_of(usage)
+            st.usage = st.usage + usage
+            st.llm_cost += self.cost
+        events.append(LLMResponseEndEvent(self.finish, usage))
+        return events
+
     def clear(self) -> None:
         """Forget what streamed so far, in the parser too (the model failed and a controller
         supplies the response)."""
@@ -107,41 +106,40 @@ class Response:
     async def handle(self, events: Iterable[SyntaxEvent]) -> list[AgentEvent]:
         """Apply hooks to parser events, start each call at once, and add results finished so far."""
         out: list[AgentEvent] = []
-        cfg, calls, emit = self.cfg, self.calls, self.emit
-        icp, obs = cfg.interceptors, cfg.observers
         for ev in events:
-            kind = type(ev)
-            if kind is TextEvent:
-                if icp is not None and icp.intercept_text_chunk is not None:
-                    content = icp.intercept_text_chunk(ev.content, self.ctx)  # type: ignore[arg-type,union-attr]
-                    if not content:
-                        continue
-                    ev = TextEvent(content)
-                self.prose.append(ev.content)  # type: ignore[union-attr]
-            elif kind is GadgetCallEvent:
-                self.n_calls += 1
-                immediate = calls.submit(ev.call, self.n_calls)  # type: ignore[union-attr]
-                if emit:
-                    out.append(ev)
-                for r in immediate:
-                    await self.finished(r, out)
-                continue
-            elif kind is ArgsPartialEvent and obs is not None and obs.on_args_partial is not None:
-                await call_observer(obs.on_args_partial, ev)
-            if emit:
+            if isinstance(ev, TextEvent):
+                text = self._text(ev)
+                if text is not None:
+                    out.append(text)
+            elif isinstance(ev, GadgetCallEvent):
                 out.append(ev)
-        for r in calls.take_ready():
-            await self.finished(r, out)
+                out.extend(await self._call(ev))
+            elif isinstance(ev, ArgsPartialEvent):
+                obs = self.cfg.observers
+                if obs is not None and obs.on_args_partial is not None:
+                    await call_observer(obs.on_args_partial, ev)
+                out.append(ev)
+            else:
+                assert_never(ev)
+        for r in self.calls.take_ready():
+            out.append(await self.calls.finished(r))
         return out
 
-    async def finished(self, r: GadgetExecutionResult, out: list[AgentEvent]) -> None:
-        """Record a finished call and tell the observers; add its event to ``out`` if wanted."""
-        calls = self.calls
-        r = calls.record(r)
-        if calls.observed:
-            await calls.notify(r)
-        if self.emit:
-            out.append(result_event(r))
+    def _text(self, ev: TextEvent) -> TextEvent | None:
+        """Prose outside calls, after the text interceptor (``None``: it dropped the text)."""
+        icp = self.cfg.interceptors
+        if icp is not None and icp.intercept_text_chunk is not None:
+            content = icp.intercept_text_chunk(ev.content, self.ctx)
+            if not content:
+                return None
+            ev = TextEvent(content)
+        self.prose.append(ev.content)
+        return ev
+
+    async def _call(self, ev: GadgetCallEvent) -> list[AgentEvent]:
+        """Start a parsed call; the events of results known at once (a call not run)."""
+        self.n_calls += 1
+        return [await self.calls.finished(r) for r in self.calls.submit(ev.call, self.n_calls)]
 
 
 class ModelWait:

@@ -7,8 +7,10 @@ import asyncio
 import contextlib
 import inspect
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from llmist.agent._config import RunConfig
+from llmist.agent._state import RunState
 from llmist.agent.conversation import not_run_message
 from llmist.agent.events import AgentEvent, GadgetResultEvent, GadgetSkippedEvent
 from llmist.agent.hooks import GadgetContext, SkipGadget, call_controller, call_observer
@@ -22,10 +24,6 @@ from llmist.execution import (
 from llmist.execution.results import call_result
 from llmist.gadgets import AbortSignal
 from llmist.syntax import ParsedCall
-
-if TYPE_CHECKING:
-    from llmist.agent._config import RunConfig
-    from llmist.agent._response import RunState
 
 __all__ = ["ResponseCalls", "result_event"]
 
@@ -44,6 +42,9 @@ class ResponseCalls:
         self._executor: GadgetExecutor | None = None
         ctl = cfg.controllers
         self._on_skipped = ctl.on_dependency_skipped if ctl is not None else None
+        obs = cfg.observers
+        self._observed = obs is not None and (obs.on_gadget_complete is not None or obs.on_gadget_skipped is not None)
+        """Whether observers want finished calls."""
         self._by_id: dict[str, GadgetExecutionResult] = {}
         self._sched: GadgetScheduler | None = None
         self._iteration = 0
@@ -82,13 +83,19 @@ class ResponseCalls:
         """Results finished so far (without waiting)."""
         return self._sched.take_ready() if self._sched is not None else []
 
-    def close_response(self) -> GadgetScheduler | None:
-        """The response ended: no more calls. Iterate the returned scheduler (if any) for the
-        results still to come, in completion order."""
+    def close_response(self) -> None:
+        """The response ended: no more calls (:meth:`late_result` gives the results still to come)."""
+        if self._sched is not None:
+            self._sched.close()
+
+    async def late_result(self) -> AgentEvent | None:
+        """The event of the next of this response's calls to finish after the response ended
+        (recorded, observers told), in completion order; ``None`` once all have finished."""
         sched = self._sched
-        if sched is not None:
-            sched.close()
-        return sched
+        if sched is None:
+            return None
+        r = await sched.next_result()
+        return None if r is None else await self.finished(r)
 
     def ordered(self) -> list[GadgetExecutionResult]:
         """This response's results in the order the model wrote the calls."""
@@ -112,13 +119,14 @@ class ResponseCalls:
             self.completion = r.result or ""
         return r
 
-    @property
-    def observed(self) -> bool:
-        """Whether observers want finished calls (``notify`` must be awaited)."""
-        obs = self._cfg.observers
-        return obs is not None and (obs.on_gadget_complete is not None or obs.on_gadget_skipped is not None)
+    async def finished(self, r: GadgetExecutionResult) -> AgentEvent:
+        """A call finished: record it, tell the observers, and return its stream event."""
+        r = self.record(r)
+        if self._observed:
+            await self._notify(r)
+        return result_event(r)
 
-    async def notify(self, r: GadgetExecutionResult) -> None:
+    async def _notify(self, r: GadgetExecutionResult) -> None:
         """Tell the observers about a recorded call."""
         obs = self._cfg.observers
         if obs is None:

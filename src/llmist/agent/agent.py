@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
+from collections import deque
+from collections.abc import AsyncGenerator, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeAlias, overload
 
 from typing_extensions import TypeVar
 
-from llmist.agent._config import RunConfig
-from llmist.agent._loop import run_loop
+from llmist.agent._config import HumanInputHandler, RunConfig
+from llmist.agent._loop import Events, run_loop
 from llmist.agent._models import resolve_agent_model
 from llmist.agent._output import (
     DEFAULT_MAX_OUTPUT_RETRIES,
@@ -32,9 +33,6 @@ if TYPE_CHECKING:
     from llmist.mcp import MCPServer
 
 __all__ = ["Agent", "AgentStream", "HumanInputHandler"]
-
-HumanInputHandler: TypeAlias = Callable[[str], "str | Awaitable[str]"]
-"""Answers a gadget's ``HumanInputRequired`` question (sync or async)."""
 
 RunOutputT = TypeVar("RunOutputT")
 """The output type of one run given ``run(..., output_type=...)``."""
@@ -82,6 +80,8 @@ class Agent(Generic[OutputT]):
             ``None`` follows :func:`llmist.instrument`); see :doc:`tracing`.
     """
 
+    _config: RunConfig | None
+
     def __init__(
         self,
         *,
@@ -113,20 +113,10 @@ class Agent(Generic[OutputT]):
         max_output_retries: int = DEFAULT_MAX_OUTPUT_RETRIES,
         instrument: InstrumentationSettings | bool | None = None,
     ) -> None:
-        if syntax not in ("block", "emoji"):
-            raise ValueError(f"syntax must be 'block' or 'emoji', got {syntax!r}")
-        if max_iterations < 1:
-            raise ValueError(f"max_iterations must be at least 1, got {max_iterations}")
+        _check_options(syntax, max_iterations)
         self.model = model
-        self.gadgets: list[Gadget] = [as_gadget(g) for g in gadgets]
-        names = [g.name for g in self.gadgets]
-        dupes = sorted({n for n in names if names.count(n) > 1})
-        if dupes:
-            raise ValueError(f"two gadgets share the name(s) {dupes}; give each a unique `name`")
-        if isinstance(hooks, Hooks) or hooks is None:
-            self.hooks = hooks
-        else:
-            self.hooks = merge_hooks(*hooks)
+        self.gadgets: list[Gadget] = _unique_gadgets(gadgets)
+        self.hooks: Hooks | None = hooks if isinstance(hooks, Hooks) or hooks is None else merge_hooks(*hooks)
         self.syntax: Syntax = syntax
         self.markers = Markers(gadget_start_prefix, gadget_end_prefix, gadget_arg_prefix)
         self.system = system
@@ -150,8 +140,19 @@ class Agent(Generic[OutputT]):
         self.max_output_retries = max_output_retries
         self.instrument = instrument
         self._output: OutputSpec | None = output_spec(output_type, max_output_retries)
-        self._config: RunConfig | None = None
         self._output_config: RunConfig | None = None
+
+    @property
+    def model(self) -> str | Provider:
+        """The model runs use. Assigning another one (``llmist.testing.override`` does) applies
+        from the next run on."""
+        return self._model
+
+    @model.setter
+    def model(self, model: str | Provider) -> None:
+        self._model = model
+        self._config = None
+        self._output_config = None
 
     @property
     def system_prompt(self) -> str:
@@ -159,12 +160,6 @@ class Agent(Generic[OutputT]):
         if self._output is not None:
             return self._typed_config(self._output).system_prompt
         return self._run_config().system_prompt
-
-    def _swap_model(self, model: str | Provider) -> str | Provider:
-        saved, self.model = self.model, model
-        self._config = None
-        self._output_config = None
-        return saved
 
     def _run_config(self) -> RunConfig:
         if self._config is None:
@@ -183,12 +178,12 @@ class Agent(Generic[OutputT]):
             self._output_config = RunConfig.build(self._untyped(), base.provider, base.model_name, spec.gadgets)
         return self._output_config
 
-    def _start(self, prompt: str, signal: AbortSignal | None, emit: bool, output_type: Any) -> AgentStream[Any]:
+    def _start(self, prompt: str, signal: AbortSignal | None, output_type: Any) -> AgentStream[Any]:
         spec = self._output if output_type is None else output_spec(output_type, self.max_output_retries)
         config = self._run_config() if spec is None else self._typed_config(spec)
         tracing = resolve(self.instrument)
         return AgentStream(
-            config, prompt, signal, emit=emit, mcp_servers=self.mcp_servers, output=spec, tracing=tracing
+            config, prompt, signal, mcp_servers=self.mcp_servers, output=spec, tracing=tracing
         )
 
     @overload
@@ -208,7 +203,7 @@ class Agent(Generic[OutputT]):
 
         ``output_type`` overrides the agent's for this run.
         """
-        return self._start(prompt, signal, True, output_type)
+        return self._start(prompt, signal, output_type)
 
     @overload
     async def run(
@@ -224,8 +219,8 @@ class Agent(Generic[OutputT]):
     ) -> AgentResult[RunOutputT]: ...
     async def run(self, prompt: str, *, signal: AbortSignal | None = None, output_type: Any = None) -> AgentResult[Any]:
         """Run to the end and return the :class:`AgentResult` (``output_type`` overrides the agent's)."""
-        s = self._start(prompt, signal, False, output_type)
-        async for _ in s:
+        s = self._start(prompt, signal, output_type)
+        async for _ in s.batches():
             pass
         assert s.result is not None
         return s.result
@@ -257,7 +252,6 @@ class AgentStream(Generic[OutputT]):
         prompt: str,
         signal: AbortSignal | None,
         *,
-        emit: bool = True,
         mcp_servers: Sequence[MCPServer] = (),
         output: OutputSpec | None = None,
         tracing: InstrumentationSettings | None = None,
@@ -268,6 +262,7 @@ class AgentStream(Generic[OutputT]):
         """The run's outcome, once the stream is exhausted."""
         self._output = output
         self._gave_up: str | None = None
+        self._pending: deque[AgentEvent] = deque()
         tracer = None
         if output is not None:
             prompt = f"{prompt}\n\n{output.instruction()}"
@@ -277,23 +272,23 @@ class AgentStream(Generic[OutputT]):
 
             tracer = RunTracer(tracing, config)
             config = _with_observers(config, tracer.hooks())
-        self._gen: AsyncGenerator[AgentEvent, None] = self._events(config, prompt, emit, mcp_servers)
+        self._gen: AsyncGenerator[Events, None] = self._events(config, prompt, mcp_servers)
         if output is not None:
             self._gen = typed_events(self._gen, self._type_result)
         if tracer is not None:
             self._gen = tracer.wrap(self._gen, lambda: self.result)
 
     def _events(
-        self, config: RunConfig, prompt: str, emit: bool, mcp_servers: Sequence[MCPServer]
-    ) -> AsyncGenerator[AgentEvent, None]:
+        self, config: RunConfig, prompt: str, mcp_servers: Sequence[MCPServer]
+    ) -> AsyncGenerator[Events, None]:
         if not mcp_servers:
-            return run_loop(config, prompt, self.signal, self._set_result, emit)
+            return run_loop(config, prompt, self.signal, self._set_result)
         from llmist.agent._mcp_run import run_with_mcp
 
         return run_with_mcp(
             config,
             mcp_servers,
-            lambda run_config: run_loop(run_config, prompt, self.signal, self._set_result, emit),
+            lambda run_config: run_loop(run_config, prompt, self.signal, self._set_result),
             self._output.gadgets if self._output is not None else (),
         )
 
@@ -308,18 +303,26 @@ class AgentStream(Generic[OutputT]):
         if self._output is not None and self.result is not None:
             self.result = typed_result(self._output, self.result, self._gave_up)
 
+    def batches(self) -> AsyncGenerator[Events, None]:
+        """The run's events as the loop produces them, in lists (one per step)."""
+        return self._gen
+
     def cancel(self) -> None:
         """Cancel the run."""
         self.signal.abort("run cancelled")
 
-    def __aiter__(self) -> AsyncIterator[AgentEvent]:
-        return self._gen
+    def __aiter__(self) -> AgentStream[OutputT]:
+        return self
 
     async def __anext__(self) -> AgentEvent:
-        return await self._gen.__anext__()
+        pending = self._pending
+        while not pending:
+            pending.extend(await self._gen.__anext__())
+        return pending.popleft()
 
     async def aclose(self) -> None:
         """Stop early: cancel running gadgets and close the model stream."""
+        self._pending.clear()
         await self._gen.aclose()
 
 
@@ -327,3 +330,21 @@ def _with_observers(config: RunConfig, extra: Hooks) -> RunConfig:
     """``config`` whose observers are its own followed by ``extra``'s."""
     own = Hooks(observers=config.observers) if config.observers is not None else None
     return dataclasses.replace(config, observers=merge_hooks(own, extra).observers)
+
+
+def _check_options(syntax: str, max_iterations: int) -> None:
+    """Reject option values no run could use."""
+    if syntax not in ("block", "emoji"):
+        raise ValueError(f"syntax must be 'block' or 'emoji', got {syntax!r}")
+    if max_iterations < 1:
+        raise ValueError(f"max_iterations must be at least 1, got {max_iterations}")
+
+
+def _unique_gadgets(gadgets: Sequence[object]) -> list[Gadget]:
+    """The gadgets as ``Gadget`` instances; two with one name are an error."""
+    out = [as_gadget(g) for g in gadgets]
+    names = [g.name for g in out]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ValueError(f"two gadgets share the name(s) {dupes}; give each a unique `name`")
+    return out

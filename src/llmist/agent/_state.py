@@ -1,0 +1,25 @@
+"""The running totals of one run: iteration count, token usage, costs and finished calls."""
+
+from __future__ import annotations
+
+import time
+
+from llmist.execution import GadgetExecutionResult
+from llmist.providers.base import Usage
+
+__all__ = ["RunState"]
+
+
+class RunState:
+    """Mutable totals of one run (the loop and the run's calls both add to them)."""
+
+    __slots__ = ("gadget_cost", "iteration", "llm_cost", "results", "started", "usage")
+
+    def __init__(self) -> None:
+        self.iteration = 0
+        self.usage = Usage()
+        self.llm_cost = 0.0
+        self.gadget_cost = 0.0
+        self.results: list[GadgetExecutionResult] = []
+        """Every finished call of the run, in completion order."""
+        self.started = time.perf_counter()
