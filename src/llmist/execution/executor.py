@@ -245,7 +245,7 @@ class GadgetExecutor:
         ctx = self._context(prepared, asyncio.get_running_loop())
         try:
             output, exc = fn(prepared.params, ctx), None
-        except Exception as error:
+        except (Exception, SystemExit) as error:
             output, exc = None, error
         settled = self._settle(prepared, ctx, output, exc)
         if isinstance(settled, HumanInputRequired):
@@ -263,7 +263,7 @@ class GadgetExecutor:
         timed_out: list[GadgetTimeoutError] = []
         if timeout is not None and task is not None:
             timer = loop.call_later(timeout, _fire_timeout, ctx, task, timed_out, gadget.name, timeout)
-        exc: Exception | None = None
+        exc: Exception | SystemExit | None = None
         output: Any = None
         try:
             if invocation.is_async:
@@ -279,7 +279,7 @@ class GadgetExecutor:
                 return self._timeout_result(prepared, ctx, timed_out[0])
             ctx.signal.abort("cancelled")
             raise
-        except Exception as error:
+        except (Exception, SystemExit) as error:  # SystemExit: a library the gadget called quit
             exc = error
         finally:
             if timer is not None:
@@ -290,7 +290,7 @@ class GadgetExecutor:
         return settled
 
     def _settle(
-        self, prepared: _Prepared, ctx: ExecutionContext, output: Any, exc: Exception | None
+        self, prepared: _Prepared, ctx: ExecutionContext, output: Any, exc: Exception | SystemExit | None
     ) -> GadgetExecutionResult | HumanInputRequired:
         """The result of a finished gadget (its output or the exception it raised), or the
         ``HumanInputRequired`` to put to the input handler."""
@@ -318,6 +318,8 @@ class GadgetExecutor:
             question = exc.question
             status = "error"
             error = f"{gadget.name} needs an answer from the user ({exc.question!r}) but no input handler is registered"
+        elif isinstance(exc, SystemExit):
+            status, error = "error", _exit_text(exc)
         else:
             status, error = "error", f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
             _log.debug("Gadget %s (%s) raised", gadget.name, prepared.call.invocation_id, exc_info=exc)
@@ -448,7 +450,7 @@ class ThreadCall:
         self._over = True
         if self._timer is not None:
             self._timer.cancel()
-        if exc is not None and not isinstance(exc, Exception):
+        if exc is not None and not isinstance(exc, (Exception, SystemExit)):
             if isinstance(exc, asyncio.CancelledError):
                 self._ctx.signal.abort("cancelled")
                 self._done(call_result(self._prepared.call, None, RUN_CANCELLED, "cancelled"))
@@ -506,6 +508,12 @@ def _positional_arity(fn: Callable[..., Any]) -> int:
     if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
         return 3
     return sum(1 for p in params if p.kind in kinds)
+
+
+def _exit_text(exc: SystemExit) -> str:
+    """A gadget's ``SystemExit`` is the gadget's failure, not the program's end: the model drives
+    the gadget, so the model hears about it like any other error."""
+    return f"SystemExit: the gadget called sys.exit({exc.code!r}); the call failed and the agent goes on"
 
 
 def _ms(started: float) -> float:

@@ -67,7 +67,17 @@ class GadgetExecutionResult:
 
 
 _ResultFields: TypeAlias = tuple[
-    str, str, dict[str, Any], str | None, str | None, float, float, bool, ResultStatus, GadgetSkip | None, str | None,
+    str,
+    str,
+    dict[str, Any],
+    str | None,
+    str | None,
+    float,
+    float,
+    bool,
+    ResultStatus,
+    GadgetSkip | None,
+    str | None,
     bool,
 ]
 new_result: Callable[[*_ResultFields], GadgetExecutionResult] = fast_constructor(GadgetExecutionResult)
