@@ -40,8 +40,9 @@ from llmist.syntax import ParsedCall
 
 __all__ = ["GadgetExecutor", "HumanInputHandler", "ThreadCall"]
 
-HumanInputHandler = Callable[[str], Awaitable[str]]
-"""``async (question) -> answer``: asks the human running the agent."""
+HumanInputHandler = Callable[[str], "str | Awaitable[str]"]
+"""``(question) -> answer``, sync or async: asks the human running the agent. A sync handler
+(``input()``, say) runs in a worker thread, so other calls and the stream go on while it waits."""
 
 _log = logging.getLogger("llmist.execution")
 _perf = time.perf_counter
@@ -331,7 +332,7 @@ class GadgetExecutor:
         result: str | None = None
         error: str | None = None
         try:
-            result = await self.on_human_input(exc.question)
+            result = await _answer(self.on_human_input, exc.question)
         except Exception as handler_exc:
             status, error = "error", f"The input handler failed: {type(handler_exc).__name__}: {handler_exc}"
         return self._result(prepared, ctx, result, error, status, 0.0, False, exc.question, False)
@@ -508,6 +509,14 @@ def _positional_arity(fn: Callable[..., Any]) -> int:
     if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
         return 3
     return sum(1 for p in params if p.kind in kinds)
+
+
+async def _answer(handler: HumanInputHandler, question: str) -> str:
+    if inspect.iscoroutinefunction(handler):
+        answer: str | Awaitable[str] = await handler(question)
+    else:  # in the gadgets' worker threads: input() and the like block
+        answer = await run_in_thread(handler, question)
+    return await answer if inspect.isawaitable(answer) else answer
 
 
 def _exit_text(exc: SystemExit) -> str:
