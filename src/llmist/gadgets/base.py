@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict
 from llmist.gadgets.context import ExecutionContext
 from llmist.gadgets.errors import GadgetError
 
-__all__ = ["Gadget", "GadgetExample", "GadgetResult", "NoParams", "as_gadget"]
+__all__ = ["Gadget", "GadgetExample", "GadgetResult", "Invocation", "NoParams", "as_gadget"]
 
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*").fullmatch
 
@@ -47,7 +47,7 @@ class NoParams(BaseModel):
 
 
 @dataclass(frozen=True, slots=True)
-class _Invocation:
+class Invocation:
     """How to call a gadget's ``execute``: resolved once per gadget, reused on every call."""
 
     call: Callable[[BaseModel, ExecutionContext], Any]
@@ -93,20 +93,21 @@ class Gadget:
         """Run the gadget with validated ``params``; return the result text (or a :class:`GadgetResult`)."""
         raise NotImplementedError(f"Gadget {self.name!r} does not implement execute(self, params, ctx)")
 
-    def _invocation(self) -> _Invocation:
-        cached: _Invocation | None = self.__dict__.get("_llmist_invocation")
+    def invocation(self) -> Invocation:
+        """How to call :meth:`execute` (sync or async, with or without ``ctx``), resolved once."""
+        cached: Invocation | None = self.__dict__.get("_llmist_invocation")
         if cached is None:
             cached = self._resolve_invocation()
             self.__dict__["_llmist_invocation"] = cached
         return cached
 
-    def _resolve_invocation(self) -> _Invocation:
+    def _resolve_invocation(self) -> Invocation:
         method = self.execute
         is_async = inspect.iscoroutinefunction(method)
         if _positional_arity(method) >= 2:
-            return _Invocation(method, is_async)
+            return Invocation(method, is_async)
         single: Callable[[BaseModel], Any] = method  # type: ignore[assignment]
-        return _Invocation(lambda params, ctx: single(params), is_async)
+        return Invocation(lambda params, ctx: single(params), is_async)
 
     def __repr__(self) -> str:
         return f"<Gadget {self.name}>"
@@ -167,4 +168,4 @@ def _check(g: Gadget) -> None:
         raise GadgetError(f"Gadget {g.name!r}: Params must be a Pydantic BaseModel subclass, got {g.Params!r}")
     if g.timeout_s is not None and g.timeout_s <= 0:
         raise GadgetError(f"Gadget {g.name!r}: timeout_s must be positive, got {g.timeout_s}")
-    g._invocation()
+    g.invocation()

@@ -10,7 +10,7 @@ from typing import Annotated, Any, overload
 from pydantic import BaseModel, ConfigDict, create_model
 from pydantic.fields import FieldInfo
 
-from llmist.gadgets.base import Gadget, GadgetExample, _check, _Invocation, _positional_arity
+from llmist.gadgets.base import Gadget, GadgetExample, Invocation, _check, _positional_arity
 from llmist.gadgets.context import ExecutionContext
 from llmist.gadgets.errors import GadgetError
 
@@ -26,7 +26,7 @@ class FunctionGadget(Gadget):
         name: str,
         description: str,
         params: type[BaseModel],
-        invocation: _Invocation,
+        invocation: Invocation,
         function: Callable[..., Any],
         timeout_s: float | None = None,
         examples: Sequence[GadgetExample] | None = None,
@@ -129,9 +129,9 @@ def create_gadget(
         raise GadgetError(f"create_gadget: schema must be a Pydantic BaseModel subclass, got {schema!r}")
     is_async = inspect.iscoroutinefunction(execute)
     if _positional_arity(execute) >= 2:
-        invocation = _Invocation(execute, is_async)
+        invocation = Invocation(execute, is_async)
     else:
-        invocation = _Invocation(lambda params, ctx: execute(params), is_async)
+        invocation = Invocation(lambda params, ctx: execute(params), is_async)
     gadget_name = name or getattr(execute, "__name__", "") or ""
     if gadget_name == "<lambda>":
         raise GadgetError("create_gadget: pass name=... when execute is a lambda")
@@ -207,7 +207,7 @@ def _from_function(
         name=gadget_name,
         description=final_description,
         params=params_model,
-        invocation=_Invocation(call, is_async),
+        invocation=Invocation(call, is_async),
         function=function,
         timeout_s=timeout_s,
         examples=examples,
