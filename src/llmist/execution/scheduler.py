@@ -17,7 +17,7 @@ from typing import Any
 from mypy_extensions import mypyc_attr
 
 from llmist.execution._eager import start_task
-from llmist.execution.controllers import DependencySkipDecision, DependencySkipInfo, OnDependencySkipped
+from llmist.execution.controllers import DependencySkipDecision, OnDependencySkipped
 from llmist.execution.executor import GadgetExecutor, ThreadCall
 from llmist.execution.results import RUN_CANCELLED, GadgetExecutionResult, GadgetSkip, call_result
 from llmist.gadgets import Gadget
@@ -247,14 +247,7 @@ class GadgetScheduler:
     async def _ask_controller(self, node: _Node, failed: GadgetExecutionResult) -> None:
         call = node.call
         assert self._on_skipped is not None
-        info = DependencySkipInfo(
-            call,
-            call.gadget_name,
-            call.invocation_id,
-            dict(call.parameters or {}),
-            failed.invocation_id,
-            failed.error or failed.status,
-        )
+        info = _skip_record(call, failed)
         try:
             decision = self._on_skipped(info)
             if inspect.isawaitable(decision):
@@ -431,15 +424,25 @@ def _error(call: ParsedCall, message: str) -> GadgetExecutionResult:
     return call_result(call, None, message, "error")
 
 
+def _skip_record(call: ParsedCall, failed: GadgetExecutionResult) -> GadgetSkip:
+    return GadgetSkip(
+        gadget_name=call.gadget_name,
+        invocation_id=call.invocation_id,
+        parameters=dict(call.parameters or {}),
+        failed_dependency=failed.invocation_id,
+        failed_dependency_error=failed.error or failed.status,
+        call=call,
+    )
+
+
 def _skipped(call: ParsedCall, failed: GadgetExecutionResult) -> GadgetExecutionResult:
-    reason = failed.error or failed.status
-    skip = GadgetSkip(call.gadget_name, call.invocation_id, dict(call.parameters or {}), failed.invocation_id, reason)
+    skip = _skip_record(call, failed)
     return GadgetExecutionResult(
         call.gadget_name,
         call.invocation_id,
         skip.parameters,
         None,
-        f"Skipped: dependency {failed.invocation_id!r} ({failed.gadget_name}) failed: {reason}",
+        f"Skipped: dependency {failed.invocation_id!r} ({failed.gadget_name}) failed: {skip.failed_dependency_error}",
         0.0,
         status="skipped",
         skip=skip,
