@@ -259,3 +259,16 @@ async def test_sync_input_handler_runs_in_a_worker_thread() -> None:
     result = await GadgetExecutor([ask], on_human_input=answer).execute(call("ask"))
     assert result.result is not None and result.result.startswith("name? ")
     assert result.result != f"name? {threading.current_thread().name}"
+
+
+async def test_plain_hook_returning_an_awaitable_is_refused_with_a_hint() -> None:
+    async def decide(info: GadgetCallInfo) -> None:
+        return None
+
+    executor = GadgetExecutor([Add], before_gadget=lambda info: decide(info))
+    try:
+        await executor.execute(call("Add", {"a": 1}))
+    except TypeError as exc:
+        assert "async def" in str(exc)
+    else:
+        raise AssertionError("expected a TypeError")
