@@ -302,7 +302,7 @@ class GadgetScheduler:
             elif isinstance(started, ThreadCall):
                 self._threads[call.invocation_id] = started
             else:
-                self._spawn(self._execute(node, started), node)  # its first step runs now: it may finish here
+                self._spawn(self._execute(node, started), node, started)  # may finish here (3.12+)
         finally:
             self._pumping = False
 
@@ -313,16 +313,19 @@ class GadgetScheduler:
         if not self._cancelled:
             self._pump()
 
-    def _spawn(self, coro: Any, node: _Node | None = None) -> None:
-        """Run ``coro`` (for ``node``, when it runs the call) as a task; its first step runs now."""
+    def _spawn(self, coro: Any, node: _Node | None = None, run: Any = None) -> None:
+        """Run ``coro`` (for ``node``, when it runs the call ``run``) as a task; on 3.12+ its
+        first step runs now."""
         task = start_task(asyncio.get_running_loop(), coro)
         if not task.done():
             self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard if node is None else lambda t: self._task_over(t, node))
+            task.add_done_callback(self._tasks.discard if node is None else lambda t: self._task_over(t, node, run))
 
-    def _task_over(self, task: asyncio.Task[Any], node: _Node) -> None:
+    def _task_over(self, task: asyncio.Task[Any], node: _Node, run: Any) -> None:
         self._tasks.discard(task)
         if node.state != _DONE:  # cancelled before its first step, so _execute never ran to say so
+            if inspect.iscoroutine(run):
+                run.close()  # never started: close it, so it is not reported as never awaited
             self._done(node, call_result(node.call, None, RUN_CANCELLED, "cancelled"))
 
     async def _execute(self, node: _Node, run: Awaitable[GadgetExecutionResult]) -> None:
