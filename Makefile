@@ -13,7 +13,7 @@ CBIN   := $(CVENV)/bin
 CSTAMP := $(CVENV)/.installed-stamp
 SOURCES := $(shell find src -name "*.py")
 
-.PHONY: test test-pure test-compiled demo lint typecheck bench bench-compiled bench-agent bench-agent-compiled clean
+.PHONY: test test-pure test-compiled test-newest-python demo lint typecheck bench bench-compiled bench-agent bench-agent-compiled clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "llmist needs Python 3.11+, found " + sys.version)'
@@ -39,9 +39,9 @@ typecheck: $(STAMP)
 CAN_COMPILE := $(shell $(PYTHON) -c 'import os, shutil, sysconfig; h = os.path.join(sysconfig.get_paths()["include"], "Python.h"); print("yes" if os.path.exists(h) and (shutil.which(os.environ.get("CC") or "cc") or shutil.which("gcc")) else "no")' 2>/dev/null)
 
 ifeq ($(CAN_COMPILE),yes)
-test: test-pure test-compiled
+test: test-pure test-compiled test-newest-python
 else
-test: test-pure
+test: test-pure test-newest-python
 	@echo "make test: skipped test-compiled: no C compiler or no Python headers ($(PYTHON)); the pure build was tested"
 endif
 
@@ -64,6 +64,32 @@ $(CSTAMP): pyproject.toml hatch_build.py $(SOURCES)
 COMPILED_TESTS := tests/test_build.py tests/syntax tests/gadgets tests/execution tests/agent tests/testing
 test-compiled: $(CSTAMP)
 	LLMIST_EXPECT_COMPILED=1 $(CBIN)/python -m pytest -p no:cacheprovider $(COMPILED_TESTS)
+
+# The core suites again under the newest Python 3.12+ on this machine (on PATH or under pyenv),
+# so the code paths only 3.12+ takes (eager tasks) are tested too; pure build, its own venv.
+NEWEST_PY := $(shell for v in 3.14 3.13 3.12; do \
+	p=$$(command -v python$$v 2>/dev/null); \
+	if [ -n "$$p" ] && $$p -c 'import sys' >/dev/null 2>&1; then echo $$p; exit; fi; \
+	for q in $$(pyenv root 2>/dev/null)/versions/$$v*/bin/python; do \
+		if [ -x "$$q" ]; then echo $$q; exit; fi; done; done)
+NEWEST_TAG := $(shell $(NEWEST_PY) -c 'import sys; print(f"py{sys.version_info[0]}{sys.version_info[1]}")' 2>/dev/null)
+NVENV := .venv-$(NEWEST_TAG)
+CORE_TESTS := tests/syntax tests/gadgets tests/execution tests/agent tests/testing
+
+ifeq ($(NEWEST_TAG),)
+test-newest-python:
+	@echo "make test: skipped test-newest-python: no Python 3.12+ found (python3.1x on PATH or under pyenv); the 3.12+ code paths were not tested"
+else
+$(NVENV)/.installed-stamp: pyproject.toml
+	@test -x $(NVENV)/bin/python || $(NEWEST_PY) -m venv $(NVENV)
+	LLMIST_NO_COMPILE=1 $(NVENV)/bin/python -m pip install --quiet --disable-pip-version-check \
+		'pytest>=8' 'pytest-asyncio>=0.23' 'hypothesis>=6.100' .
+	@touch $@
+
+test-newest-python: $(NVENV)/.installed-stamp
+	LLMIST_NO_COMPILE=1 $(NVENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps --force-reinstall .
+	$(NVENV)/bin/python -m pytest -p no:cacheprovider $(CORE_TESTS)
+endif
 
 demo: $(DEMO_STAMP)
 	@bash examples/demo.sh $(BIN)

@@ -3,8 +3,8 @@
 import tempfile
 from pathlib import Path
 
-from llmist.gadgets import test_gadget
 from llmist.gadgets.builtins import EditFile, ReadFile, RunCommand
+from llmist.testing import test_gadget
 
 root = Path(tempfile.mkdtemp())
 (root / "notes.txt").write_text("a\nb\na\n", encoding="utf-8")

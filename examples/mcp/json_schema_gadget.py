@@ -1,7 +1,6 @@
 """docs/mcp.md: a gadget whose schema is a JSON-schema dict, as MCP tools have."""
 
-from llmist import create_gadget
-from llmist.gadgets import test_gadget
+from llmist import create_gadget, test_gadget
 
 
 def greet(params: dict[str, object]) -> str:

@@ -53,13 +53,11 @@ from llmist.gadgets import (
     LlmistError,
     ModelRetry,
     TaskCompletionSignal,
-    TestGadgetResult,
     ValidationResult,
     as_gadget,
     create_gadget,
     gadget,
     render_gadget,
-    test_gadget,
     validate_gadget_params,
 )
 from llmist.syntax import (
@@ -70,6 +68,7 @@ from llmist.syntax import (
     TextEvent,
     parse_block_params,
 )
+from llmist.testing.isolated import TestGadgetResult, test_gadget
 
 __version__ = "0.1.0"
 

@@ -245,3 +245,30 @@ async def test_three_argument_parameter_interceptor_gets_the_call() -> None:
 
     result = await GadgetExecutor([Add], intercept_parameters=note).execute(call("Add", {"a": 1}, "x7"))
     assert result.ok and seen == ["Add:x7"]
+
+
+async def test_sync_input_handler_runs_in_a_worker_thread() -> None:
+    @gadget
+    def ask() -> str:
+        """Ask the user."""
+        raise HumanInputRequired("name?")
+
+    def answer(question: str) -> str:
+        return f"{question} {threading.current_thread().name}"
+
+    result = await GadgetExecutor([ask], on_human_input=answer).execute(call("ask"))
+    assert result.result is not None and result.result.startswith("name? ")
+    assert result.result != f"name? {threading.current_thread().name}"
+
+
+async def test_plain_hook_returning_an_awaitable_is_refused_with_a_hint() -> None:
+    async def decide(info: GadgetCallInfo) -> None:
+        return None
+
+    executor = GadgetExecutor([Add], before_gadget=lambda info: decide(info))
+    try:
+        await executor.execute(call("Add", {"a": 1}))
+    except TypeError as exc:
+        assert "async def" in str(exc)
+    else:
+        raise AssertionError("expected a TypeError")

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from llmist.gadgets import ExecutionContext, atest_gadget
+from llmist.gadgets import ExecutionContext
 from llmist.gadgets.builtins import RunCommand, builtin_gadgets
 from llmist.gadgets.builtins.command import RunCommandParams
+from llmist.testing import atest_gadget
 
 
 def _alive(pid: int) -> bool:

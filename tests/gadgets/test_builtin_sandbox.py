@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from llmist.gadgets import test_gadget
 from llmist.gadgets.builtins import EditFile, ListDirectory, ReadFile, Sandbox, SandboxError, WriteFile
+from llmist.testing import test_gadget
 
 
 @pytest.fixture

@@ -6,7 +6,8 @@ import pytest
 from pydantic import BaseModel
 
 from llmist import AbortSignal, ExecutionContext, GadgetResult, create_gadget, gadget, test_gadget
-from llmist.gadgets import GadgetAbortedError, atest_gadget
+from llmist.gadgets import GadgetAbortedError
+from llmist.testing import atest_gadget
 
 
 def test_listener_runs_once_with_reason() -> None:

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llmist import Agent, GadgetError, create_gadget
-from llmist.gadgets import test_gadget
+from llmist import test_gadget
 from llmist.testing import MockModel
 
 SCHEMA: dict[str, Any] = {

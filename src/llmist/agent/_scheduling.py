@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from llmist.agent._config import RunConfig
@@ -151,7 +149,7 @@ class ResponseCalls:
             default_timeout_s=agent.gadget_timeout_s,
             arg_prefix=cfg.markers.arg,
             llm_client=cfg.llm_client,
-            on_human_input=_async_handler(agent.on_human_input),
+            on_human_input=agent.on_human_input,
             output_store=cfg.output_store,
             before_gadget=self._before_gadget if wants_before else None,
             intercept_parameters=self._intercept_parameters if wants_params else None,
@@ -199,21 +197,6 @@ class ResponseCalls:
             await sched.__aexit__(None, None, None)
         if self._executor is not None:
             self._signal.remove_listener(self._on_abort)
-
-
-def _async_handler(fn: Callable[[str], str | Awaitable[str]] | None) -> Callable[[str], Awaitable[str]] | None:
-    """The executor wants ``async (question) -> answer``; a sync handler (``input()``, say) runs in a
-    worker thread so the other calls and the stream go on while it waits."""
-    if fn is None:
-        return None
-    if inspect.iscoroutinefunction(fn):
-        return fn
-
-    async def ask(question: str) -> str:
-        answer = await asyncio.to_thread(fn, question)
-        return await answer if inspect.isawaitable(answer) else answer
-
-    return ask
 
 
 def result_event(r: GadgetExecutionResult) -> AgentEvent:

@@ -10,9 +10,9 @@ their union. From the syntax layer: ``TextEvent`` ("text"), ``ArgsPartialEvent``
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeAlias
+from typing import ClassVar, TypeAlias
 
-from llmist.execution import GadgetExecutionResult
+from llmist.execution import GadgetExecutionResult, GadgetSkip
 from llmist.providers.base import Usage
 from llmist.syntax import ArgsPartialEvent, GadgetCallEvent, TextEvent
 
@@ -27,18 +27,9 @@ class GadgetResultEvent:
     result: GadgetExecutionResult
 
 
-@dataclass(frozen=True, slots=True)
-class GadgetSkippedEvent:
-    """A call was not run because a call it depends on failed."""
-
-    type: ClassVar[str] = "gadget_skipped"
-    gadget_name: str
-    invocation_id: str
-    parameters: dict[str, Any] | None
-    failed_dependency: str
-    """Invocation id of the dependency that failed."""
-    failed_dependency_error: str
-    """That dependency's error."""
+GadgetSkippedEvent: TypeAlias = GadgetSkip
+"""A call was not run because a call it depends on failed (type ``"gadget_skipped"``): the
+execution layer's one skip record, yielded as it is."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,8 +10,9 @@ import typer
 
 from llmist.cli._common import CliError, fail, stderr, stdout
 from llmist.cli._loader import load_gadgets, pick_gadget, split_target
-from llmist.gadgets import Gadget, render_gadget, test_gadget, validate_gadget_params
+from llmist.gadgets import Gadget, render_gadget, validate_gadget_params
 from llmist.syntax import BlockParseError, parse_block_params
+from llmist.testing import test_gadget
 
 __all__ = ["gadget_app"]
 

@@ -1,4 +1,5 @@
-"""Worker threads for sync gadgets: reused, daemonic (an abandoned gadget never blocks exit)."""
+"""Worker threads for sync gadgets and sync input handlers: reused, daemonic (an abandoned
+gadget never blocks exit). One mechanism: :func:`submit_to_thread`; :func:`run_in_thread` awaits it."""
 
 from __future__ import annotations
 
@@ -50,37 +51,6 @@ class _DaemonPool:
 _pool = _DaemonPool()
 
 
-async def run_in_thread(fn: Callable[..., Any], *args: Any) -> Any:
-    """Run ``fn(*args)`` in a worker thread; cancelling the await abandons (does not stop) it."""
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[Any] = loop.create_future()
-    context = contextvars.copy_context()
-
-    def job() -> None:
-        try:
-            value = context.run(fn, *args)
-        except BaseException as exc:
-            _post(loop, future, None, exc)
-        else:
-            _post(loop, future, value, None)
-
-    _pool.submit(job)
-    return await future
-
-
-def _post(loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], value: Any, exc: BaseException | None) -> None:
-    def settle() -> None:
-        if future.done():
-            return
-        if exc is not None:
-            future.set_exception(exc)
-        else:
-            future.set_result(value)
-
-    with contextlib.suppress(RuntimeError):  # loop closed: the call was abandoned long ago
-        loop.call_soon_threadsafe(settle)
-
-
 def submit_to_thread(
     loop: asyncio.AbstractEventLoop,
     complete: Callable[[Any, BaseException | None], None],
@@ -105,3 +75,21 @@ def submit_to_thread(
             loop.call_soon_threadsafe(cb, value, exc)
 
     _pool.submit(job)
+
+
+async def run_in_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    """Await ``fn(*args)`` run in a worker thread (through :func:`submit_to_thread`); cancelling
+    the await abandons (does not stop) it."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def complete(value: Any, exc: BaseException | None) -> None:
+        if future.done():
+            return  # abandoned
+        if exc is not None:
+            future.set_exception(exc)
+        else:
+            future.set_result(value)
+
+    submit_to_thread(loop, complete, fn, *args)
+    return await future

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
+from llmist.execution.results import GadgetSkip
 from llmist.gadgets import Gadget
 from llmist.syntax import ParsedCall
 
@@ -51,16 +52,8 @@ class BeforeGadgetDecision:
     """For ``skip``: the text the model sees instead of the gadget's output."""
 
 
-@dataclass(frozen=True, slots=True)
-class DependencySkipInfo:
-    """A call whose dependency failed, as ``on_dependency_skipped`` sees it."""
-
-    call: ParsedCall
-    gadget_name: str
-    invocation_id: str
-    parameters: dict[str, Any]
-    failed_dependency: str
-    failed_dependency_error: str
+DependencySkipInfo: TypeAlias = GadgetSkip
+"""A call whose dependency failed, as ``on_dependency_skipped`` sees it (the one skip record)."""
 
 
 @dataclass(frozen=True, slots=True)

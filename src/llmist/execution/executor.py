@@ -12,15 +12,16 @@ import difflib
 import inspect
 import logging
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 from mypy_extensions import mypyc_attr
 
 from llmist._callables import accepts_positional
-from llmist.execution._threads import run_in_thread, submit_to_thread
+from llmist.execution._runners import Done, PreparedCall, Started, ThreadCall, runner_for
+from llmist.execution._threads import run_in_thread
 from llmist.execution.controllers import BeforeGadget, BeforeGadgetDecision, GadgetCallInfo, ParameterInterceptor
-from llmist.execution.results import RUN_CANCELLED, GadgetExecutionResult, ResultStatus, call_result, new_result
+from llmist.execution.results import GadgetExecutionResult, ResultStatus
 from llmist.gadgets import (
     ExecutionContext,
     Gadget,
@@ -39,10 +40,11 @@ from llmist.gadgets import (
 )
 from llmist.syntax import ParsedCall
 
-__all__ = ["GadgetExecutor", "HumanInputHandler", "ThreadCall"]
+__all__ = ["GadgetExecutor", "HumanInputHandler", "ThreadCall"]  # ThreadCall: see _runners
 
-HumanInputHandler = Callable[[str], Awaitable[str]]
-"""``async (question) -> answer``: asks the human running the agent."""
+HumanInputHandler = Callable[[str], "str | Awaitable[str]"]
+"""``(question) -> answer``, sync or async: asks the human running the agent. A sync handler
+(``input()``, say) runs in a worker thread, so other calls and the stream go on while it waits."""
 
 _log = logging.getLogger("llmist.execution")
 _perf = time.perf_counter
@@ -102,6 +104,17 @@ class GadgetExecutor:
     def intercept_parameters(self, fn: ParameterInterceptor | None) -> None:
         self._intercept_parameters = fn
         self._icp_takes_call = fn is not None and accepts_positional(fn, 3)
+        self._hooks_async = _is_async(fn) or _is_async(getattr(self, "_before_gadget", None))
+
+    @property
+    def before_gadget(self) -> BeforeGadget | None:
+        """Called with each validated call (sync or async); may skip it with a synthetic result."""
+        return self._before_gadget
+
+    @before_gadget.setter
+    def before_gadget(self, fn: BeforeGadget | None) -> None:
+        self._before_gadget = fn
+        self._hooks_async = _is_async(fn) or _is_async(getattr(self, "_intercept_parameters", None))
 
     # --- registry ---------------------------------------------------------------------------
 
@@ -126,19 +139,10 @@ class GadgetExecutor:
 
     async def execute(self, call: ParsedCall) -> GadgetExecutionResult:
         """Run ``call`` and return its result. Raises only ``CancelledError`` (run cancelled)."""
-        started = _perf()
-        prepared = self._prepare(call, started)
-        if isinstance(prepared, GadgetExecutionResult):
-            return prepared
-        if not isinstance(prepared, _Prepared):
-            prepared = await prepared
-            if isinstance(prepared, GadgetExecutionResult):
-                return prepared
-        return await self._run(prepared)
+        future: asyncio.Future[GadgetExecutionResult] = asyncio.get_running_loop().create_future()
+        return await _outcome(self.start(call, future.set_result), future)
 
-    def start(
-        self, call: ParsedCall, done: Callable[[GadgetExecutionResult], None]
-    ) -> GadgetExecutionResult | Coroutine[Any, Any, GadgetExecutionResult] | ThreadCall:
+    def start(self, call: ParsedCall, done: Done) -> Started:
         """Begin ``call`` without an event-loop turn; for schedulers.
 
         The synchronous part (lookup, binding, validation, sync hooks) runs now. Returns the
@@ -149,84 +153,77 @@ class GadgetExecutor:
         returns). Must be called inside the running loop.
         """
         started = _perf()
-        prepared = self._prepare(call, started)
-        if isinstance(prepared, GadgetExecutionResult):
-            return prepared
-        if not isinstance(prepared, _Prepared):
-            return self._finish_async(prepared)
-        invocation = prepared.gadget._invocation()
-        if invocation.is_async:
-            return self._run(prepared)
-        if prepared.gadget.run_inline:
-            return self._run_inline(prepared, invocation.call)
-        return ThreadCall(self, prepared, invocation.call, done)
+        if self._hooks_async:
+            return self._start_after_hooks(call, started)
+        ready = self._prepare(call, started)
+        if isinstance(ready, GadgetExecutionResult):
+            return ready
+        return runner_for(ready.gadget)(self, ready, done)
 
-    def _prepare(self, call: ParsedCall, started: float) -> Any:
-        """Lookup, binding, validation and ``before_gadget``: a result (the call ends here), a
-        :class:`_Prepared` call, or an awaitable of either (an async hook)."""
+    async def _start_after_hooks(self, call: ParsedCall, started: float) -> GadgetExecutionResult:
+        ready = await self._prepare_async(call, started)
+        if isinstance(ready, GadgetExecutionResult):
+            return ready
+        future: asyncio.Future[GadgetExecutionResult] = asyncio.get_running_loop().create_future()
+        return await _outcome(runner_for(ready.gadget)(self, ready, future.set_result), future)
+
+    # --- preparing: lookup, binding, interception, validation, before_gadget -----------------
+
+    def _prepare(self, call: ParsedCall, started: float) -> GadgetExecutionResult | PreparedCall:
+        """The call made ready with sync hooks (or none): a result when it ends here."""
+        bound = self._bind(call, started)
+        if isinstance(bound, GadgetExecutionResult):
+            return bound
+        gadget, raw = bound
+        if self._intercept_parameters is not None:
+            raw = _not_awaitable(self._intercept(gadget, raw, call), "intercept_parameters")
+        ready = self._validate(gadget, call, raw, started)
+        if isinstance(ready, GadgetExecutionResult) or self._before_gadget is None:
+            return ready
+        decision = self._before_gadget(GadgetCallInfo(gadget, call, ready.dumped))
+        return _apply_decision(ready, _not_awaitable(decision, "before_gadget"))
+
+    async def _prepare_async(self, call: ParsedCall, started: float) -> GadgetExecutionResult | PreparedCall:
+        """:meth:`_prepare`'s twin for when a hook is async."""
+        bound = self._bind(call, started)
+        if isinstance(bound, GadgetExecutionResult):
+            return bound
+        gadget, raw = bound
+        if self._intercept_parameters is not None:
+            raw = await _settled_value(self._intercept(gadget, raw, call))
+        ready = self._validate(gadget, call, raw, started)
+        if isinstance(ready, GadgetExecutionResult) or self._before_gadget is None:
+            return ready
+        decision = await _settled_value(self._before_gadget(GadgetCallInfo(gadget, call, ready.dumped)))
+        return _apply_decision(ready, decision)
+
+    def _bind(self, call: ParsedCall, started: float) -> GadgetExecutionResult | tuple[Gadget, dict[str, Any]]:
         gadget = self._gadgets.get(call.gadget_name)
         if gadget is None:
             return self._failure(call, call.gadget_name, call.parameters or {}, self._unknown_text(call), started)
-        raw: dict[str, Any] = dict(call.parameters or {})
         try:
-            raw = bind_call(gadget, call, arg_prefix=self.arg_prefix)
-            icp = self._intercept_parameters
-            if icp is not None:
-                changed = icp(gadget.name, raw, call) if self._icp_takes_call else icp(gadget.name, raw)
-                if inspect.isawaitable(changed):
-                    return self._prepare_rest(gadget, call, started, raw, changed)
-                raw = changed
+            return gadget, bind_call(gadget, call, arg_prefix=self.arg_prefix)
+        except InvalidParametersError as exc:
+            return self._failure(call, gadget.name, dict(call.parameters or {}), str(exc), started)
+
+    def _intercept(self, gadget: Gadget, raw: dict[str, Any], call: ParsedCall) -> Any:
+        icp = self._intercept_parameters
+        assert icp is not None
+        return icp(gadget.name, raw, call) if self._icp_takes_call else icp(gadget.name, raw)
+
+    def _validate(
+        self, gadget: Gadget, call: ParsedCall, raw: dict[str, Any], started: float
+    ) -> GadgetExecutionResult | PreparedCall:
+        try:
             params = validate_params(gadget, raw)
         except InvalidParametersError as exc:
             return self._failure(call, gadget.name, raw, str(exc), started)
-        return self._decide(gadget, call, started, params)
+        return PreparedCall(gadget, call, params, params.model_dump(), started)
 
-    async def _prepare_rest(
-        self, gadget: Gadget, call: ParsedCall, started: float, raw: dict[str, Any], changed: Awaitable[Any]
-    ) -> Any:
-        try:
-            raw = await changed
-            params = validate_params(gadget, raw)
-        except InvalidParametersError as exc:
-            return self._failure(call, gadget.name, raw, str(exc), started)
-        decided = self._decide(gadget, call, started, params)
-        if isinstance(decided, (GadgetExecutionResult, _Prepared)):
-            return decided
-        return await decided
+    # --- finishing (the runners' Finisher) ---------------------------------------------------
 
-    def _decide(self, gadget: Gadget, call: ParsedCall, started: float, params: Any) -> Any:
-        dumped = params.model_dump()
-        prepared = _Prepared(gadget, call, params, dumped, started)
-        if self.before_gadget is None:
-            return prepared
-        decision = self.before_gadget(GadgetCallInfo(gadget, call, dumped))
-        if inspect.isawaitable(decision):
-            return self._decide_later(prepared, decision)
-        return self._apply_decision(prepared, decision)
-
-    async def _decide_later(self, prepared: _Prepared, decision: Awaitable[Any]) -> Any:
-        return self._apply_decision(prepared, await decision)
-
-    def _apply_decision(self, prepared: _Prepared, decision: Any) -> GadgetExecutionResult | _Prepared:
-        if isinstance(decision, BeforeGadgetDecision) and decision.action == "skip":
-            return GadgetExecutionResult(
-                prepared.gadget.name,
-                prepared.call.invocation_id,
-                prepared.dumped,
-                decision.result or "Skipped by controller.",
-                None,
-                _ms(prepared.started),
-                status="skipped",
-            )
-        return prepared
-
-    async def _finish_async(self, prepared: Awaitable[Any]) -> GadgetExecutionResult:
-        ready = await prepared
-        if isinstance(ready, GadgetExecutionResult):
-            return ready
-        return await self._run(ready)
-
-    def _context(self, prepared: _Prepared, loop: asyncio.AbstractEventLoop) -> ExecutionContext:
+    def context(self, prepared: PreparedCall, loop: asyncio.AbstractEventLoop) -> ExecutionContext:
+        """The ``ctx`` a gadget receives."""
         name = prepared.gadget.name
         return ExecutionContext(
             gadget_name=name,
@@ -236,62 +233,12 @@ class GadgetExecutor:
             loop=loop,
         )
 
-    def _timeout(self, gadget: Gadget) -> float | None:
+    def timeout_s(self, gadget: Gadget) -> float | None:
+        """The gadget's own timeout, else the executor's default."""
         return gadget.timeout_s if gadget.timeout_s is not None else self.default_timeout_s
 
-    def _run_inline(
-        self, prepared: _Prepared, fn: Callable[..., Any]
-    ) -> GadgetExecutionResult | Coroutine[Any, Any, GadgetExecutionResult]:
-        """An opt-in ``run_inline`` sync gadget: called right here, on the event loop's thread."""
-        ctx = self._context(prepared, asyncio.get_running_loop())
-        try:
-            output, exc = fn(prepared.params, ctx), None
-        except Exception as error:
-            output, exc = None, error
-        settled = self._settle(prepared, ctx, output, exc)
-        if isinstance(settled, HumanInputRequired):
-            return self._ask(prepared, ctx, settled)
-        return settled
-
-    async def _run(self, prepared: _Prepared) -> GadgetExecutionResult:
-        gadget = prepared.gadget
-        loop = asyncio.get_running_loop()
-        ctx = self._context(prepared, loop)
-        invocation = gadget._invocation()
-        timeout = self._timeout(gadget)
-        task = asyncio.current_task(loop)
-        timer: asyncio.TimerHandle | None = None
-        timed_out: list[GadgetTimeoutError] = []
-        if timeout is not None and task is not None:
-            timer = loop.call_later(timeout, _fire_timeout, ctx, task, timed_out, gadget.name, timeout)
-        exc: Exception | None = None
-        output: Any = None
-        try:
-            if invocation.is_async:
-                output = await invocation.call(prepared.params, ctx)
-            elif gadget.run_inline:  # opt-in: on the loop's thread, as start() runs it
-                output = invocation.call(prepared.params, ctx)
-            else:
-                output = await run_in_thread(invocation.call, prepared.params, ctx)
-            if timed_out:  # the gadget swallowed its cancellation
-                raise asyncio.CancelledError
-        except asyncio.CancelledError:
-            if timed_out and task is not None and task.uncancel() == 0:
-                return self._timeout_result(prepared, ctx, timed_out[0])
-            ctx.signal.abort("cancelled")
-            raise
-        except Exception as error:
-            exc = error
-        finally:
-            if timer is not None:
-                timer.cancel()
-        settled = self._settle(prepared, ctx, output, exc)
-        if isinstance(settled, HumanInputRequired):
-            return await self._ask(prepared, ctx, settled)
-        return settled
-
-    def _settle(
-        self, prepared: _Prepared, ctx: ExecutionContext, output: Any, exc: Exception | None
+    def settle(
+        self, prepared: PreparedCall, ctx: ExecutionContext, output: Any, exc: Exception | SystemExit | None
     ) -> GadgetExecutionResult | HumanInputRequired:
         """The result of a finished gadget (its output or the exception it raised), or the
         ``HumanInputRequired`` to put to the input handler."""
@@ -319,30 +266,36 @@ class GadgetExecutor:
             question = exc.question
             status = "error"
             error = f"{gadget.name} needs an answer from the user ({exc.question!r}) but no input handler is registered"
+        elif isinstance(exc, SystemExit):
+            status, error = "error", _exit_text(exc)
         else:
             status, error = "error", f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
             _log.debug("Gadget %s (%s) raised", gadget.name, prepared.call.invocation_id, exc_info=exc)
         return self._result(prepared, ctx, result, error, status, extra_cost, breaks_loop, question, retry)
 
-    async def _ask(self, prepared: _Prepared, ctx: ExecutionContext, exc: HumanInputRequired) -> GadgetExecutionResult:
+    async def ask(
+        self, prepared: PreparedCall, ctx: ExecutionContext, exc: HumanInputRequired
+    ) -> GadgetExecutionResult:
+        """Put the gadget's question to ``on_human_input``; its answer is the call's result."""
         assert self.on_human_input is not None
         status: ResultStatus = "success"
         result: str | None = None
         error: str | None = None
         try:
-            result = await self.on_human_input(exc.question)
+            result = await _answer(self.on_human_input, exc.question)
         except Exception as handler_exc:
             status, error = "error", f"The input handler failed: {type(handler_exc).__name__}: {handler_exc}"
         return self._result(prepared, ctx, result, error, status, 0.0, False, exc.question, False)
 
-    def _timeout_result(
-        self, prepared: _Prepared, ctx: ExecutionContext, error: GadgetTimeoutError
+    def timed_out(
+        self, prepared: PreparedCall, ctx: ExecutionContext, error: GadgetTimeoutError
     ) -> GadgetExecutionResult:
+        """The result of a call whose deadline passed."""
         return self._result(prepared, ctx, None, str(error), "timeout", 0.0, False, None, False)
 
     def _result(
         self,
-        prepared: _Prepared,
+        prepared: PreparedCall,
         ctx: ExecutionContext,
         result: str | None,
         error: str | None,
@@ -355,19 +308,18 @@ class GadgetExecutor:
         name = prepared.gadget.name
         if result is not None and self.output_store is not None and name != "GadgetOutputViewer":
             result = self.output_store.limit(name, result)
-        return new_result(
-            name,
-            prepared.call.invocation_id,
-            prepared.dumped,
-            result,
-            error,
-            _ms(prepared.started),
-            ctx.cost + extra_cost,
-            breaks_loop,
-            status,
-            None,
-            question,
-            retry,
+        return GadgetExecutionResult(
+            gadget_name=name,
+            invocation_id=prepared.call.invocation_id,
+            parameters=prepared.dumped,
+            result=result,
+            error=error,
+            execution_time_ms=_ms(prepared.started),
+            cost=ctx.cost + extra_cost,
+            breaks_loop=breaks_loop,
+            status=status,
+            human_input_question=question,
+            model_retry=retry,
         )
 
     # --- helpers ----------------------------------------------------------------------------
@@ -375,7 +327,15 @@ class GadgetExecutor:
     def _failure(
         self, call: ParsedCall, name: str, parameters: dict[str, Any], error: str, started: float
     ) -> GadgetExecutionResult:
-        return GadgetExecutionResult(name, call.invocation_id, parameters, None, error, _ms(started), status="error")
+        return GadgetExecutionResult(
+            gadget_name=name,
+            invocation_id=call.invocation_id,
+            parameters=parameters,
+            result=None,
+            error=error,
+            execution_time_ms=_ms(started),
+            status="error",
+        )
 
     def _unknown_text(self, call: ParsedCall) -> str:
         names = sorted(self._gadgets)
@@ -401,101 +361,65 @@ class GadgetExecutor:
         return logger
 
 
-class _Prepared:
-    """A call that passed lookup, validation and ``before_gadget``: ready to run."""
-
-    __slots__ = ("call", "dumped", "gadget", "params", "started")
-
-    def __init__(self, gadget: Gadget, call: ParsedCall, params: Any, dumped: dict[str, Any], started: float) -> None:
-        self.gadget = gadget
-        self.call = call
-        self.params = params
-        self.dumped = dumped
-        self.started = started
-
-
-class ThreadCall:
-    """A sync gadget running in a worker thread (see :meth:`GadgetExecutor.start`).
-
-    Its result reaches ``done`` from an event-loop callback: the gadget's return, its
-    exception, or its timeout (the signal fires first, then the call ends with a timeout
-    result and the thread is abandoned). :meth:`abandon` stops waiting for it (run cancelled).
-    """
-
-    __slots__ = ("_ctx", "_done", "_executor", "_over", "_prepared", "_timer", "task")
-
-    def __init__(
-        self,
-        executor: GadgetExecutor,
-        prepared: _Prepared,
-        fn: Callable[..., Any],
-        done: Callable[[GadgetExecutionResult], None],
-    ) -> None:
-        loop = asyncio.get_running_loop()
-        self._executor = executor
-        self._prepared = prepared
-        self._done = done
-        self._over = False
-        self.task: asyncio.Task[Any] | None = None
-        """The task asking the input handler, once the gadget raised ``HumanInputRequired``."""
-        self._ctx = ctx = executor._context(prepared, loop)
-        timeout = executor._timeout(prepared.gadget)
-        self._timer = None if timeout is None else loop.call_later(timeout, self._on_timeout, timeout)
-        submit_to_thread(loop, self._complete, fn, prepared.params, ctx)
-
-    def _complete(self, output: Any, exc: BaseException | None) -> None:
-        if self._over:
-            return  # timed out or abandoned: the late result is dropped
-        self._over = True
-        if self._timer is not None:
-            self._timer.cancel()
-        if exc is not None and not isinstance(exc, Exception):
-            if isinstance(exc, asyncio.CancelledError):
-                self._ctx.signal.abort("cancelled")
-                self._done(call_result(self._prepared.call, None, RUN_CANCELLED, "cancelled"))
-                return
-            raise exc
-        settled = self._executor._settle(self._prepared, self._ctx, output, exc)
-        if isinstance(settled, HumanInputRequired):
-            self.task = asyncio.get_running_loop().create_task(self._ask(settled))
-            return
-        self._done(settled)
-
-    async def _ask(self, question: HumanInputRequired) -> None:
+async def _outcome(started: Started, future: asyncio.Future[GadgetExecutionResult]) -> GadgetExecutionResult:
+    """Wait for what :meth:`GadgetExecutor.start` began; ``future`` is the ``done`` it was given."""
+    if isinstance(started, GadgetExecutionResult):
+        return started
+    if isinstance(started, ThreadCall):
         try:
-            result = await self._executor._ask(self._prepared, self._ctx, question)
+            return await future
         except asyncio.CancelledError:
-            return  # abandoned: the scheduler reported the call cancelled
-        self._done(result)
-
-    def _on_timeout(self, timeout: float) -> None:
-        if self._over:
-            return
-        self._over = True
-        error = GadgetTimeoutError(self._prepared.gadget.name, timeout)
-        self._ctx.signal.abort(error)  # listeners run first, so the gadget can clean up
-        self._done(self._executor._timeout_result(self._prepared, self._ctx, error))
-
-    def abandon(self) -> None:
-        """Stop waiting (the run was cancelled): fire the gadget's signal and drop its result;
-        ``done`` is not called. The worker thread runs on until the gadget returns."""
-        if self.task is not None:
-            self.task.cancel()
-        if self._over:
-            return
-        self._over = True
-        if self._timer is not None:
-            self._timer.cancel()
-        self._ctx.signal.abort("cancelled")
+            started.abandon()
+            raise
+    return await started
 
 
-def _fire_timeout(
-    ctx: ExecutionContext, task: asyncio.Task[Any], timed_out: list[GadgetTimeoutError], name: str, timeout: float
-) -> None:
-    error = GadgetTimeoutError(name, timeout)
-    timed_out.append(error)
-    ctx.signal.abort(error)  # listeners run first, so the gadget can clean up
-    task.cancel()
+def _not_awaitable(value: Any, hook: str) -> Any:
+    if inspect.isawaitable(value):
+        close = getattr(value, "close", None)
+        if close is not None:
+            close()
+        raise TypeError(f"{hook} returned an awaitable from a plain function; declare it with `async def`")
+    return value
+
+
+async def _settled_value(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+def _apply_decision(prepared: PreparedCall, decision: object) -> GadgetExecutionResult | PreparedCall:
+    if isinstance(decision, BeforeGadgetDecision) and decision.action == "skip":
+        return GadgetExecutionResult(
+            gadget_name=prepared.gadget.name,
+            invocation_id=prepared.call.invocation_id,
+            parameters=prepared.dumped,
+            result=decision.result or "Skipped by controller.",
+            error=None,
+            execution_time_ms=_ms(prepared.started),
+            status="skipped",
+        )
+    return prepared
+
+
+def _is_async(fn: object) -> bool:
+    """Whether ``fn`` is an ``async def`` (a function, a method, or an object whose ``__call__`` is)."""
+    if inspect.iscoroutinefunction(fn):
+        return True
+    return callable(fn) and not inspect.isroutine(fn) and inspect.iscoroutinefunction(type(fn).__call__)
+
+
+async def _answer(handler: HumanInputHandler, question: str) -> str:
+    if inspect.iscoroutinefunction(handler):
+        answer: str | Awaitable[str] = await handler(question)
+    else:  # in the gadgets' worker threads: input() and the like block
+        answer = await run_in_thread(handler, question)
+    return await answer if inspect.isawaitable(answer) else answer
+
+
+def _exit_text(exc: SystemExit) -> str:
+    """A gadget's ``SystemExit`` is the gadget's failure, not the program's end: the model drives
+    the gadget, so the model hears about it like any other error."""
+    return f"SystemExit: the gadget called sys.exit({exc.code!r}); the call failed and the agent goes on"
 
 
 def _ms(started: float) -> float:

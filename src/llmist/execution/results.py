@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Literal, TypeAlias
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal, TypeAlias
 
 from llmist.syntax import ParsedCall
-from llmist.syntax._fast import fast_constructor
 
 __all__ = ["GadgetExecutionResult", "GadgetSkip", "ResultStatus"]
 
@@ -17,15 +15,24 @@ ResultStatus: TypeAlias = Literal["success", "error", "timeout", "skipped", "can
 
 @dataclass(frozen=True, slots=True)
 class GadgetSkip:
-    """Why a call was skipped: one of its dependencies failed (data of ``GadgetSkippedEvent``)."""
+    """A call not run because a call it depends on failed.
 
+    One record serves everywhere a skip shows: the ``on_dependency_skipped`` hook's argument
+    (``DependencySkipInfo``), a skipped result's ``skip``, and the agent's stream event
+    (``GadgetSkippedEvent``, type ``"gadget_skipped"``).
+    """
+
+    type: ClassVar[str] = "gadget_skipped"
     gadget_name: str
     invocation_id: str
     parameters: dict[str, Any]
+    """The call's parameters as parsed (not validated: the call never ran)."""
     failed_dependency: str
     """Invocation id of the dependency that failed."""
     failed_dependency_error: str
     """That dependency's error."""
+    call: ParsedCall | None = field(default=None, compare=False, repr=False)
+    """The skipped call itself (its dependencies, raw text...), set by the scheduler."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,13 +73,6 @@ class GadgetExecutionResult:
         return f"Error: {self.error}" if self.error else ""
 
 
-_ResultFields: TypeAlias = tuple[
-    str, str, dict[str, Any], str | None, str | None, float, float, bool, ResultStatus, GadgetSkip | None, str | None,
-    bool,
-]
-new_result: Callable[[*_ResultFields], GadgetExecutionResult] = fast_constructor(GadgetExecutionResult)
-"""``GadgetExecutionResult`` from every field, in order, for hot paths (skips the frozen ``__init__``)."""
-
 RUN_CANCELLED = "Cancelled: the run was cancelled"
 """The error of a call that the run's cancellation ended."""
 
@@ -80,5 +80,12 @@ RUN_CANCELLED = "Cancelled: the run was cancelled"
 def call_result(call: ParsedCall, result: str | None, error: str | None, status: ResultStatus) -> GadgetExecutionResult:
     """The result of ``call`` decided without running its gadget (an error, a cancellation, a
     fallback): its parameters as parsed, no time, no cost."""
-    name, parameters = call.gadget_name, dict(call.parameters or {})
-    return new_result(name, call.invocation_id, parameters, result, error, 0.0, 0.0, False, status, None, None, False)
+    return GadgetExecutionResult(
+        gadget_name=call.gadget_name,
+        invocation_id=call.invocation_id,
+        parameters=dict(call.parameters or {}),
+        result=result,
+        error=error,
+        execution_time_ms=0.0,
+        status=status,
+    )

@@ -17,7 +17,7 @@ from typing import Any
 from mypy_extensions import mypyc_attr
 
 from llmist.execution._eager import start_task
-from llmist.execution.controllers import DependencySkipDecision, DependencySkipInfo, OnDependencySkipped
+from llmist.execution.controllers import DependencySkipDecision, OnDependencySkipped
 from llmist.execution.executor import GadgetExecutor, ThreadCall
 from llmist.execution.results import RUN_CANCELLED, GadgetExecutionResult, GadgetSkip, call_result
 from llmist.gadgets import Gadget
@@ -247,14 +247,7 @@ class GadgetScheduler:
     async def _ask_controller(self, node: _Node, failed: GadgetExecutionResult) -> None:
         call = node.call
         assert self._on_skipped is not None
-        info = DependencySkipInfo(
-            call,
-            call.gadget_name,
-            call.invocation_id,
-            dict(call.parameters or {}),
-            failed.invocation_id,
-            failed.error or failed.status,
-        )
+        info = _skip_record(call, failed)
         try:
             decision = self._on_skipped(info)
             if inspect.isawaitable(decision):
@@ -309,7 +302,7 @@ class GadgetScheduler:
             elif isinstance(started, ThreadCall):
                 self._threads[call.invocation_id] = started
             else:
-                self._spawn(self._execute(node, started), node)  # its first step runs now: it may finish here
+                self._spawn(self._execute(node, started), node, started)  # may finish here (3.12+)
         finally:
             self._pumping = False
 
@@ -320,16 +313,19 @@ class GadgetScheduler:
         if not self._cancelled:
             self._pump()
 
-    def _spawn(self, coro: Any, node: _Node | None = None) -> None:
-        """Run ``coro`` (for ``node``, when it runs the call) as a task; its first step runs now."""
+    def _spawn(self, coro: Any, node: _Node | None = None, run: Any = None) -> None:
+        """Run ``coro`` (for ``node``, when it runs the call ``run``) as a task; on 3.12+ its
+        first step runs now."""
         task = start_task(asyncio.get_running_loop(), coro)
         if not task.done():
             self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard if node is None else lambda t: self._task_over(t, node))
+            task.add_done_callback(self._tasks.discard if node is None else lambda t: self._task_over(t, node, run))
 
-    def _task_over(self, task: asyncio.Task[Any], node: _Node) -> None:
+    def _task_over(self, task: asyncio.Task[Any], node: _Node, run: Any) -> None:
         self._tasks.discard(task)
         if node.state != _DONE:  # cancelled before its first step, so _execute never ran to say so
+            if inspect.iscoroutine(run):
+                run.close()  # never started: close it, so it is not reported as never awaited
             self._done(node, call_result(node.call, None, RUN_CANCELLED, "cancelled"))
 
     async def _execute(self, node: _Node, run: Awaitable[GadgetExecutionResult]) -> None:
@@ -431,15 +427,25 @@ def _error(call: ParsedCall, message: str) -> GadgetExecutionResult:
     return call_result(call, None, message, "error")
 
 
+def _skip_record(call: ParsedCall, failed: GadgetExecutionResult) -> GadgetSkip:
+    return GadgetSkip(
+        gadget_name=call.gadget_name,
+        invocation_id=call.invocation_id,
+        parameters=dict(call.parameters or {}),
+        failed_dependency=failed.invocation_id,
+        failed_dependency_error=failed.error or failed.status,
+        call=call,
+    )
+
+
 def _skipped(call: ParsedCall, failed: GadgetExecutionResult) -> GadgetExecutionResult:
-    reason = failed.error or failed.status
-    skip = GadgetSkip(call.gadget_name, call.invocation_id, dict(call.parameters or {}), failed.invocation_id, reason)
+    skip = _skip_record(call, failed)
     return GadgetExecutionResult(
         call.gadget_name,
         call.invocation_id,
         skip.parameters,
         None,
-        f"Skipped: dependency {failed.invocation_id!r} ({failed.gadget_name}) failed: {reason}",
+        f"Skipped: dependency {failed.invocation_id!r} ({failed.gadget_name}) failed: {skip.failed_dependency_error}",
         0.0,
         status="skipped",
         skip=skip,

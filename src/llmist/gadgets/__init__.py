@@ -17,7 +17,6 @@ from llmist.gadgets.output_store import DEFAULT_OUTPUT_LIMIT_PERCENT, GadgetOutp
 from llmist.gadgets.output_viewer import GadgetOutputViewer
 from llmist.gadgets.rendering import CallSyntax, render_call, render_gadget, render_parameters
 from llmist.gadgets.signal import AbortSignal
-from llmist.gadgets.testing import TestGadgetResult, atest_gadget, test_gadget
 from llmist.gadgets.validation import (
     InvalidParametersError,
     ValidationResult,
@@ -51,10 +50,8 @@ __all__ = [
     "ModelRetry",
     "NoParams",
     "TaskCompletionSignal",
-    "TestGadgetResult",
     "ValidationResult",
     "as_gadget",
-    "atest_gadget",
     "bind_call",
     "create_gadget",
     "gadget",
@@ -62,7 +59,6 @@ __all__ = [
     "render_call",
     "render_gadget",
     "render_parameters",
-    "test_gadget",
     "validate_gadget_params",
     "validate_params",
 ]

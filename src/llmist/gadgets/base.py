@@ -14,7 +14,15 @@ from llmist._callables import accepts_positional
 from llmist.gadgets.context import ExecutionContext
 from llmist.gadgets.errors import GadgetError
 
-__all__ = ["DEFAULT_MAX_PARAMETER_CHARS", "Gadget", "GadgetExample", "GadgetResult", "NoParams", "as_gadget"]
+__all__ = [
+    "DEFAULT_MAX_PARAMETER_CHARS",
+    "Gadget",
+    "GadgetExample",
+    "GadgetResult",
+    "Invocation",
+    "NoParams",
+    "as_gadget",
+]
 
 DEFAULT_MAX_PARAMETER_CHARS = 1 << 20
 """Default of :attr:`Gadget.max_parameter_chars`: 1 MiB of text, more than any model writes in
@@ -52,7 +60,7 @@ class NoParams(BaseModel):
 
 
 @dataclass(frozen=True, slots=True)
-class _Invocation:
+class Invocation:
     """How to call a gadget's ``execute``: resolved once per gadget, reused on every call."""
 
     call: Callable[[BaseModel, ExecutionContext], Any]
@@ -101,20 +109,21 @@ class Gadget:
         """Run the gadget with validated ``params``; return the result text (or a :class:`GadgetResult`)."""
         raise NotImplementedError(f"Gadget {self.name!r} does not implement execute(self, params, ctx)")
 
-    def _invocation(self) -> _Invocation:
-        cached: _Invocation | None = self.__dict__.get("_llmist_invocation")
+    def invocation(self) -> Invocation:
+        """How to call :meth:`execute` (sync or async, with or without ``ctx``), resolved once."""
+        cached: Invocation | None = self.__dict__.get("_llmist_invocation")
         if cached is None:
             cached = self._resolve_invocation()
             self.__dict__["_llmist_invocation"] = cached
         return cached
 
-    def _resolve_invocation(self) -> _Invocation:
+    def _resolve_invocation(self) -> Invocation:
         method = self.execute
         is_async = inspect.iscoroutinefunction(method)
         if accepts_positional(method, 2):
-            return _Invocation(method, is_async)
+            return Invocation(method, is_async)
         single: Callable[[BaseModel], Any] = method  # type: ignore[assignment]
-        return _Invocation(lambda params, ctx: single(params), is_async)
+        return Invocation(lambda params, ctx: single(params), is_async)
 
     def __repr__(self) -> str:
         return f"<Gadget {self.name}>"
@@ -160,4 +169,4 @@ def _check(g: Gadget) -> None:
         raise GadgetError(f"Gadget {g.name!r}: Params must be a Pydantic BaseModel subclass, got {g.Params!r}")
     if g.timeout_s is not None and g.timeout_s <= 0:
         raise GadgetError(f"Gadget {g.name!r}: timeout_s must be positive, got {g.timeout_s}")
-    g._invocation()
+    g.invocation()

@@ -12,7 +12,7 @@ from pydantic.fields import FieldInfo
 
 from llmist._callables import accepts_positional
 from llmist.gadgets._json_model import model_from_json_schema
-from llmist.gadgets.base import Gadget, GadgetExample, _check, _Invocation
+from llmist.gadgets.base import Gadget, GadgetExample, Invocation, _check
 from llmist.gadgets.context import ExecutionContext
 from llmist.gadgets.errors import GadgetError
 
@@ -28,7 +28,7 @@ class FunctionGadget(Gadget):
         name: str,
         description: str,
         params: type[BaseModel],
-        invocation: _Invocation,
+        invocation: Invocation,
         function: Callable[..., Any],
         timeout_s: float | None = None,
         examples: Sequence[GadgetExample] | None = None,
@@ -144,7 +144,7 @@ def create_gadget(
         raise GadgetError(
             f"create_gadget: schema must be a Pydantic BaseModel subclass or a JSON-schema dict, got {schema!r}"
         )
-    invocation = _Invocation(call, is_async)
+    invocation = Invocation(call, is_async)
     built = FunctionGadget(
         name=gadget_name,
         description=description,
@@ -226,7 +226,7 @@ def _from_function(
         name=gadget_name,
         description=final_description,
         params=params_model,
-        invocation=_Invocation(call, is_async),
+        invocation=Invocation(call, is_async),
         function=function,
         timeout_s=timeout_s,
         examples=examples,

@@ -19,14 +19,18 @@ from llmist.testing.asserts import (
     gadget_calls,
 )
 from llmist.testing.guard import RealModelRequestBlocked, block_real_models, override
+from llmist.testing.isolated import DEFAULT_TEST_OUTPUT_LIMIT, TestGadgetResult, atest_gadget, test_gadget
 from llmist.testing.scripts import block_call, emoji_call
 
 __all__ = [
+    "DEFAULT_TEST_OUTPUT_LIMIT",
     "MockModel",
     "MockModelExhausted",
     "RealModelRequestBlocked",
+    "TestGadgetResult",
     "assert_gadget_called",
     "assert_no_errors",
+    "atest_gadget",
     "block_call",
     "block_real_models",
     "collect_events",
@@ -34,4 +38,5 @@ __all__ = [
     "estimate_tokens",
     "gadget_calls",
     "override",
+    "test_gadget",
 ]
