@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import logging
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -87,6 +88,34 @@ class AnthropicProvider(ReliableProvider):
         import httpx2
 
         system, rest = split_system(request.messages)
+        usage = Usage()
+        stop_reason: str | None = None
+        try:
+            stream = await client.messages.create(
+                model=request.model,
+                messages=to_anthropic_messages(rest),
+                max_tokens=request.max_tokens or self.default_max_tokens,
+                stream=True,
+                **self._options(request, system),
+            )
+            async for event in stream:
+                if event.type == "content_block_delta":
+                    chunk = _delta_chunk(event.delta)
+                    if chunk is not None:
+                        yield chunk
+                elif event.type == "message_start":
+                    usage = _start_usage(event.message.usage)
+                elif event.type == "message_delta":
+                    # The final count of output tokens; the input side was known at the start.
+                    usage = dataclasses.replace(usage, output_tokens=event.usage.output_tokens)
+                    stop_reason = event.delta.stop_reason or stop_reason
+        except (anthropic.AnthropicError, httpx2.TransportError) as error:
+            raise self._provider_error(error) from error
+        if stop_reason is not None:
+            yield LLMChunk(usage=usage, finish_reason=stop_reason)
+
+    def _options(self, request: LLMRequest, system: str | None) -> dict[str, Any]:
+        """The request's optional settings, named as the Messages API names them."""
         options: dict[str, Any] = {}
         if system is not None:
             block: TextBlockParam = {"type": "text", "text": system}
@@ -99,57 +128,48 @@ class AnthropicProvider(ReliableProvider):
             options["stop_sequences"] = list(request.stop)
         if request.extra:
             options["extra_body"] = dict(request.extra)
-        usage = Usage()
-        stop_reason: str | None = None
-        try:
-            stream = await client.messages.create(
-                model=request.model,
-                messages=to_anthropic_messages(rest),
-                max_tokens=request.max_tokens or self.default_max_tokens,
-                stream=True,
-                **options,
-            )
-            async for event in stream:
-                if event.type == "message_start":
-                    raw = event.message.usage
-                    read = raw.cache_read_input_tokens or 0
-                    written = raw.cache_creation_input_tokens or 0
-                    usage = Usage(
-                        input_tokens=raw.input_tokens + read + written,
-                        output_tokens=raw.output_tokens,
-                        cached_input_tokens=read,
-                        cache_write_tokens=written,
-                    )
-                elif event.type == "content_block_delta":
-                    if event.delta.type == "text_delta":
-                        yield LLMChunk(text=event.delta.text)
-                    elif event.delta.type == "thinking_delta":
-                        yield LLMChunk(reasoning=event.delta.thinking)
-                elif event.type == "message_delta":
-                    usage = Usage(
-                        input_tokens=usage.input_tokens,
-                        output_tokens=event.usage.output_tokens,
-                        cached_input_tokens=usage.cached_input_tokens,
-                        cache_write_tokens=usage.cache_write_tokens,
-                    )
-                    stop_reason = event.delta.stop_reason or stop_reason
-        except anthropic.APIStatusError as error:
+        return options
+
+    def _provider_error(self, error: Exception) -> ProviderError:
+        """The SDK's (or the transport's) error as llmist's, so retries and messages are the same
+        for every provider."""
+        import anthropic
+
+        if isinstance(error, anthropic.APIStatusError):
             status = error.status_code
             if status < 400:  # an error event inside a 200 stream
                 status = _STATUS_OF_ERROR_TYPE.get(_error_type(error.body) or "", 500)
-            raise error_for_status(
+            return error_for_status(
                 status,
                 _error_message(error),
                 provider=self.name,
                 headers=error.response.headers,
                 env_var=self.api_key_env,
-            ) from error
-        except (anthropic.APIConnectionError, httpx2.TransportError) as error:
-            raise ProviderConnectionError(f"anthropic connection failed: {error}", provider=self.name) from error
-        except anthropic.AnthropicError as error:
-            raise ProviderError(f"anthropic failed: {error}", provider=self.name) from error
-        if stop_reason is not None:
-            yield LLMChunk(usage=usage, finish_reason=stop_reason)
+            )
+        if isinstance(error, anthropic.APIConnectionError) or not isinstance(error, anthropic.AnthropicError):
+            return ProviderConnectionError(f"anthropic connection failed: {error}", provider=self.name)
+        return ProviderError(f"anthropic failed: {error}", provider=self.name)
+
+
+def _delta_chunk(delta: Any) -> LLMChunk | None:
+    """The text or thinking a content delta carries (other deltas carry neither)."""
+    if delta.type == "text_delta":
+        return LLMChunk(text=delta.text)
+    if delta.type == "thinking_delta":
+        return LLMChunk(reasoning=delta.thinking)
+    return None
+
+
+def _start_usage(raw: Any) -> Usage:
+    """Usage as ``message_start`` reports it: cache reads and writes are part of the input."""
+    read = raw.cache_read_input_tokens or 0
+    written = raw.cache_creation_input_tokens or 0
+    return Usage(
+        input_tokens=raw.input_tokens + read + written,
+        output_tokens=raw.output_tokens,
+        cached_input_tokens=read,
+        cache_write_tokens=written,
+    )
 
 
 def _error_type(body: object) -> str | None:

@@ -77,15 +77,6 @@ class OpenAIProvider(ReliableProvider):
         import httpx2
         import openai
 
-        options: dict[str, Any] = {}
-        if request.temperature is not None and not request.model.startswith(_NO_TEMPERATURE_PREFIXES):
-            options["temperature"] = request.temperature
-        if request.max_tokens is not None:
-            options[self._max_tokens_param] = request.max_tokens
-        if request.stop:
-            options["stop"] = list(request.stop)
-        if request.extra:
-            options["extra_body"] = dict(request.extra)
         finish_reason: str | None = None
         usage: Usage | None = None
         try:
@@ -94,7 +85,7 @@ class OpenAIProvider(ReliableProvider):
                 messages=to_openai_messages(request.messages),
                 stream=True,
                 stream_options={"include_usage": True},
-                **options,
+                **self._options(request),
             )
             async for chunk in stream:
                 if chunk.usage is not None:
@@ -106,24 +97,44 @@ class OpenAIProvider(ReliableProvider):
                         yield LLMChunk(text=text, reasoning=reasoning)
                     if choice.finish_reason is not None:
                         finish_reason = choice.finish_reason
-        except openai.APIStatusError as error:
-            raise error_for_status(
+        except (openai.OpenAIError, httpx2.TransportError) as error:
+            raise self._provider_error(error) from error
+        if finish_reason is not None:
+            yield LLMChunk(usage=usage or Usage(), finish_reason=finish_reason)
+        elif usage is not None:
+            yield LLMChunk(usage=usage)
+
+    def _options(self, request: LLMRequest) -> dict[str, Any]:
+        """The request's optional settings, named as the Chat Completions API names them."""
+        options: dict[str, Any] = {}
+        if request.temperature is not None and not request.model.startswith(_NO_TEMPERATURE_PREFIXES):
+            options["temperature"] = request.temperature
+        if request.max_tokens is not None:
+            options[self._max_tokens_param] = request.max_tokens
+        if request.stop:
+            options["stop"] = list(request.stop)
+        if request.extra:
+            options["extra_body"] = dict(request.extra)
+        return options
+
+    def _provider_error(self, error: Exception) -> ProviderError:
+        """The SDK's (or the transport's) error as llmist's, so retries and messages are the same
+        for every provider."""
+        import openai
+
+        if isinstance(error, openai.APIStatusError):
+            return error_for_status(
                 error.status_code,
                 error.message,
                 provider=self.name,
                 headers=error.response.headers,
                 env_var=self.api_key_env,
-            ) from error
-        except (openai.APIConnectionError, httpx2.TransportError) as error:
-            raise ProviderConnectionError(f"{self.name} connection failed: {error}", provider=self.name) from error
-        except openai.APIError as error:  # an error event inside the stream
-            raise ProviderServerError(f"{self.name} stream error: {error.message}", provider=self.name) from error
-        except openai.OpenAIError as error:
-            raise ProviderError(f"{self.name} failed: {error}", provider=self.name) from error
-        if finish_reason is not None:
-            yield LLMChunk(usage=usage or Usage(), finish_reason=finish_reason)
-        elif usage is not None:
-            yield LLMChunk(usage=usage)
+            )
+        if isinstance(error, openai.APIConnectionError) or not isinstance(error, openai.OpenAIError):
+            return ProviderConnectionError(f"{self.name} connection failed: {error}", provider=self.name)
+        if isinstance(error, openai.APIError):  # an error event inside the stream
+            return ProviderServerError(f"{self.name} stream error: {error.message}", provider=self.name)
+        return ProviderError(f"{self.name} failed: {error}", provider=self.name)
 
 
 def _usage(chunk: ChatCompletionChunk) -> Usage:
