@@ -160,52 +160,72 @@ async def reliable_stream(
         number += 1
         if limiter is not None:
             await limiter.acquire(estimate)
-        text: list[str] = []
-        reasoning: list[str] = []
-        finished = False
+        received = _Received(provider)
         try:
             chunks = attempt()
             try:
                 async for chunk in chunks:
-                    text.append(chunk.text)
-                    reasoning.append(chunk.reasoning)
-                    finished = finished or chunk.finish_reason is not None
+                    received.add(chunk)
                     if chunk.usage is not None and limiter is not None:
                         limiter.record(chunk.usage.total_tokens - estimate)
                     yield chunk
             finally:
                 await _close(chunks)
-            if not finished:
-                if any(text) or any(reasoning):
-                    raise StreamInterruptedError(
-                        f"The {provider} stream ended without a finish reason",
-                        provider=provider,
-                        partial_text="".join(text),
-                        partial_reasoning="".join(reasoning),
-                    )
-                raise EmptyResponseError(f"The {provider} response had no text and no finish reason", provider=provider)
+            received.check_finished()
             return
         except RetryableProviderError as error:
-            if any(text) or any(reasoning):
-                raise StreamInterruptedError(
-                    f"The {provider} stream broke: {error}",
-                    provider=provider,
-                    partial_text="".join(text),
-                    partial_reasoning="".join(reasoning),
-                ) from error
-            error.attempts = number
-            if number >= policy.max_attempts:
-                raise
-            pause = policy.delay(number, error.retry_after)
-            logger.warning(
-                "%s call failed (%s), attempt %d of %d; retrying in %.2fs",
-                provider,
-                error,
-                number,
-                policy.max_attempts,
-                pause,
-            )
-            await policy.sleep(pause)
+            if received.anything:  # the caller has seen part of it: a retry would repeat that part
+                raise received.interrupted(f"The {provider} stream broke: {error}") from error
+            await _pause_or_give_up(error, number, provider, policy)
+
+
+class _Received:
+    """What one attempt streamed so far, to tell an interrupted stream from one that never began."""
+
+    def __init__(self, provider: str) -> None:
+        self._provider = provider
+        self._text: list[str] = []
+        self._reasoning: list[str] = []
+        self._finished = False
+
+    def add(self, chunk: LLMChunk) -> None:
+        self._text.append(chunk.text)
+        self._reasoning.append(chunk.reasoning)
+        self._finished = self._finished or chunk.finish_reason is not None
+
+    @property
+    def anything(self) -> bool:
+        return any(self._text) or any(self._reasoning)
+
+    def interrupted(self, message: str) -> StreamInterruptedError:
+        return StreamInterruptedError(
+            message,
+            provider=self._provider,
+            partial_text="".join(self._text),
+            partial_reasoning="".join(self._reasoning),
+        )
+
+    def check_finished(self) -> None:
+        """Raise if the stream ended without a finish reason."""
+        if self._finished:
+            return
+        if self.anything:
+            raise self.interrupted(f"The {self._provider} stream ended without a finish reason")
+        raise EmptyResponseError(
+            f"The {self._provider} response had no text and no finish reason", provider=self._provider
+        )
+
+
+async def _pause_or_give_up(error: RetryableProviderError, number: int, provider: str, policy: RetryPolicy) -> None:
+    """Wait before attempt ``number + 1``, or re-raise ``error`` when the policy's attempts are spent."""
+    error.attempts = number
+    if number >= policy.max_attempts:
+        raise error
+    pause = policy.delay(number, error.retry_after)
+    logger.warning(
+        "%s call failed (%s), attempt %d of %d; retrying in %.2fs", provider, error, number, policy.max_attempts, pause
+    )
+    await policy.sleep(pause)
 
 
 async def _close(chunks: AsyncIterator[LLMChunk]) -> None:
