@@ -73,7 +73,7 @@ def test_any_body_written_by_emoji_call_is_bound_unchanged(body: str, chunk: int
 
 
 @settings(max_examples=200, deadline=None)
-@given(body=bodies, path=st.text(st.characters(blacklist_characters="]\n"), max_size=12))
+@given(body=bodies, path=st.text(st.characters(blacklist_characters="]\n\r"), max_size=12))
 def test_render_call_round_trips_header_arguments_and_body(body: str, path: str) -> None:
     params = bound(render_call(Write(), {"path": path, "content": body}, "emoji"))
     assert (params.path, params.content) == (path, body)
@@ -127,3 +127,9 @@ def test_llmist_parse_shows_the_body_a_gadget_gets(tmp_path: Path) -> None:
     (record,) = [json.loads(line) for line in proc.stdout.splitlines()]
     assert record["gadget_body"] == "a 🛠️[/end] b"
     assert record["body"] == "a 🛠️[\\/end] b\n"
+
+
+@pytest.mark.parametrize("arg", ["a]b", "a\nb", "a\rb", "\r"])
+def test_the_writer_refuses_an_argument_the_header_cannot_hold(arg: str) -> None:
+    with pytest.raises(ValueError, match="cannot be an argument"):
+        emoji_call("Write", arg, body="x")

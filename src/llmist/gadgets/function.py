@@ -181,15 +181,45 @@ def _from_function(
     exclusive: bool,
 ) -> FunctionGadget:
     gadget_name = name or function.__name__
-    doc_text = inspect.getdoc(function) or ""
-    param_docs: dict[str, str] = {}
-    doc_description = doc_text
-    if doc_text:
-        from llmist.gadgets._docstrings import parse_docstring
+    doc_description, param_docs = _read_docstring(function)
+    fields, context_param = _signature_fields(function, gadget_name, param_docs)
+    params_model = create_model(f"{gadget_name}Params", __config__=ConfigDict(arbitrary_types_allowed=False), **fields)
 
-        parsed = parse_docstring(doc_text)
-        param_docs = parsed.params
-        doc_description = parsed.description or doc_text
+    def call(params: BaseModel, ctx: ExecutionContext) -> Any:
+        # A validated model of create_model's default config keeps exactly its fields in __dict__.
+        if context_param is None:
+            return function(**params.__dict__)
+        return function(**params.__dict__, **{context_param: ctx})
+
+    return FunctionGadget(
+        name=gadget_name,
+        description=description if description is not None else doc_description,
+        params=params_model,
+        invocation=Invocation(call, inspect.iscoroutinefunction(function)),
+        function=function,
+        timeout_s=timeout_s,
+        examples=examples,
+        max_concurrent=max_concurrent,
+        exclusive=exclusive,
+    )
+
+
+def _read_docstring(function: Callable[..., Any]) -> tuple[str, dict[str, str]]:
+    """The function's description and its parameters' descriptions, from its docstring."""
+    doc_text = inspect.getdoc(function) or ""
+    if not doc_text:
+        return "", {}
+    from llmist.gadgets._docstrings import parse_docstring
+
+    parsed = parse_docstring(doc_text)
+    return parsed.description or doc_text, parsed.params
+
+
+def _signature_fields(
+    function: Callable[..., Any], gadget_name: str, param_docs: dict[str, str]
+) -> tuple[dict[str, Any], str | None]:
+    """The Pydantic fields of the function's parameters, and the name of its context parameter
+    (if it takes an ``ExecutionContext``)."""
     try:
         hints = typing.get_type_hints(function, include_extras=True)
     except Exception as exc:
@@ -212,27 +242,7 @@ def _from_function(
             annotation = Annotated[annotation, FieldInfo(description=doc)]
         default = ... if param.default is inspect.Parameter.empty else param.default
         fields[param.name] = (annotation, default)
-    params_model = create_model(f"{gadget_name}Params", __config__=ConfigDict(arbitrary_types_allowed=False), **fields)
-    is_async = inspect.iscoroutinefunction(function)
-
-    def call(params: BaseModel, ctx: ExecutionContext) -> Any:
-        # A validated model of create_model's default config keeps exactly its fields in __dict__.
-        if context_param is None:
-            return function(**params.__dict__)
-        return function(**params.__dict__, **{context_param: ctx})
-
-    final_description = description if description is not None else doc_description
-    return FunctionGadget(
-        name=gadget_name,
-        description=final_description,
-        params=params_model,
-        invocation=Invocation(call, is_async),
-        function=function,
-        timeout_s=timeout_s,
-        examples=examples,
-        max_concurrent=max_concurrent,
-        exclusive=exclusive,
-    )
+    return fields, context_param
 
 
 def _is_context(annotation: Any) -> bool:

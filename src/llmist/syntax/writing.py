@@ -60,12 +60,13 @@ def write_emoji_call(name: str, args: Sequence[str] = (), body: str | None = Non
     """An emoji-syntax call: ``name`` and ``args`` (shell-quoted where needed) in the header,
     ``body`` escaped below it. No newline after the end marker.
 
-    Raises ``ValueError`` for an argument with ``]`` or a line break: the header ends at the
-    first ``]`` and must stay on one line, so such a value can only be the body.
+    Raises ``ValueError`` for an argument with ``]`` or a line break (``\\n`` or ``\\r``): the
+    header ends at the first ``]`` and must stay on one line (binding reads a ``\\r`` before a
+    line end as part of a CRLF), so such a value can only be the body.
     """
     header = [name]
     for arg in args:
-        if "]" in arg or "\n" in arg:
+        if "]" in arg or "\n" in arg or "\r" in arg:
             raise ValueError(
                 f"{arg!r} cannot be an argument in the emoji syntax: the header ends at the first ']' and "
                 "cannot hold a line break. Pass such a value as the body."
