@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from llmist.cli._common import stdout
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from llmist.models import ModelSpec
 
 __all__ = ["models_command"]
 
@@ -35,23 +41,28 @@ def models_command(
     for alias, target in sorted(registry.aliases.items()):
         aliases.setdefault(target, []).append(alias)
     if as_json:
-        rows = [
-            {
-                "model": s.ref,
-                "context_window": s.context_window,
-                "max_output_tokens": s.max_output_tokens,
-                "input_price": s.input_price,
-                "output_price": s.output_price,
-                "cached_input_price": s.cached_input_price,
-                "vision": s.vision,
-                "reasoning": s.reasoning,
-                "caching": s.caching,
-                "aliases": aliases.get(s.ref, []),
-            }
-            for s in specs
-        ]
-        stdout.out(json.dumps(rows, indent=2), highlight=False)
+        stdout.out(json.dumps([_json_row(s, aliases) for s in specs], indent=2), highlight=False)
         return
+    stdout.print(_table(specs, aliases))
+    stdout.print(f"{len(specs)} models. Use any as -m provider:model, or an alias; local servers take any model name.")
+
+
+def _json_row(s: ModelSpec, aliases: dict[str, list[str]]) -> dict[str, object]:
+    return {
+        "model": s.ref,
+        "context_window": s.context_window,
+        "max_output_tokens": s.max_output_tokens,
+        "input_price": s.input_price,
+        "output_price": s.output_price,
+        "cached_input_price": s.cached_input_price,
+        "vision": s.vision,
+        "reasoning": s.reasoning,
+        "caching": s.caching,
+        "aliases": aliases.get(s.ref, []),
+    }
+
+
+def _table(specs: Sequence[ModelSpec], aliases: dict[str, list[str]]) -> Table:
     from rich.table import Table
 
     table = Table(title="Models (prices in USD per million tokens)", title_justify="left")
@@ -73,5 +84,4 @@ def models_command(
             _price(s.cached_input_price),
             features,
         )
-    stdout.print(table)
-    stdout.print(f"{len(specs)} models. Use any as -m provider:model, or an alias; local servers take any model name.")
+    return table
