@@ -30,6 +30,7 @@ $(DEMO_STAMP): pyproject.toml
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks examples hatch_build.py
+	$(BIN)/ruff format --check src tests benchmarks examples hatch_build.py
 
 typecheck: $(STAMP)
 	$(BIN)/mypy src hatch_build.py

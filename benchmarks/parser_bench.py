@@ -299,8 +299,11 @@ def main(argv: list[str] | None = None) -> int:
                 predicted = None
                 if node_prev is not None and chunk != "whole" and node_prev[0] != "whole":
                     predicted = node_prev[1] * int(node_prev[0]) / int(chunk)
-                smaller = [(mb, sec) for (fam, mb, c), sec in node_seen.items() if fam == family and c == chunk
-                           and mb < size_mb]
+                smaller = [
+                    (mb, sec)
+                    for (fam, mb, c), sec in node_seen.items()
+                    if fam == family and c == chunk and mb < size_mb
+                ]
                 if smaller and chunk != "whole":
                     mb, sec = max(smaller)
                     from_size = sec * (size_mb / mb) ** (2 if family == "bigbody" else 1)

@@ -8,8 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llmist import Agent, GadgetError, create_gadget
-from llmist import test_gadget
+from llmist import Agent, GadgetError, create_gadget, test_gadget
 from llmist.testing import MockModel
 
 SCHEMA: dict[str, Any] = {

@@ -47,5 +47,14 @@ def partials(events: Iterable[SyntaxEvent]) -> list[ArgsPartialEvent]:
 def comparable(call: ParsedCall) -> tuple[object, ...]:
     """A call with its auto-generated id (process-wide counter) replaced by a placeholder."""
     auto = call.invocation_id.startswith("gadget_") and call.invocation_id[7:].isdigit()
-    return (call.gadget_name, "<auto>" if auto else call.invocation_id, call.parameters_raw, call.parameters,
-            call.parse_error, call.dependencies, call.syntax, call.raw_args, call.body)
+    return (
+        call.gadget_name,
+        "<auto>" if auto else call.invocation_id,
+        call.parameters_raw,
+        call.parameters,
+        call.parse_error,
+        call.dependencies,
+        call.syntax,
+        call.raw_args,
+        call.body,
+    )

@@ -182,9 +182,7 @@ class Agent(Generic[OutputT]):
         spec = self._output if output_type is None else output_spec(output_type, self.max_output_retries)
         config = self._run_config() if spec is None else self._typed_config(spec)
         tracing = resolve(self.instrument)
-        return AgentStream(
-            config, prompt, signal, mcp_servers=self.mcp_servers, output=spec, tracing=tracing
-        )
+        return AgentStream(config, prompt, signal, mcp_servers=self.mcp_servers, output=spec, tracing=tracing)
 
     @overload
     def stream(
@@ -278,9 +276,7 @@ class AgentStream(Generic[OutputT]):
         if tracer is not None:
             self._gen = tracer.wrap(self._gen, lambda: self.result)
 
-    def _events(
-        self, config: RunConfig, prompt: str, mcp_servers: Sequence[MCPServer]
-    ) -> AsyncGenerator[Events, None]:
+    def _events(self, config: RunConfig, prompt: str, mcp_servers: Sequence[MCPServer]) -> AsyncGenerator[Events, None]:
         if not mcp_servers:
             return run_loop(config, prompt, self.signal, self._set_result)
         from llmist.agent._mcp_run import run_with_mcp
