@@ -340,3 +340,26 @@ def test_values_read_in_another_thread_while_the_parser_runs_are_right() -> None
     finally:
         sys.setswitchinterval(interval)
     assert wrong == []
+
+
+@pytest.mark.parametrize("first, grow", [(16000, 384), (16000, 383), (16383, 1), (100, 16284)])
+def test_every_feed_that_grows_a_value_to_16384_characters_yields_a_partial(first: int, grow: int) -> None:
+    # Up to 16 KB every growth gets a partial, whichever path (a whole chunk of value text, or a
+    # chunk that also ends a line) the feed takes.
+    p = GadgetCallParser()
+    p.feed("!!!GADGET_START:Write\n!!!ARG:content\n")
+    p.feed("a" * first)
+    events = p.feed("b" * grow + "\n")
+    grown = [e for e in events if isinstance(e, ArgsPartialEvent)]
+    assert len(grown) == 1
+    assert len(grown[0].value) == first + grow
+    assert grown[0].delta == "b" * grow
+
+
+def test_past_16384_characters_partials_come_each_time_the_value_grows_by_an_eighth() -> None:
+    p = GadgetCallParser()
+    p.feed("!!!GADGET_START:Write\n!!!ARG:content\n")
+    p.feed("a" * 20000)
+    assert not [e for e in p.feed("b" * 100) if isinstance(e, ArgsPartialEvent)]
+    grown = [e for e in p.feed("c" * 2500) if isinstance(e, ArgsPartialEvent)]
+    assert [len(e.value) for e in grown] == [22600]

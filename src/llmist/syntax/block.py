@@ -177,10 +177,10 @@ class GadgetCallParser(TextStretches):
     def feed(self, chunk: str) -> Sequence[SyntaxEvent]:
         """Parse the next chunk of the stream; return the events it completes."""
         # The two fast paths below take almost every feed of a stream (prose being written,
-        # a value growing): they handle chunks in which no marker can end, inline, with
-        # literal state numbers. Everything else goes through _scan.
+        # a value growing): they handle chunks in which no marker can end, inline. Everything
+        # else goes through _scan.
         fast = self._fast
-        if fast == 2:  # _VALUE
+        if fast == _VALUE:
             block = self._block
             assert block is not None
             if not self._carry and self._body_first not in chunk and chunk:
@@ -206,12 +206,12 @@ class GadgetCallParser(TextStretches):
             nl = block.nl = piece[-1] == "\n"
             size = vlen - nl
             prev = block.prev
-            if size <= prev or (vlen > 16384 and size * 8 < prev * 9):  # _SMALL: see _emit
+            if not _deserves_partial(size, prev):
                 return _NO_EVENTS
             block.prev = size
             delta = _delta(rope, size, prev, nl)
             return (partial_event(block.id, block.name, block.field, PendingValue(rope, size), delta, False),)
-        if fast == 1:  # _LIVE_TEXT
+        if fast == _LIVE_TEXT:
             if not self._carry and self._start_first not in chunk and chunk:
                 return (text_event(chunk),)
             s = self._carry + chunk
@@ -460,9 +460,10 @@ class GadgetCallParser(TextStretches):
         field = block.field
         size = block.vlen - block.nl
         prev = block.prev
-        if size <= prev and not (complete and field not in block.completed):
-            return
-        if not complete and size > _SMALL and prev >= 0 and size * 8 < prev * 9:
+        if complete:
+            if size <= prev and field in block.completed:
+                return
+        elif not _deserves_partial(size, prev):
             return
         block.prev = max(size, prev)
         if complete:
@@ -479,6 +480,17 @@ class GadgetCallParser(TextStretches):
         block.emitted[path] = max(prev, 0)
         block.completed.add(path)
         out.append(partial_event(block.id, block.name, path, "", "", True))
+
+
+def _deserves_partial(size: int, prev: int) -> bool:
+    """Whether a growing value of ``size`` characters, whose last partial showed ``prev`` (-1:
+    none yet), gets a partial now: every growth up to :data:`_SMALL`, then each growth by an eighth.
+
+    The one rule for both the value fast path and :meth:`GadgetCallParser._emit`.
+    """
+    if size <= prev:
+        return False
+    return size <= _SMALL or prev < 0 or size * 8 >= prev * 9
 
 
 def _delta(rope: ValueRope, size: int, prev: int, nl: bool) -> str:
