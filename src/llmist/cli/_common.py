@@ -6,6 +6,7 @@ from typing import NoReturn
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 __all__ = ["CliError", "fail", "stderr", "stdout"]
 
@@ -21,5 +22,7 @@ class CliError(Exception):
 
 def fail(message: str, *, code: int = 2) -> NoReturn:
     """Print ``error: message`` on stderr and exit with ``code``."""
-    stderr.print(f"[bold red]error:[/] {message}", markup=True, highlight=False, soft_wrap=True)
+    # The message is plain text: brackets in it ("pip install 'llmist[anthropic]'", a gadget's
+    # "[/x]") are shown as written, never read as Rich markup.
+    stderr.print(Text.assemble(("error:", "bold red"), " ", message), highlight=False, soft_wrap=True)
     raise typer.Exit(code)

@@ -7,6 +7,7 @@ from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
+from rich.text import Text
 
 from llmist.cli._common import CliError, fail, stderr, stdout
 from llmist.cli._loader import load_gadgets, pick_gadget, split_target
@@ -52,7 +53,7 @@ def run_command(
         fail(str(exc))
     outcome = test_gadget(g, params)
     if outcome.error is not None:
-        stderr.print(f"[bold red]{g.name} failed:[/] {outcome.error}", markup=True, soft_wrap=True)
+        stderr.print(Text.assemble((f"{g.name} failed:", "bold red"), " ", outcome.error), soft_wrap=True)
         raise typer.Exit(1)
     stdout.out(outcome.result or "", highlight=False)
     if outcome.cost:
@@ -125,11 +126,11 @@ def validate_command(
                 own.append(f"example {i} does not validate: {check.error}")
         n_params = len(g.Params.model_json_schema().get("properties", {}))
         status = "[green]ok[/]" if not own else f"[red]{len(own)} problem(s)[/]"
-        table.add_row(g.name, str(n_params), str(len(g.examples)), status)
+        table.add_row(Text(g.name), str(n_params), str(len(g.examples)), status)
         problems += [f"{g.name}: {p}" for p in own]
     stdout.print(table)
     if problems:
         for p in problems:
-            stderr.print(f"[red]✗[/] {p}", markup=True, soft_wrap=True)
+            stderr.print(Text.assemble(("✗", "red"), " ", p), soft_wrap=True)
         raise typer.Exit(1)
     stdout.print(f"[green]✓[/] {len(gadgets)} gadget(s) valid")

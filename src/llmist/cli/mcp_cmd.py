@@ -49,6 +49,6 @@ def serve_command(
         return
 
     def listening(url: str) -> None:
-        stderr.print(f"serving {len(gadgets)} gadget(s) at {url}", highlight=False, soft_wrap=True)
+        stderr.print(f"serving {len(gadgets)} gadget(s) at {url}", markup=False, highlight=False, soft_wrap=True)
 
     asyncio.run(serve_http(server, http, host=host, on_listening=listening))
