@@ -227,3 +227,24 @@ def test_make_demo_script_shows_the_whole_loop_quickly() -> None:
     out = proc.stdout
     assert "The model below is SCRIPTED" in out and "-m sonnet" in out
     assert "✓ EditFile (fix)" in out and "Run summary" in out and "report.txt" in out
+
+
+def test_a_declined_call_shows_as_declined_in_the_log_and_the_summary(tmp_path: Path) -> None:
+    proc = llmist(*_demo_args(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert "✓ WriteFile" not in proc.stdout
+    assert "⊘ WriteFile (script) declined" in proc.stdout
+    summary = proc.stdout[proc.stdout.index("Run summary") :]
+    assert "declined)" in summary.split("gadget calls")[1].splitlines()[0]
+    header = summary.split("Gadget calls")[1].splitlines()[2]
+    assert "declined" in header
+
+
+def test_a_declined_call_shows_as_declined_in_json_lines(tmp_path: Path) -> None:
+    proc = llmist(*_demo_args(tmp_path, "--json"))
+    records = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+    results = [r["result"] for r in records if r["type"] == "gadget_result"]
+    writes = [r for r in results if r["gadget_name"] == "WriteFile"]
+    assert writes and all(r["status"] == "skipped" for r in writes)
+    end = records[-1]
+    assert end["type"] == "run_end" and end["declined_calls"] == sum(r["status"] == "skipped" for r in results)

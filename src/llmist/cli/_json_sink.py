@@ -8,6 +8,7 @@ import sys
 from typing import Any, TextIO
 
 from llmist.agent import AgentEvent, AgentResult, Progress
+from llmist.cli._view import declined
 
 __all__ = ["JsonSink", "event_record"]
 
@@ -66,5 +67,7 @@ class JsonSink:
                 "llm_cost": result.llm_cost,
                 "gadget_cost": result.gadget_cost,
                 "gadget_calls": len(result.gadget_results),
+                "failed_calls": sum(1 for r in result.gadget_results if r.error is not None),
+                "declined_calls": sum(1 for r in result.gadget_results if declined(r)),
             }
         )

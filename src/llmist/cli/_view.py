@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +20,7 @@ from llmist.agent import AgentEvent, AgentResult, GadgetResultEvent, GadgetSkipp
 from llmist.execution import GadgetExecutionResult
 from llmist.syntax import ArgsPartialEvent, GadgetCallEvent, ParsedCall, TextEvent
 
-__all__ = ["AgentView", "fold"]
+__all__ = ["AgentView", "declined", "fold"]
 
 FOLD_LINES = 12
 """Results longer than this many lines are folded."""
@@ -176,6 +177,11 @@ class AgentView:
                 ("  ✗ ", "red bold"), (r.gadget_name, "bold red"), (f" ({r.invocation_id})", "dim"), (took, "dim")
             )
             body = Text(_indent(fold(r.error)), style="red")
+        elif declined(r):
+            head = Text.assemble(
+                ("  ⊘ ", "yellow bold"), (r.gadget_name, "bold yellow"), (f" ({r.invocation_id})", "dim"), " declined"
+            )
+            body = Text(_indent(fold(r.result or "")), style="dim")
         else:
             head = Text.assemble(
                 ("  ✓ ", "green bold"), (r.gadget_name, "bold green"), (f" ({r.invocation_id})", "dim"), (took, "dim")
@@ -226,24 +232,37 @@ class AgentView:
         else:
             table.add_row("stop reason", f"[red]error[/]: {escape(error or 'unknown')}")
             results = self.results
-        failed = sum(1 for r in results if r.error is not None)
-        table.add_row("gadget calls", f"{len(results)} ({failed} failed)" if failed else str(len(results)))
+        table.add_row("gadget calls", _call_counts(results))
         table.add_row("elapsed", f"{elapsed:.1f}s")
         self.console.print(table)
         if results:
             per = Table(title="Gadget calls", title_justify="left")
-            for column in ("gadget", "calls", "failed", "time"):
+            for column in ("gadget", "calls", "failed", "declined", "time"):
                 per.add_column(column, justify="left" if column == "gadget" else "right")
-            calls, errors, ms = Counter[str](), Counter[str](), Counter[str]()
+            calls, errors, refused, ms = Counter[str](), Counter[str](), Counter[str](), Counter[str]()
             for r in results:
                 calls[r.gadget_name] += 1
                 errors[r.gadget_name] += r.error is not None
+                refused[r.gadget_name] += declined(r)
                 ms[r.gadget_name] += int(r.execution_time_ms)
             for name in calls:
-                per.add_row(name, str(calls[name]), str(errors[name]), f"{ms[name]} ms")
+                per.add_row(Text(name), str(calls[name]), str(errors[name]), str(refused[name]), f"{ms[name]} ms")
             self.console.print(per)
         if result is not None and result.stop_reason == "task_complete" and result.output:
             self.console.print(Text.assemble(("Result: ", "bold green"), result.output))
+
+
+def declined(r: GadgetExecutionResult) -> bool:
+    """Whether a controller (the approval prompt, say) declined the call: it did not run, and did
+    not fail either. A call skipped because its dependency failed is not declined."""
+    return r.status == "skipped" and r.skip is None
+
+
+def _call_counts(results: Sequence[GadgetExecutionResult]) -> str:
+    failed = sum(1 for r in results if r.error is not None)
+    refused = sum(1 for r in results if declined(r))
+    details = [f"{n} {what}" for n, what in ((failed, "failed"), (refused, "declined")) if n]
+    return f"{len(results)} ({', '.join(details)})" if details else str(len(results))
 
 
 class _Bottom:
