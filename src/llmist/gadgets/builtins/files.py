@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Annotated, ClassVar
 
 from pydantic import BaseModel, Field
 
 from llmist.gadgets.base import Gadget, GadgetExample
+from llmist.gadgets.builtins._lines import LineWindow, read_lines
 from llmist.gadgets.builtins._sandbox import Sandbox, SandboxError
 from llmist.gadgets.context import ExecutionContext
 from llmist.gadgets.errors import GadgetError
@@ -28,7 +30,7 @@ class _SandboxedGadget(Gadget):
         """Where this gadget's paths are confined."""
 
 
-def _read_text(sandbox: Sandbox, path: str) -> tuple[str, str]:
+def _existing_file(sandbox: Sandbox, path: str) -> Path:
     target = sandbox.resolve(path)
     if target.is_dir():
         raise GadgetError(f"{path!r} is a directory, not a file; use ListDirectory to see what it holds")
@@ -36,6 +38,11 @@ def _read_text(sandbox: Sandbox, path: str) -> tuple[str, str]:
         raise GadgetError(
             f"No such file: {path!r} (relative to the sandbox root); use ListDirectory to see what exists"
         )
+    return target
+
+
+def _read_text(sandbox: Sandbox, path: str) -> tuple[str, str]:
+    target = _existing_file(sandbox, path)
     try:
         return target.read_text(encoding="utf-8"), sandbox.relative(target)
     except UnicodeDecodeError:
@@ -46,19 +53,51 @@ class ReadFileParams(BaseModel):
     """Parameters of :class:`ReadFile`."""
 
     path: Annotated[str, Field(description=_PATH_HELP)]
+    offset: Annotated[int, Field(ge=1, description="First line to read, counting from 1")] = 1
+    limit: Annotated[int, Field(ge=1, description="How many lines to read at most")] = 2000
 
 
 class ReadFile(_SandboxedGadget):
-    """Read a UTF-8 text file inside the sandbox root."""
+    """Read a window of a UTF-8 text file inside the sandbox root.
 
-    description = "Read a text file and return its whole content."
+    At most ``limit`` lines (2,000 by default) from line ``offset``, at most :attr:`max_bytes`
+    bytes of them, each line cut to :attr:`max_line_chars` characters. The file is read line by
+    line, never whole, and a notice after the text says which lines were shown and how to read on.
+    """
+
+    description = (
+        "Read a text file. Returns up to `limit` lines (default 2000) from line `offset` (default 1); "
+        "a note at the end says when more lines follow."
+    )
     Params = ReadFileParams
-    examples = (GadgetExample({"path": "README.md"}, comment="read a file at the root"),)
+    examples = (
+        GadgetExample({"path": "README.md"}, comment="read a file at the root"),
+        GadgetExample({"path": "app.log", "offset": 2001, "limit": 500}, comment="read on where the last call stopped"),
+    )
+    max_bytes: ClassVar[int] = 256 * 1024
+    """Bytes of text one call returns at most (at least one line is always shown)."""
+    max_line_chars: ClassVar[int] = 2000
+    """Characters of one line shown at most; a longer line is cut and says so."""
 
     def execute(self, params: ReadFileParams, ctx: ExecutionContext) -> str:
-        """Return the file's text."""
-        text, _ = _read_text(self.sandbox, params.path)
-        return text
+        """Return the requested lines, then a notice when the file has lines not shown."""
+        target = _existing_file(self.sandbox, params.path)
+        try:
+            window = read_lines(target, params.offset, params.limit, self.max_bytes, self.max_line_chars)
+        except UnicodeDecodeError:
+            raise GadgetError(f"{params.path!r} is not UTF-8 text; only text files can be read") from None
+        if window.last < window.first and window.total > 0:
+            raise GadgetError(f"{params.path!r} has {window.total} lines; offset {params.offset} is past its end")
+        if window.first == 1 and window.last == window.total:
+            return window.text
+        return window.text + _window_notice(window)
+
+
+def _window_notice(window: LineWindow) -> str:
+    shown = f"[lines {window.first}-{window.last} of {window.total} shown"
+    why = "; the byte limit was reached" if window.byte_budget_hit else ""
+    more = f"; call again with offset={window.last + 1} to read on]" if window.last < window.total else "]"
+    return ("" if window.text.endswith("\n") else "\n") + shown + why + more
 
 
 class WriteFileParams(BaseModel):
