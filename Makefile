@@ -49,13 +49,17 @@ endif
 test-pure: lint typecheck
 	$(BIN)/pytest
 
+# What the compiled build's and the newest Python's test venvs need beside llmist itself (the core
+# suites include the tracing tests, which read spans through the OpenTelemetry SDK).
+CORE_TEST_DEPS := 'pytest>=8' 'pytest-asyncio>=0.23' 'hypothesis>=6.100' 'opentelemetry-sdk>=1.20'
+
 # Rebuilt whenever a source file or the build changes (the wheel holds the whole package).
 # pip reinstalls a local project on every install; LLMIST_REQUIRE_COMPILE makes a failed
 # compilation an error instead of a pure wheel.
-$(CSTAMP): pyproject.toml hatch_build.py $(SOURCES)
+$(CSTAMP): pyproject.toml hatch_build.py Makefile $(SOURCES)
 	@test -x $(CBIN)/python || $(PYTHON) -m venv $(CVENV)
 	LLMIST_NO_COMPILE= LLMIST_REQUIRE_COMPILE=1 $(CBIN)/python -m pip install --quiet --disable-pip-version-check \
-		'pytest>=8' 'pytest-asyncio>=0.23' 'hypothesis>=6.100' 'opentelemetry-sdk>=1.20' .
+		$(CORE_TEST_DEPS) .
 	@touch $(CSTAMP)
 
 # The suites of the compiled modules' layers (parsers, gadgets, execution, agent loop, testing
@@ -81,10 +85,10 @@ ifeq ($(NEWEST_TAG),)
 test-newest-python:
 	@echo "make test: skipped test-newest-python: no Python 3.12+ found (python3.1x on PATH or under pyenv); the 3.12+ code paths were not tested"
 else
-$(NVENV)/.installed-stamp: pyproject.toml
+$(NVENV)/.installed-stamp: pyproject.toml Makefile
 	@test -x $(NVENV)/bin/python || $(NEWEST_PY) -m venv $(NVENV)
 	LLMIST_NO_COMPILE=1 $(NVENV)/bin/python -m pip install --quiet --disable-pip-version-check \
-		'pytest>=8' 'pytest-asyncio>=0.23' 'hypothesis>=6.100' .
+		$(CORE_TEST_DEPS) .
 	@touch $@
 
 test-newest-python: $(NVENV)/.installed-stamp
