@@ -1,10 +1,11 @@
-"""ctx.logger is a stdlib logger named llmist.gadget.<Name>: configure it like any other."""
+"""ctx.logger: the stdlib logger llmist.gadget.<Name>, with trace and structured fields (docs/gadgets.md)."""
 
 import logging
 
 from pydantic import BaseModel
 
 from llmist import ExecutionContext, Gadget, test_gadget
+from llmist.gadgets import TRACE
 
 
 class EndpointParams(BaseModel):
@@ -16,7 +17,8 @@ class APIGadget(Gadget):
     Params = EndpointParams
 
     def execute(self, params: EndpointParams, ctx: ExecutionContext) -> str:
-        ctx.logger.debug("Starting request", extra={"endpoint": params.endpoint})
+        ctx.logger.trace("Resolving %s", params.endpoint)
+        ctx.logger.debug("Starting request", {"endpoint": params.endpoint})
         status = 200
         ctx.logger.info("Request completed with status %s", status)
         return f"{params.endpoint}: {status}"
@@ -28,21 +30,23 @@ class Collect(logging.Handler):
         self.messages: list[str] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(f"{record.name}: {record.getMessage()}")
+        fields = f" endpoint={record.endpoint}" if hasattr(record, "endpoint") else ""
+        self.messages.append(f"{record.levelname} {record.name}: {record.getMessage()}{fields}")
 
 
 def main() -> None:
     handler = Collect()
     logger = logging.getLogger("llmist.gadget")
     logger.addHandler(handler)
-    logger.setLevel(logging.DEBUG)
+    logger.setLevel(TRACE)
     try:
         assert test_gadget(APIGadget, {"endpoint": "/status"}).result == "/status: 200"
     finally:
         logger.removeHandler(handler)
     assert handler.messages == [
-        "llmist.gadget.APIGadget: Starting request",
-        "llmist.gadget.APIGadget: Request completed with status 200",
+        "TRACE llmist.gadget.APIGadget: Resolving /status",
+        "DEBUG llmist.gadget.APIGadget: Starting request endpoint=/status",
+        "INFO llmist.gadget.APIGadget: Request completed with status 200",
     ]
 
 

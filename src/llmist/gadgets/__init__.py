@@ -13,6 +13,7 @@ from llmist.gadgets.errors import (
     TaskCompletionSignal,
 )
 from llmist.gadgets.function import FunctionGadget, create_gadget, gadget
+from llmist.gadgets.gadget_logger import TRACE, GadgetLogger
 from llmist.gadgets.output_store import DEFAULT_OUTPUT_LIMIT_PERCENT, GadgetOutputStore, output_char_limit
 from llmist.gadgets.output_viewer import GadgetOutputViewer
 from llmist.gadgets.rendering import CallSyntax, render_call, render_gadget, render_parameters
@@ -28,6 +29,7 @@ from llmist.gadgets.validation import (
 __all__ = [
     "DEFAULT_MAX_PARAMETER_CHARS",
     "DEFAULT_OUTPUT_LIMIT_PERCENT",
+    "TRACE",
     "AbortSignal",
     "CallSyntax",
     "CostReportingLLM",
@@ -37,6 +39,7 @@ __all__ = [
     "GadgetAbortedError",
     "GadgetError",
     "GadgetExample",
+    "GadgetLogger",
     "GadgetOutputStore",
     "GadgetOutputViewer",
     "GadgetResult",

@@ -8,6 +8,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from llmist.gadgets.gadget_logger import GadgetLogger
 from llmist.gadgets.signal import AbortSignal
 
 __all__ = ["CostReportingLLM", "ExecutionContext", "LLMClient", "LLMCompletion"]
@@ -78,10 +79,13 @@ class ExecutionContext:
         """Fires when the call times out or the run is cancelled."""
         self.llm: CostReportingLLM | None = CostReportingLLM(llm_client, self, loop) if llm_client is not None else None
         """A model client whose costs are added to this call's cost, or ``None`` (tests, CLI)."""
-        self.logger: logging.Logger = (
-            logger if logger is not None else logging.getLogger(f"llmist.gadget.{gadget_name}")
+        self.logger = GadgetLogger(
+            logger if logger is not None else logging.getLogger(f"llmist.gadget.{gadget_name}"),
+            gadget_name,
+            invocation_id,
         )
-        """Stdlib logger named ``llmist.gadget.<Name>``."""
+        """The stdlib logger ``llmist.gadget.<Name>`` with ``trace`` and structured fields
+        (:class:`~llmist.gadgets.gadget_logger.GadgetLogger`)."""
         self._cost = 0.0
         self._lock = threading.Lock()
 
