@@ -29,6 +29,7 @@ from llmist.cli._common import CliError
 
 __all__ = [
     "API_KEY_VARIABLES",
+    "LOG_LEVELS",
     "SETTINGS",
     "Config",
     "ConfigError",
@@ -75,6 +76,15 @@ def _pos_num(v: Any) -> str | None:
 
 def _bool(v: Any) -> str | None:
     return "true or false" if not isinstance(v, bool) else None
+
+
+LOG_LEVELS = ("trace", "debug", "info", "warning", "error", "critical")
+"""The levels ``log_level`` takes (any case)."""
+
+
+def _log_level(v: Any) -> str | None:
+    ok = isinstance(v, str) and v.lower() in LOG_LEVELS
+    return f"one of {', '.join(LOG_LEVELS)}" if not ok else None
 
 
 def _str_list(v: Any) -> str | None:
@@ -141,12 +151,16 @@ SETTINGS: dict[str, _Key] = {
     "root": _Key(_str, ".", "sandbox root of the built-in gadgets"),
     "command_timeout": _Key(_pos_num, 30.0, "seconds before RunCommand kills a command"),
     "mcp_servers": _Key(_mcp_servers, [], "MCP servers whose tools join the gadgets (commands or tables)"),
+    "log_level": _Key(_log_level, "warning", "level of llmist's logs and gadget logs (trace ... critical)"),
+    "log_file": _Key(_str, None, "write logs to this file instead of standard error"),
 }
 """Every setting a config file, profile or flag may set: its check, default and meaning."""
 
 _FLAG_NAMES = {"mcp_servers": "--mcp"}
 """Settings whose command-line flag is not named after them."""
-_PATH_KEYS = ("root",)
+_PATH_KEYS = ("root", "log_file")
+_ENV_VARIABLES = {"model": "LLMIST_MODEL", "log_level": "LLMIST_LOG_LEVEL", "log_file": "LLMIST_LOG_FILE"}
+"""Settings an environment variable may set (above the files and profiles, below the flags)."""
 _PATH_LIST_KEYS = ("gadgets",)
 
 
@@ -210,12 +224,14 @@ def load_config(
     env: Mapping[str, str] | None = None,
     profile: str | None = None,
     flags: Mapping[str, Any] | None = None,
+    user_file: bool = True,
 ) -> Config:
-    """Merge defaults < user file < project file < profile < environment < ``flags`` (``None`` values ignored)."""
+    """Merge defaults < user file < project file < profile < environment < ``flags`` (``None`` values
+    ignored). ``user_file=False`` and a ``cwd`` with no project file leave the files out."""
     env = os.environ if env is None else env
     cwd = (cwd or Path.cwd()).resolve()
     values = {k: Setting(spec.default, "default") for k, spec in SETTINGS.items()}
-    files = [_read_file(user_config_path(env), "user")]
+    files = [_read_file(user_config_path(env), "user")] if user_file else []
     project = find_project_config(cwd)
     files.append(_read_file(project, "project") if project else ConfigFile(cwd / PROJECT_FILE, "project", False))
     for f in files:
@@ -223,25 +239,36 @@ def load_config(
             values[key] = Setting(value, _label(f))
     chosen = _choose_profile(files, env, profile)
     if chosen is not None:
-        name = chosen.value
-        defined = [f for f in files if name in f.profiles]
-        if not defined:
-            known = sorted({p for f in files for p in f.profiles})
-            raise ConfigError(
-                f"profile {name!r} (chosen by {chosen.source}) is not defined; "
-                f"defined profiles: {', '.join(known) or 'none'} (in {', '.join(str(f.path) for f in files)})"
-            )
-        for f in defined:
-            for key, value in f.profiles[name].items():
-                values[key] = Setting(value, f"{_label(f)} [profiles.{name}]")
-    if env.get("LLMIST_MODEL"):
-        values["model"] = Setting(env["LLMIST_MODEL"], "env LLMIST_MODEL")
+        values.update(_profile_values(files, chosen))
+    for key, variable in _ENV_VARIABLES.items():
+        if env.get(variable):
+            problem = SETTINGS[key].check(env[variable])
+            if problem is not None:
+                raise ConfigError(f"environment variable {variable} must be {problem}, got {env[variable]!r}")
+            values[key] = Setting(env[variable], f"env {variable}")
     for key, value in (flags or {}).items():
         if value is not None:
             if key not in SETTINGS:
                 raise KeyError(key)
             values[key] = Setting(value, _FLAG_NAMES.get(key) or "--" + key.replace("_", "-"))
     return Config(values, files, chosen)
+
+
+def _profile_values(files: list[ConfigFile], chosen: Setting) -> dict[str, Setting]:
+    """The settings of the chosen profile, from every file that defines it (later files win)."""
+    name = chosen.value
+    defined = [f for f in files if name in f.profiles]
+    if not defined:
+        known = sorted({p for f in files for p in f.profiles})
+        raise ConfigError(
+            f"profile {name!r} (chosen by {chosen.source}) is not defined; "
+            f"defined profiles: {', '.join(known) or 'none'} (in {', '.join(str(f.path) for f in files)})"
+        )
+    return {
+        key: Setting(value, f"{_label(f)} [profiles.{name}]")
+        for f in defined
+        for key, value in f.profiles[name].items()
+    }
 
 
 def _label(f: ConfigFile) -> str:

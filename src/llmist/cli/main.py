@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import sys
+
 import typer
 
+from llmist.cli._common import fail
+from llmist.cli._config import LOG_LEVELS, ConfigError
+from llmist.cli._logging import configure_logging, log_settings
 from llmist.cli.agent_cmd import agent_command
 from llmist.cli.complete_cmd import complete_command
 from llmist.cli.config_cmd import config_app
@@ -19,6 +24,32 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+@app.callback()
+def _global_options(
+    log_level: str | None = typer.Option(
+        None,
+        "--log-level",
+        help="Level of llmist's and the gadgets' logs: trace, debug, info, warning (default), error, critical. "
+        "Env LLMIST_LOG_LEVEL, config key log_level.",
+    ),
+    log_file: str | None = typer.Option(
+        None, "--log-file", help="Write logs to this file instead of standard error. Env LLMIST_LOG_FILE, key log_file."
+    ),
+) -> None:
+    """Tool calling for any text model: parse, inspect and run gadget calls."""
+    if log_level is not None and log_level.lower() not in LOG_LEVELS:
+        raise typer.BadParameter(
+            f"expected one of {', '.join(LOG_LEVELS)}, got {log_level!r}", param_hint="--log-level"
+        )
+    try:
+        level, file = log_settings(log_level, log_file)
+    except ConfigError as exc:
+        fail(str(exc))
+    configure_logging(level.value, file.value)
+
+
 app.command("agent")(agent_command)
 app.command("complete")(complete_command)
 app.command("models")(models_command)
@@ -48,6 +79,30 @@ def version(
         typer.echo(f"execution and agent loop: {'compiled (mypyc)' if loop_compiled else pure}")
 
 
+_GLOBAL_OPTIONS = ("--log-level", "--log-file")
+
+
+def hoist_global_options(argv: list[str]) -> list[str]:
+    """``argv`` with the global options moved in front of the command, so that
+    ``llmist agent ... --log-level debug`` works as well as ``llmist --log-level debug agent ...``.
+    Nothing after a ``--`` separator moves."""
+    front: list[str] = []
+    rest: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            rest.extend(argv[i:])
+            break
+        if arg in _GLOBAL_OPTIONS and i + 1 < len(argv):
+            front += argv[i : i + 2]
+            i += 2
+            continue
+        (front if arg.split("=", 1)[0] in _GLOBAL_OPTIONS else rest).append(arg)
+        i += 1
+    return front + rest
+
+
 def main() -> None:
     """Run the command line (the ``llmist`` console script)."""
-    app()
+    app(args=hoist_global_options(sys.argv[1:]))

@@ -1,0 +1,56 @@
+"""Where the command line sends logs: ``--log-level`` / ``--log-file``, their environment
+variables and config keys, with the usual precedence (flag > environment > profile > project
+file > user file > default).
+
+One handler on the ``llmist`` logger serves every ``llmist.*`` logger, gadget loggers
+(``llmist.gadget.<Name>``) included, since they all propagate to it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+from llmist.cli._config import LOG_LEVELS, ConfigError, Setting, load_config
+from llmist.gadgets import TRACE
+
+__all__ = ["configure_logging", "log_settings"]
+
+_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+_HANDLER_NAME = "llmist-cli"
+
+
+def log_settings(level: str | None, file: str | None) -> tuple[Setting, Setting]:
+    """The level and the file in force, each with where it came from.
+
+    A configuration file this command cannot read does not stop logging: its error is the
+    command's to report (most commands load the configuration too), so the flags and the
+    environment still apply.
+    """
+    flags = {"log_level": level, "log_file": file}
+    try:
+        config = load_config(flags=flags)
+    except ConfigError:
+        config = load_config(cwd=Path(os.sep), env=_log_variables(), flags=flags, user_file=False)
+    return config.values["log_level"], config.values["log_file"]
+
+
+def _log_variables() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k in ("LLMIST_LOG_LEVEL", "LLMIST_LOG_FILE")}
+
+
+def configure_logging(level: str, file: str | None) -> None:
+    """Send ``llmist`` logs at ``level`` and above to ``file``, or to standard error."""
+    name = level.lower()
+    if name not in LOG_LEVELS:  # the flag and the config are checked before: a safety net
+        raise ValueError(f"log level must be one of {', '.join(LOG_LEVELS)}, got {level!r}")
+    root = logging.getLogger("llmist")
+    for old in [h for h in root.handlers if h.get_name() == _HANDLER_NAME]:
+        root.removeHandler(old)
+        old.close()
+    handler: logging.Handler = logging.FileHandler(file, encoding="utf-8") if file else logging.StreamHandler()
+    handler.set_name(_HANDLER_NAME)
+    handler.setFormatter(logging.Formatter(_FORMAT))
+    root.addHandler(handler)
+    root.setLevel(TRACE if name == "trace" else getattr(logging, name.upper()))
