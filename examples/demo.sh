@@ -32,7 +32,8 @@ The model below is SCRIPTED (examples/cli/demo-script.json): canned answers repl
 mock model, so this runs offline and the same every time. The gadgets are real: files are written
 in $WORK and commands really run there.
 To use a real model, change one flag:  -m mock:examples/cli/demo-script.json  ->  -m sonnet
-(and set ANTHROPIC_API_KEY; 'llmist models' lists the others). Without --yes you approve each write.
+after $BIN/pip install -e '.[anthropic]' and with ANTHROPIC_API_KEY set ('llmist models' lists
+the others). Without --yes you approve each write.
 MSG
 "$BIN/llmist" agent "Write a script that counts the words of a poem, run it and save the report" \
     -m mock:examples/cli/demo-script.json --builtins --root "$WORK" --yes

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from llmist.gadgets.errors import LlmistError
 from llmist.providers.errors import (
     MissingAPIKeyError,
@@ -9,6 +11,7 @@ from llmist.providers.errors import (
     ProviderNotInstalledError,
     RateLimitError,
     RetryableProviderError,
+    install_command,
 )
 
 
@@ -19,7 +22,10 @@ def test_provider_errors_are_llmist_errors() -> None:
 
 def test_missing_extra_message_gives_the_install_command() -> None:
     error = ProviderNotInstalledError("gemini", "google-genai", "gemini")
-    assert "pip install 'llmist[gemini]'" in str(error) and "google-genai" in str(error)
+    # The command for this interpreter and this install (an editable checkout here, as in `make demo`).
+    assert f"Install it with: {install_command('gemini')}" in str(error) and "google-genai" in str(error)
+    assert install_command("gemini").startswith(f"{sys.executable} -m pip install ")
+    assert install_command("gemini").endswith("[gemini]'")
     assert isinstance(error, ImportError)
 
 

@@ -94,7 +94,7 @@ def test_default_model_follows_the_first_key_set(monkeypatch: pytest.MonkeyPatch
 def test_missing_sdk_names_the_extra_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "anthropic", None)  # makes `import anthropic` fail
     provider = AnthropicProvider(api_key="k")
-    with pytest.raises(ProviderNotInstalledError, match=r"pip install 'llmist\[anthropic\]'"):
+    with pytest.raises(ProviderNotInstalledError, match=r"-m pip install .*\[anthropic\]'"):
         provider._sdk_client()
 
 
