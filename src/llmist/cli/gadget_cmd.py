@@ -11,7 +11,7 @@ from rich.text import Text
 
 from llmist.cli._common import CliError, fail, stderr, stdout
 from llmist.cli._loader import load_gadgets, pick_gadget, split_target
-from llmist.gadgets import Gadget, render_gadget, validate_gadget_params
+from llmist.gadgets import Gadget, render_gadget
 from llmist.syntax import BlockParseError, parse_block_params
 from llmist.testing import test_gadget
 
@@ -120,10 +120,6 @@ def validate_command(
                 render_gadget(g, syntax)
             except Exception as exc:
                 own.append(f"its {syntax} instructions do not render: {type(exc).__name__}: {exc}")
-        for i, example in enumerate(g.examples, 1):
-            check = validate_gadget_params(g, example.params)
-            if not check.success:
-                own.append(f"example {i} does not validate: {check.error}")
         n_params = len(g.Params.model_json_schema().get("properties", {}))
         status = "[green]ok[/]" if not own else f"[red]{len(own)} problem(s)[/]"
         table.add_row(Text(g.name), str(n_params), str(len(g.examples)), status)

@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from llmist._callables import accepts_positional
 from llmist.gadgets.context import ExecutionContext
@@ -169,4 +169,21 @@ def _check(g: Gadget) -> None:
         raise GadgetError(f"Gadget {g.name!r}: Params must be a Pydantic BaseModel subclass, got {g.Params!r}")
     if g.timeout_s is not None and g.timeout_s <= 0:
         raise GadgetError(f"Gadget {g.name!r}: timeout_s must be positive, got {g.timeout_s}")
+    _check_examples(g)
     g.invocation()
+
+
+def _check_examples(g: Gadget) -> None:
+    """An example is shown to the model as a correct call: one that does not validate would teach
+    it a wrong one, so it is refused when the gadget is defined, naming the field and the reason."""
+    for index, example in enumerate(g.examples, 1):
+        try:
+            g.Params.model_validate(example.params)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(part) for part in error['loc']) or '(parameters)'}: {error['msg']}"
+                for error in exc.errors()
+            )
+            raise GadgetError(
+                f"Gadget {g.name!r}: example {index} does not validate against its parameters: {problems}"
+            ) from None
