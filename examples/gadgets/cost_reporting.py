@@ -1,12 +1,15 @@
 """Cost reporting: ctx.report_cost, ctx.llm (auto-tracked) and GadgetResult(cost=...) add up."""
 
 import asyncio
-from typing import Annotated, Any
+from collections.abc import AsyncIterator
+from typing import Annotated
 
 from pydantic import BaseModel, Field
 
 from llmist import ExecutionContext, GadgetExecutor, GadgetResult, create_gadget, gadget
-from llmist.gadgets import LLMCompletion
+from llmist.models import ModelRegistry, ModelSpec
+from llmist.providers import LLMClient
+from llmist.providers.base import LLMChunk, LLMRequest, Usage
 from llmist.syntax import ParsedCall
 
 
@@ -30,7 +33,8 @@ async def summarizer(text: Annotated[str, Field(description="Text to summarize")
     """Summarizes text using an internal LLM."""
     if ctx.llm is None:  # absent in tests, CLI runs, or without an agent
         return "LLM not available in this context"
-    return await ctx.llm.complete(f"Summarize briefly: {text}", model="haiku")  # cost reported automatically
+    # Cost reported automatically; `model="haiku"` would pick another model than the client's default.
+    return await ctx.llm.complete(f"Summarize briefly: {text}")
 
 
 class DataParams(BaseModel):
@@ -61,15 +65,25 @@ async def paid_api(query: Annotated[str, Field(description="Query to send to the
     return GadgetResult(result=response, cost=0.001)  # $0.001 per call
 
 
-class FakeLLM:
-    """Stands in for the agent's model client: every completion costs $0.01."""
+class FakeModel:
+    """Stands in for a real model: answers "a summary" and bills 10,000 input tokens."""
 
-    async def complete(self, prompt: str, *, model: str | None = None, **kwargs: Any) -> LLMCompletion:
-        return LLMCompletion(text=f"summary of {prompt!r}", cost=0.01)
+    name = "fake"
+
+    async def stream(self, request: LLMRequest) -> AsyncIterator[LLMChunk]:
+        yield LLMChunk(text="a summary")
+        yield LLMChunk(usage=Usage(input_tokens=10_000), finish_reason="stop")
+
+
+def fake_client() -> LLMClient:
+    """The client an agent lends its gadgets, on the fake model at $1 per million input tokens."""
+    registry = ModelRegistry(use_genai_prices=False)
+    registry.register(ModelSpec("fake", "fake", input_price=1.0, output_price=0.0))
+    return LLMClient(model=FakeModel(), model_registry=registry)  # every completion costs $0.01
 
 
 async def run() -> float:
-    executor = GadgetExecutor([multi_step_api, summarizer, complex_gadget, paid_api], llm_client=FakeLLM())
+    executor = GadgetExecutor([multi_step_api, summarizer, complex_gadget, paid_api], llm_client=fake_client())
     calls = [
         ParsedCall("MultiStepAPI", "m", "", {"query": "q"}, None, ()),
         ParsedCall("Summarizer", "s", "", {"text": "long text"}, None, ()),

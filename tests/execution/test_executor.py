@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import AsyncIterator
 from typing import Any
 
 from pydantic import BaseModel
@@ -21,7 +22,9 @@ from llmist import (
     gadget,
 )
 from llmist.execution import GadgetCallInfo
-from llmist.gadgets import LLMCompletion
+from llmist.models import ModelRegistry, ModelSpec
+from llmist.providers import LLMClient
+from llmist.providers.base import LLMChunk, LLMRequest, Usage
 from llmist.syntax import ParsedCall
 
 
@@ -72,9 +75,15 @@ async def test_exception_becomes_error_result_with_type_and_message() -> None:
 
 
 async def test_costs_from_all_three_sources_add_up() -> None:
-    class FakeLLM:
-        async def complete(self, prompt: str, *, model: str | None = None, **kwargs: Any) -> LLMCompletion:
-            return LLMCompletion(text=prompt.upper(), cost=0.25)
+    class Quarter:
+        name = "quarter"
+
+        async def stream(self, request: LLMRequest) -> AsyncIterator[LLMChunk]:
+            yield LLMChunk(text=request.messages[-1].text.upper())
+            yield LLMChunk(usage=Usage(1_000_000, 0), finish_reason="stop")
+
+    registry = ModelRegistry(use_genai_prices=False)
+    registry.register(ModelSpec("quarter", "quarter", input_price=0.25, output_price=0.0))
 
     @gadget
     async def paid(ctx: ExecutionContext) -> GadgetResult:
@@ -84,7 +93,8 @@ async def test_costs_from_all_three_sources_add_up() -> None:
         text = await ctx.llm.complete("hi")
         return GadgetResult(result=text, cost=0.125)
 
-    result = await GadgetExecutor([paid], llm_client=FakeLLM()).execute(call("paid"))
+    client = LLMClient(model=Quarter(), model_registry=registry)
+    result = await GadgetExecutor([paid], llm_client=client).execute(call("paid"))
     assert (result.result, result.cost) == ("HI", 0.875)
 
 

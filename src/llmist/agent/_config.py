@@ -7,12 +7,12 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeAlias
 
-from llmist.agent._gadget_llm import gadget_llm
 from llmist.agent._models import shared_registry
 from llmist.agent.hooks import Controllers, Hooks, Interceptors, Observers
 from llmist.agent.prompt import Markers, Syntax, render_system_prompt
-from llmist.gadgets import Gadget, GadgetOutputStore, GadgetOutputViewer, output_char_limit
+from llmist.gadgets import Gadget, GadgetOutputStore, GadgetOutputViewer, ModelClient, output_char_limit
 from llmist.providers.base import Message, Provider, Usage
+from llmist.providers.client import LLMClient
 from llmist.syntax import EmojiCallParser, GadgetCallParser
 
 __all__ = ["DEFAULT_CONTEXT_WINDOW", "AgentSettings", "HumanInputHandler", "RunConfig"]
@@ -49,7 +49,12 @@ class AgentSettings(Protocol):
     temperature: float | None
     max_response_tokens: int | None
     model_registry: Any
-    llm_client: Any
+    llm_client: ModelClient | None
+
+    @property
+    def model(self) -> str | Provider:
+        """The agent's model: a model string or a provider instance."""
+        ...
 
 
 @dataclass(slots=True)
@@ -70,7 +75,8 @@ class RunConfig:
     interceptors: Interceptors | None
     controllers: Controllers | None
     cost_of: Callable[[Usage], float]
-    llm_client: Any
+    llm_client: ModelClient
+    """Lent to gadgets as ``ctx.llm``: the agent's ``llm_client``, else a client of its own model."""
     parsers: list[GadgetCallParser | EmojiCallParser] = field(default_factory=list)
     """Parsers of finished runs, reused by the next ones."""
 
@@ -113,7 +119,7 @@ class RunConfig:
             interceptors=hooks.interceptors if hooks is not None and _any_set(hooks.interceptors) else None,
             controllers=hooks.controllers if hooks is not None and _any_set(hooks.controllers) else None,
             cost_of=_pricer(registry, provider, model_name),
-            llm_client=gadget_llm(agent.llm_client) if agent.llm_client is not None else None,
+            llm_client=agent.llm_client or LLMClient(model=agent.model, model_registry=registry),
         )
 
     def take_parser(self) -> GadgetCallParser | EmojiCallParser:

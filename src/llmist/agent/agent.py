@@ -26,7 +26,7 @@ from llmist.agent.hooks import Hooks, merge_hooks
 from llmist.agent.instrumentation import InstrumentationSettings, resolve
 from llmist.agent.prompt import Markers, Syntax, render_system_prompt
 from llmist.agent.result import AgentResult, OutputT
-from llmist.gadgets import AbortSignal, Gadget, as_gadget
+from llmist.gadgets import AbortSignal, Gadget, ModelClient, as_gadget
 from llmist.providers.base import Provider
 
 if TYPE_CHECKING:
@@ -68,7 +68,8 @@ class Agent(Generic[OutputT]):
         max_response_tokens: Cap on each response's length.
         gadget_start_prefix / gadget_end_prefix / gadget_arg_prefix: Custom block markers.
         model_registry: Prices model calls (default: the providers' registry when available).
-        llm_client: Client lent to gadgets as ``ctx.llm``.
+        llm_client: Client lent to gadgets as ``ctx.llm`` (an ``LLMClient``; default: a client of
+            this agent's model and registry). Each call a gadget makes adds its cost to the gadget's.
         mcp_servers: MCP servers (``MCPServerStdio``, ``MCPServerHTTP``) whose tools join the gadgets;
             each run connects those not yet connected and closes them when it ends.
         output_type: The type of the final answer (``str`` by default); see :doc:`output`. The
@@ -107,7 +108,7 @@ class Agent(Generic[OutputT]):
         gadget_end_prefix: str = "!!!GADGET_END",
         gadget_arg_prefix: str = "!!!ARG:",
         model_registry: Any = None,
-        llm_client: Any = None,
+        llm_client: ModelClient | None = None,
         mcp_servers: Sequence[MCPServer] = (),
         output_type: type[OutputT] | Sequence[type[OutputT]] = str,  # type: ignore[assignment]
         max_output_retries: int = DEFAULT_MAX_OUTPUT_RETRIES,

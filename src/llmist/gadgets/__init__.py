@@ -1,7 +1,7 @@
 """What a tool is: ``Gadget``, ``@gadget``, ``create_gadget``, validation, rendering, output limiting."""
 
 from llmist.gadgets.base import DEFAULT_MAX_PARAMETER_CHARS, Gadget, GadgetExample, GadgetResult, NoParams, as_gadget
-from llmist.gadgets.context import CostReportingLLM, ExecutionContext, LLMClient, LLMCompletion
+from llmist.gadgets.context import ExecutionContext, ModelClient
 from llmist.gadgets.errors import (
     GadgetAbortedError,
     GadgetError,
@@ -32,7 +32,6 @@ __all__ = [
     "TRACE",
     "AbortSignal",
     "CallSyntax",
-    "CostReportingLLM",
     "ExecutionContext",
     "FunctionGadget",
     "Gadget",
@@ -47,9 +46,8 @@ __all__ = [
     "GadgetTimeoutError",
     "HumanInputRequired",
     "InvalidParametersError",
-    "LLMClient",
-    "LLMCompletion",
     "LlmistError",
+    "ModelClient",
     "ModelRetry",
     "NoParams",
     "TaskCompletionSignal",

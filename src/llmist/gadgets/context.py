@@ -5,61 +5,90 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol, runtime_checkable
 
 from llmist.gadgets.gadget_logger import GadgetLogger
 from llmist.gadgets.signal import AbortSignal
 
-__all__ = ["CostReportingLLM", "ExecutionContext", "LLMClient", "LLMCompletion"]
-
-
-@dataclass(frozen=True, slots=True)
-class LLMCompletion:
-    """One completion from an :class:`LLMClient`: the text and what it cost."""
-
-    text: str
-    cost: float = 0.0
-    """USD."""
+__all__ = ["ExecutionContext", "ModelClient"]
 
 
 @runtime_checkable
-class LLMClient(Protocol):
-    """A model client the agent lends to gadgets; it says what each completion cost."""
+class ModelClient(Protocol):
+    """What a gadget's ``ctx.llm`` offers: the whole model client, with every call's cost reported.
 
-    async def complete(self, prompt: str, *, model: str | None = None, **kwargs: Any) -> LLMCompletion:
-        """Complete ``prompt`` and return the text with its cost."""
+    In an agent run it is the agent's :class:`llmist.providers.LLMClient`, seen through
+    :class:`llmist.providers.CostReportingClient`. The gadgets layer sits below the providers, so
+    it names the surface here rather than importing the class; any object with these methods can
+    be lent to an executor.
+    """
+
+    @property
+    def model_registry(self) -> Any:
+        """Limits, prices and aliases of the models (a :class:`llmist.models.ModelRegistry`)."""
         ...
 
+    async def complete(
+        self,
+        prompt: Any,
+        model: Any = None,
+        *,
+        system: str | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = 0.0,
+    ) -> str:
+        """The whole text answer to ``prompt`` (text, messages or a request)."""
+        ...
 
-class CostReportingLLM:
-    """``ctx.llm``: completes prompts and adds each completion's cost to the gadget's cost."""
+    def complete_sync(
+        self,
+        prompt: Any,
+        model: Any = None,
+        *,
+        system: str | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = 0.0,
+    ) -> str:
+        """:meth:`complete` for synchronous code, such as a sync gadget in its worker thread."""
+        ...
 
-    __slots__ = ("_client", "_ctx", "_loop")
+    def stream_text(
+        self,
+        prompt: Any,
+        model: Any = None,
+        *,
+        system: str | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = 0.0,
+    ) -> AsyncIterator[str]:
+        """The answer's text as it arrives."""
+        ...
 
-    def __init__(self, client: LLMClient, ctx: ExecutionContext, loop: asyncio.AbstractEventLoop | None) -> None:
-        self._client = client
-        self._ctx = ctx
-        self._loop = loop
+    def stream(
+        self,
+        prompt: Any,
+        model: Any = None,
+        *,
+        system: str | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = 0.0,
+    ) -> AsyncIterator[Any]:
+        """The answer's chunks (``text``, ``reasoning``; the last one has ``usage``, ``finish_reason``)."""
+        ...
 
-    async def complete(self, prompt: str, *, model: str | None = None, **kwargs: Any) -> str:
-        """Complete ``prompt``; its cost is reported to the gadget's context."""
-        completion = await self._client.complete(prompt, model=model, **kwargs)
-        self._ctx.report_cost(completion.cost)
-        return completion.text
-
-    def complete_sync(self, prompt: str, *, model: str | None = None, **kwargs: Any) -> str:
-        """Same as :meth:`complete`, for sync gadgets (which run in a worker thread)."""
-        if self._loop is None:
-            raise RuntimeError("complete_sync needs the executor's event loop; use `await ctx.llm.complete(...)`")
-        future = asyncio.run_coroutine_threadsafe(self.complete(prompt, model=model, **kwargs), self._loop)
-        return future.result()
+    def reporting_to(
+        self, report_cost: Callable[[float], None], loop: asyncio.AbstractEventLoop | None = None
+    ) -> ModelClient:
+        """The same client, also sending each call's cost (USD) to ``report_cost``; ``loop`` is the
+        event loop :meth:`complete_sync` runs calls on from other threads."""
+        ...
 
 
 class ExecutionContext:
     """Handed to ``execute(params, ctx)``: cost reporting, an LLM client, cancellation, logging."""
 
-    __slots__ = ("_cost", "_lock", "gadget_name", "invocation_id", "llm", "logger", "signal")
+    __slots__ = ("_client", "_cost", "_llm", "_lock", "_loop", "gadget_name", "invocation_id", "logger", "signal")
 
     def __init__(
         self,
@@ -67,7 +96,7 @@ class ExecutionContext:
         gadget_name: str,
         invocation_id: str = "",
         signal: AbortSignal | None = None,
-        llm_client: LLMClient | None = None,
+        llm_client: ModelClient | None = None,
         logger: logging.Logger | None = None,
         loop: asyncio.AbstractEventLoop | None = None,
     ) -> None:
@@ -77,8 +106,6 @@ class ExecutionContext:
         """Id of the running call."""
         self.signal: AbortSignal = signal if signal is not None else AbortSignal()
         """Fires when the call times out or the run is cancelled."""
-        self.llm: CostReportingLLM | None = CostReportingLLM(llm_client, self, loop) if llm_client is not None else None
-        """A model client whose costs are added to this call's cost, or ``None`` (tests, CLI)."""
         self.logger = GadgetLogger(
             logger if logger is not None else logging.getLogger(f"llmist.gadget.{gadget_name}"),
             gadget_name,
@@ -88,6 +115,18 @@ class ExecutionContext:
         (:class:`~llmist.gadgets.gadget_logger.GadgetLogger`)."""
         self._cost = 0.0
         self._lock = threading.Lock()
+        self._client = llm_client
+        self._loop = loop
+        self._llm: ModelClient | None = None
+
+    @property
+    def llm(self) -> ModelClient | None:
+        """The agent's model client, whose every call's cost is added to this call's cost; ``None``
+        when there is no agent (``llmist gadget run``, ``test_gadget`` without ``llm_client``)."""
+        # Made on first use: most calls never touch it.
+        if self._llm is None and self._client is not None:
+            self._llm = self._client.reporting_to(self.report_cost, self._loop)
+        return self._llm
 
     def report_cost(self, usd: float) -> None:
         """Add ``usd`` to this call's cost (thread-safe; may be called many times)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 
@@ -24,9 +25,10 @@ class LLMClient:
     :attr:`model_registry`) are added to :attr:`usage` and :attr:`cost`.
     """
 
-    def __init__(self, *, model: str | None = None, model_registry: ModelRegistry | None = None) -> None:
+    def __init__(self, *, model: str | Provider | None = None, model_registry: ModelRegistry | None = None) -> None:
         self.model = model
-        """Model used when a call names none (``None``: from the environment, see ``default_model``)."""
+        """Model used when a call names none: a model string or a provider instance (``None``: from
+        the environment, see ``default_model``)."""
         self.model_registry = model_registry or ModelRegistry()
         """Limits, prices and aliases of the models."""
         self.usage = Usage()
@@ -34,15 +36,18 @@ class LLMClient:
         self.cost = 0.0
         """USD spent by all calls so far."""
         self._providers: dict[str, tuple[Provider, str]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def resolve(self, model: str | Provider | None = None) -> tuple[Provider, str]:
         """The provider and provider-side model name for ``model`` (cached per model string).
 
         A provider instance is used as it is, with its ``name`` as the model name.
         """
+        if model is None:
+            model = self.model
         if model is not None and not isinstance(model, str):
             return model, model.name
-        spec = model or self.model or ""
+        spec = model or ""
         if spec not in self._providers:
             self._providers[spec] = resolve_model(spec, self.model_registry)
         return self._providers[spec]
@@ -62,6 +67,39 @@ class LLMClient:
             async for chunk in self.stream(prompt, model, system=system, max_tokens=max_tokens, temperature=temperature)
         ]
         return "".join(parts)
+
+    def complete_sync(
+        self,
+        prompt: Prompt,
+        model: str | Provider | None = None,
+        *,
+        system: str | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = 0.0,
+    ) -> str:
+        """:meth:`complete` for synchronous code.
+
+        A gadget's client (:meth:`reporting_to` with the agent's loop) runs the call on that loop
+        and waits, which is what a sync gadget in its worker thread needs. Any other client runs
+        it on a new event loop. Called from a thread whose event loop is running it raises, since
+        waiting there would block the loop the call needs: use ``await client.complete(...)``.
+        """
+        if _loop_running_here():
+            raise RuntimeError(
+                "complete_sync was called on a running event loop's thread, where waiting would block "
+                "the loop; use `await ...complete(...)` there"
+            )
+        call = self.complete(prompt, model, system=system, max_tokens=max_tokens, temperature=temperature)
+        if self._loop is not None and self._loop.is_running():
+            return asyncio.run_coroutine_threadsafe(call, self._loop).result()
+        return asyncio.run(call)
+
+    def reporting_to(
+        self, report_cost: Callable[[float], None], loop: asyncio.AbstractEventLoop | None = None
+    ) -> CostReportingClient:
+        """This client as a gadget gets it (``ctx.llm``): each call's cost also goes to
+        ``report_cost``, and :meth:`complete_sync` runs calls on ``loop``."""
+        return CostReportingClient(self, report_cost, loop)
 
     async def stream_text(
         self,
@@ -125,13 +163,27 @@ class CostReportingClient(LLMClient):
     cost to the parent's totals too.
     """
 
-    def __init__(self, parent: LLMClient, report_cost: Callable[[float], None]) -> None:
+    def __init__(
+        self,
+        parent: LLMClient,
+        report_cost: Callable[[float], None],
+        loop: asyncio.AbstractEventLoop | None = None,
+    ) -> None:
         super().__init__(model=parent.model, model_registry=parent.model_registry)
         self._parent = parent
         self._providers = parent._providers
         self._report_cost = report_cost
+        self._loop = loop
 
     def _record(self, usage: Usage, cost: float) -> None:
         super()._record(usage, cost)
         self._parent._record(usage, cost)
         self._report_cost(cost)
+
+
+def _loop_running_here() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True

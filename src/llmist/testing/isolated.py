@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from llmist.execution import GadgetExecutor
-from llmist.gadgets import GadgetOutputStore, LLMClient, as_gadget, output_char_limit, validate_gadget_params
+from llmist.gadgets import GadgetOutputStore, ModelClient, as_gadget, output_char_limit, validate_gadget_params
 from llmist.syntax import ParsedCall
 
 __all__ = ["DEFAULT_TEST_OUTPUT_LIMIT", "TestGadgetResult", "atest_gadget", "test_gadget"]
@@ -42,7 +42,7 @@ async def atest_gadget(
     gadget: Any,
     params: Mapping[str, Any],
     *,
-    llm_client: LLMClient | None = None,
+    llm_client: ModelClient | None = None,
     output_limit: int | None = DEFAULT_TEST_OUTPUT_LIMIT,
 ) -> TestGadgetResult:
     """Validate ``params`` (defaults applied) and run ``gadget`` once, as an agent would;
@@ -64,7 +64,7 @@ def test_gadget(
     gadget: Any,
     params: Mapping[str, Any],
     *,
-    llm_client: LLMClient | None = None,
+    llm_client: ModelClient | None = None,
     output_limit: int | None = DEFAULT_TEST_OUTPUT_LIMIT,
 ) -> TestGadgetResult:
     """Sync twin of :func:`atest_gadget`, for code outside an event loop (inside one, await ``atest_gadget``)."""
