@@ -31,7 +31,7 @@ def test_spec_complete_example() -> None:
         "filePath": "src/calculator.ts",
         "content": "export function add(a: number, b: number): number {\n  return a + b;\n}",
     }
-    assert call.parameters_raw == COMPLETE_EXAMPLE.split("\n", 1)[1].rsplit("!!!GADGET_END", 1)[0].strip()
+    assert call.parameters_raw == COMPLETE_EXAMPLE.split("\n", 1)[1].rsplit("!!!GADGET_END", 1)[0]  # as written
 
 
 def test_spec_parallel_example_dependencies() -> None:

@@ -20,7 +20,7 @@ from llmist.syntax._base import TextStretches, holdback, next_auto_id
 from llmist.syntax._fast import block_call_event, partial_event, text_event
 from llmist.syntax._rope import PendingValue, ValueRope
 from llmist.syntax.events import GadgetCallEvent, SyntaxEvent
-from llmist.syntax.pointers import BlockParseError, assemble_params, parse_block_span, stripped_span, unfenced_span
+from llmist.syntax.pointers import BlockParseError, arguments_span, assemble_params, parse_block_span, stripped_span
 
 __all__ = ["DEFAULT_ARG_PREFIX", "DEFAULT_END_PREFIX", "DEFAULT_START_PREFIX", "GadgetCallParser"]
 
@@ -114,6 +114,12 @@ class GadgetCallParser(TextStretches):
     ``GadgetCallEvent`` the moment a block ends. ``finalize()`` flushes the end of the
     stream (a truncated block still becomes a call). Any chunking of the same input gives
     the same calls and the same concatenated text.
+
+    Every argument value loses exactly one trailing newline, wherever it stands
+    (:func:`~llmist.syntax.pointers.arguments_span` has the whole rule), and
+    ``ParsedCall.parameters_raw`` is the body as written. ``typescript_compat=True`` cuts the
+    last value and the raw body as the TypeScript original does (both stripped, a closing fence
+    always dropped), for comparing outputs with it.
     """
 
     __slots__ = (
@@ -133,6 +139,7 @@ class GadgetCallParser(TextStretches):
         "_start",
         "_start_first",
         "_start_only",
+        "_typescript_compat",
     )
 
     def __init__(
@@ -140,8 +147,11 @@ class GadgetCallParser(TextStretches):
         start_prefix: str = DEFAULT_START_PREFIX,
         end_prefix: str = DEFAULT_END_PREFIX,
         arg_prefix: str = DEFAULT_ARG_PREFIX,
+        *,
+        typescript_compat: bool = False,
     ) -> None:
         super().__init__()
+        self._typescript_compat = typescript_compat
         for what, marker in (("start_prefix", start_prefix), ("end_prefix", end_prefix), ("arg_prefix", arg_prefix)):
             if not isinstance(marker, str) or not marker.strip():
                 raise ValueError(f"{what} must be a non-blank string, got {marker!r}")
@@ -354,14 +364,13 @@ class GadgetCallParser(TextStretches):
         ``arguments`` it tracked; a fenced body is parsed again all the same)."""
         header = self._header
         assert header is not None
-        if a < b and (s[a].isspace() or s[b - 1].isspace()):
+        if self._typescript_compat and a < b and (s[a].isspace() or s[b - 1].isspace()):
             a, b = stripped_span(s, a, b)
         raw = s[a:b]
         # The values are cut from the body's own copy, not from s: an ASCII body in a stream
         # with non-ASCII text elsewhere is a narrower string, which slices several times faster.
-        a, b = 0, len(raw)
-        if raw.startswith("```") or raw.endswith("```"):
-            a, b = unfenced_span(raw, a, b)
+        a, b, fenced = arguments_span(raw, 0, len(raw), self._arg, typescript_compat=self._typescript_compat)
+        if fenced:
             arguments = None  # tracked before the fence was known: parse the unfenced body
         elif arguments is not None and len(arguments) != raw.count(self._arg):
             arguments = None  # an argument without a name is not tracked: parse to report it
@@ -440,10 +449,11 @@ class GadgetCallParser(TextStretches):
 
     def _close_value(self, block: _Streaming, last: bool) -> None:
         """The current value ended: at the next argument, or (``last``) at the end of the body."""
-        # The newline before the next argument is not part of a value. The call's body is
-        # stripped, so its last value is, and the raw body then needs no stripping copy.
+        # The newline before the next marker is not part of a value. In TypeScript-compatible
+        # mode the call's body is stripped, so its last value is, and the raw body then needs
+        # no stripping copy.
         value = block.rope.take(block.vlen - block.nl)
-        if last:
+        if last and self._typescript_compat:
             value = value.rstrip()
             block.raw.append(value)
         else:

@@ -26,7 +26,8 @@ class ParsedCall:
     invocation_id: str
     """Explicit id from the header, else ``gadget_<n>`` (unique per process)."""
     parameters_raw: str
-    """Block: the raw text between the header line and the end, stripped. Emoji: the body."""
+    """Block: the body as written, from the line after the header to the end marker (stripped with
+    ``typescript_compat``). Emoji: the body."""
     parameters: dict[str, Any] | None
     """Block: the parsed parameters; ``None`` when ``parse_error`` is set. Emoji: ``None``."""
     parse_error: str | None

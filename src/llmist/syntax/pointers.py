@@ -21,6 +21,7 @@ __all__ = [
     "MAX_PARAMETER_DEPTH",
     "BlockParseError",
     "Schema",
+    "arguments_span",
     "assemble_params",
     "coercion_agrees",
     "nesting_error",
@@ -55,13 +56,65 @@ def parse_block_params(content: str, *, arg_prefix: str = "!!!ARG:", schema: Sch
 
 
 def parse_block_body(body: str, *, arg_prefix: str = "!!!ARG:", schema: Schema | None = None) -> dict[str, Any]:
-    """The parameters of a block's body read as the parser reads them: surrounding whitespace
-    and a markdown fence around the arguments dropped (:func:`unfenced_span`), then assembled
-    as :func:`parse_block_params` does."""
-    a, b = stripped_span(body, 0, len(body))
-    if body.startswith("```", a, b) or body.endswith("```", a, b):
-        a, b = unfenced_span(body, a, b)
+    """The parameters of a block's body read as the parser reads them: the arguments found by
+    :func:`arguments_span` (a markdown fence around them dropped), then assembled as
+    :func:`parse_block_params` does."""
+    a, b, _ = arguments_span(body, 0, len(body), arg_prefix)
     return parse_block_span(body, a, b, arg_prefix, _schema_hints(schema) if schema is not None else None)
+
+
+def arguments_span(
+    s: str, a: int, b: int, arg_prefix: str, *, typescript_compat: bool = False
+) -> tuple[int, int, bool]:
+    """Where the arguments of the block body ``s[a:b]`` lie, and whether a fence was dropped.
+
+    Every value, the last one included, loses exactly one trailing newline (the one before the
+    next marker) and keeps any other whitespace, so the body's end is kept as written. Models
+    sometimes wrap the arguments in a markdown fence: an opening ```` ``` ````, ```` ```json ````,
+    ```` ```yaml ```` or ```` ```toml ```` line before the first argument is dropped, and so is a
+    closing ```` ``` ```` line at the end when it closes nothing inside the last value (a value
+    that is itself a fenced code block keeps its closing line).
+
+    ``typescript_compat`` cuts as the TypeScript original does: the body is stripped, so the
+    last value loses all its trailing whitespace, and a closing fence at the end always goes.
+    """
+    start, stop = stripped_span(s, a, b)
+    if typescript_compat:
+        if s.startswith("```", start, stop) or s.endswith("```", start, stop):
+            return (*unfenced_span(s, start, stop), True)
+        return start, stop, False
+    fenced = False
+    if s.startswith("```", start, stop):
+        opened = _after_opening_fence(s, start, stop)
+        fenced, start = opened != start, opened
+    closing = stop - start >= 4 and s.endswith("```", start, stop) and s[stop - 4] == "\n"
+    if closing and _closes_nothing(s, start, stop, arg_prefix):
+        return start, stop - 3, True  # the value rule then drops the newline before the fence
+    return start, b, fenced
+
+
+def _after_opening_fence(s: str, a: int, b: int) -> int:
+    """Where the arguments start after the fence line opening ``s[a:b]`` (``a`` if none)."""
+    options = [a + 7] if s[a + 3 : a + 7].lower() in _FENCE_LANGUAGES else []
+    options.append(a + 3)
+    for k in options:
+        last_newline = -1
+        while k < b and s[k].isspace():
+            if s[k] == "\n":
+                last_newline = k
+            k += 1
+        if last_newline >= 0:
+            return last_newline + 1
+    return a
+
+
+def _closes_nothing(s: str, a: int, b: int, arg_prefix: str) -> bool:
+    """The fence line ending ``s[a:b]`` closes no fence opened inside the last value: fence
+    lines in that value, the last one included, are odd in number."""
+    value_start = s.rfind(arg_prefix, a, b)
+    value_start = a if value_start < 0 else s.find("\n", value_start, b) + 1
+    fences = s.count("\n```", value_start, b) + s.startswith("```", value_start, b)
+    return fences % 2 == 1
 
 
 def parse_block_span(s: str, a: int, b: int, arg_prefix: str, hints: _SchemaHints | None = None) -> dict[str, Any]:
@@ -164,17 +217,7 @@ def unfenced_span(s: str, a: int, b: int) -> tuple[int, int]:
     a closing ```` ``` ```` at the very end, as the TypeScript original does.
     """
     if s.startswith("```", a, b):
-        options = [a + 7] if s[a + 3 : a + 7].lower() in _FENCE_LANGUAGES else []
-        options.append(a + 3)
-        for k in options:
-            last_newline = -1
-            while k < b and s[k].isspace():
-                if s[k] == "\n":
-                    last_newline = k
-                k += 1
-            if last_newline >= 0:
-                a = last_newline + 1
-                break
+        a = _after_opening_fence(s, a, b)
     if b - a >= 3 and s.endswith("```", a, b):
         b -= 3
         if b > a and s[b - 1] == "\n":
@@ -183,9 +226,11 @@ def unfenced_span(s: str, a: int, b: int) -> tuple[int, int]:
 
 
 def _coerce(value: str, hint: _TypeHint) -> Any:
-    if "\n" in value or hint == "string":
+    if hint == "string" or ("\n" in value and hint == "unknown"):
         return value
     trimmed = value.strip()
+    if "\n" in trimmed:  # multi-line text is never a number or a bool, whatever the schema says
+        return value
     if hint == "boolean":
         return True if trimmed == "true" else False if trimmed == "false" else value
     if hint == "number" or hint == "integer":
