@@ -8,24 +8,24 @@ from dataclasses import dataclass
 
 import pytest
 
-from llmist.providers.base import LLMChunk, Usage, new_chunk, new_usage
-from llmist.syntax._fast import fast_constructor
+from llmist.syntax import GadgetCallEvent, ParsedCall, TextEvent
+from llmist.syntax._fast import block_call_event, fast_constructor, text_event
 
 
 def test_built_objects_equal_those_of_the_frozen_init() -> None:
-    usage = new_usage(1, 2, 3, 4, 5)
-    assert type(usage) is Usage
-    assert usage == Usage(1, 2, 3, 4, 5) and hash(usage) == hash(Usage(1, 2, 3, 4, 5))
-    assert repr(usage) == repr(Usage(1, 2, 3, 4, 5))
-    assert pickle.loads(pickle.dumps(usage)) == usage
-    assert new_chunk("hi", "", usage, "stop") == LLMChunk("hi", usage=usage, finish_reason="stop")
-    assert dataclasses.replace(usage, input_tokens=3).input_tokens == 3
+    event = block_call_event("G", "g1", "!!!ARG:a\n1", {"a": 1}, None, ("x",))
+    expected = GadgetCallEvent(ParsedCall("G", "g1", "!!!ARG:a\n1", {"a": 1}, None, ("x",)))
+    assert type(event) is GadgetCallEvent and type(event.call) is ParsedCall
+    assert event == expected and repr(event) == repr(expected)
+    assert pickle.loads(pickle.dumps(event)) == event
+    assert text_event("hi") == TextEvent("hi") and hash(text_event("hi")) == hash(TextEvent("hi"))
+    assert dataclasses.replace(text_event("hi"), content="ho").content == "ho"
 
 
 def test_built_objects_stay_frozen() -> None:
-    usage = new_usage(1, 2, 0, 0, 0)
+    event = text_event("hi")
     with pytest.raises(dataclasses.FrozenInstanceError):
-        usage.input_tokens = 9  # type: ignore[misc]
+        event.content = "ho"  # type: ignore[misc]
 
 
 def test_refuses_classes_it_cannot_build_exactly() -> None:

@@ -46,7 +46,7 @@ from llmist.agent.hooks import (
 )
 from llmist.agent.result import AgentResult, StopReason
 from llmist.gadgets import AbortSignal
-from llmist.providers.base import LLMChunk, LLMRequest, Message, Usage, new_message, new_request
+from llmist.providers.base import LLMChunk, LLMRequest, Message, Usage
 from llmist.syntax import EmojiCallParser, GadgetCallParser
 
 __all__ = ["run_loop"]
@@ -186,7 +186,12 @@ def _open_stream(run: _Run) -> AsyncIterable[LLMChunk]:
 def _request(run: _Run) -> LLMRequest:
     """The model request of the next response: the whole conversation so far."""
     agent = run.cfg.agent
-    return new_request(run.cfg.model_name, tuple(run.messages), agent.max_response_tokens, agent.temperature, (), {})
+    return LLMRequest(
+        model=run.cfg.model_name,
+        messages=tuple(run.messages),
+        max_tokens=agent.max_response_tokens,
+        temperature=agent.temperature,
+    )
 
 
 async def _after_error(cfg: RunConfig, iteration: int, exc: Exception) -> str | None:
@@ -226,7 +231,7 @@ async def _next_turn(run: _Run, response: Response) -> None:
     """The response and its results join the conversation; the ``on_iteration`` observer; then
     the stop reason (or, for a response without calls, a nudge to go on)."""
     cfg, st, messages = run.cfg, run.state, run.messages
-    messages.append(new_message("assistant", "".join(response.raw)))
+    messages.append(Message("assistant", "".join(response.raw)))
     n_calls = response.n_calls
     if n_calls:
         messages.extend(result_message(r) for r in run.calls.ordered())

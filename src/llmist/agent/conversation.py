@@ -7,7 +7,7 @@ do next, so a model can correct its call in the following response.
 from __future__ import annotations
 
 from llmist.execution import GadgetExecutionResult
-from llmist.providers.base import Message, new_message
+from llmist.providers.base import Message
 
 __all__ = ["format_result", "not_run_message", "result_message"]
 
@@ -22,7 +22,7 @@ def format_result(r: GadgetExecutionResult) -> str:
 
 def result_message(r: GadgetExecutionResult) -> Message:
     """``format_result`` as a ``gadget_result`` message."""
-    return new_message("gadget_result", format_result(r))
+    return Message("gadget_result", format_result(r))
 
 
 def not_run_message(limit: int) -> str:

@@ -8,11 +8,9 @@ carrying the :class:`Usage` and the finish reason.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, TypeAlias, runtime_checkable
-
-from llmist.syntax._fast import fast_constructor
 
 __all__ = [
     "ContentPart",
@@ -87,12 +85,12 @@ class Usage:
         return self.input_tokens + self.output_tokens
 
     def __add__(self, other: Usage) -> Usage:
-        return new_usage(
-            self.input_tokens + other.input_tokens,
-            self.output_tokens + other.output_tokens,
-            self.cached_input_tokens + other.cached_input_tokens,
-            self.reasoning_tokens + other.reasoning_tokens,
-            self.cache_write_tokens + other.cache_write_tokens,
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
+            reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
         )
 
 
@@ -121,17 +119,6 @@ class LLMRequest:
     stop: tuple[str, ...] = ()
     extra: dict[str, object] = field(default_factory=dict)
     """Provider-specific options passed through unchanged."""
-
-
-new_message: Callable[[Role, str | tuple[ContentPart, ...]], Message] = fast_constructor(Message)
-"""``Message(role, content)`` for hot paths (every field, in order; skips the frozen ``__init__``)."""
-new_usage: Callable[[int, int, int, int, int], Usage] = fast_constructor(Usage)
-"""``Usage(...)`` with all five counts, in field order, for hot paths."""
-new_chunk: Callable[[str, str, Usage | None, str | None], LLMChunk] = fast_constructor(LLMChunk)
-"""``LLMChunk(text, reasoning, usage, finish_reason)`` for hot paths (providers make one per chunk)."""
-_RequestFields: TypeAlias = tuple[str, Sequence[Message], int | None, float | None, tuple[str, ...], dict[str, object]]
-new_request: Callable[[*_RequestFields], LLMRequest] = fast_constructor(LLMRequest)
-"""``LLMRequest(...)`` with every field, in order, for hot paths."""
 
 
 @runtime_checkable

@@ -23,7 +23,7 @@ import itertools
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from typing import TypeAlias
 
-from llmist.providers.base import LLMChunk, LLMRequest, Message, new_chunk, new_usage
+from llmist.providers.base import LLMChunk, LLMRequest, Message, Usage
 from llmist.providers.registry import register_provider
 
 __all__ = ["MockModel", "MockModelExhausted", "MockResponder", "MockSplit", "estimate_tokens"]
@@ -169,9 +169,9 @@ class MockModel:
         for chunk in self._chunks(text):
             if delay:
                 await asyncio.sleep(delay)
-            yield new_chunk(chunk, "", None, None)
-        usage = new_usage(self._input_tokens(request.messages), estimate_tokens(text), 0, 0, 0)
-        yield new_chunk("", "", usage, self._finish_reason)
+            yield LLMChunk(text=chunk)
+        usage = Usage(input_tokens=self._input_tokens(request.messages), output_tokens=estimate_tokens(text))
+        yield LLMChunk(usage=usage, finish_reason=self._finish_reason)
 
 
 def _echo(messages: Sequence[Message]) -> str:

@@ -1,11 +1,11 @@
-"""Fast construction of frozen slotted dataclasses (events, results, chunks) on hot paths.
+"""Fast construction of the parser's events, which it makes on almost every feed.
 
-A frozen dataclass's ``__init__`` sets every field through ``object.__setattr__``: about
-0.15 µs per field, so 1-2 µs for the larger classes, often more than the work that produced
-the values. :func:`fast_constructor` builds a plain slotted "twin" with the identical slot
-layout, fills it, and retags it with ``__class__``. The result is an ordinary, frozen
-instance of the public class (equal, hashable, immutable), built two to three times faster.
-The rest of llmist uses it for the objects it makes on every call or chunk.
+A frozen dataclass's ``__init__`` sets every field through ``object.__setattr__``, which
+costs more than the parser's own work on a small chunk (figures in ``benchmarks/RESULTS.md``).
+:func:`fast_constructor` builds a plain slotted "twin" with the identical slot layout, fills
+it, and retags it with ``__class__``. The result is an ordinary, frozen instance of the public
+class (equal, hashable, immutable). Only the syntax events use it; everything else in llmist
+(results, requests, messages, chunks) is built with its keywords.
 """
 
 from __future__ import annotations
