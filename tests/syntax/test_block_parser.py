@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import pickle
 from itertools import pairwise
 
 import pytest
@@ -282,7 +284,7 @@ def test_a_long_value_streamed_in_pieces_reads_whole_at_every_partial(size: int)
 @pytest.mark.parametrize(
     "body",
     [
-        "!!!ARG:a\n1\n!!!ARG:b\n two words \n\n!!!ARG:c\n  \n",  # the last value is stripped with the body
+        "!!!ARG:a\n1\n!!!ARG:b\n two words \n\n!!!ARG:c\n  \n",  # the last value keeps its spaces
         "!!!ARG:items/0\nx\r\n!!!ARG:items/1\n007\r\n!!!ARG:flag!!!ARG:n\n-2.50",  # CRLF, an empty value
         "!!!ARG:a\n1\n!!!ARG:a\n2\n",  # Duplicate pointer
         "!!!ARG:list/1\nx\n",  # Array index gap
@@ -340,6 +342,21 @@ def test_values_read_in_another_thread_while_the_parser_runs_are_right() -> None
     finally:
         sys.setswitchinterval(interval)
     assert wrong == []
+
+
+def test_a_partial_shows_the_value_of_its_moment_whenever_it_is_read() -> None:
+    body = "".join(f"line {i}\n" for i in range(3000))
+    stream = f"!!!GADGET_START:W\n!!!ARG:content\n{body}!!!GADGET_END"
+    parser = GadgetCallParser()
+    kept = [e for ch in stream for e in parser.feed(ch) if isinstance(e, ArgsPartialEvent)]
+    parser.finalize()
+    # Read only now, after the parser merged and moved past every one of them, twice.
+    expected = ""
+    for event in kept:
+        expected += event.delta
+        assert event.value == expected == event.value
+    assert pickle.loads(pickle.dumps(kept[-1])) == kept[-1]
+    assert dataclasses.replace(kept[5], delta="").value == kept[5].value
 
 
 @pytest.mark.parametrize("first, grow", [(16000, 384), (16000, 383), (16383, 1), (100, 16284)])

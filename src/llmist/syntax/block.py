@@ -18,7 +18,7 @@ from mypy_extensions import mypyc_attr
 
 from llmist.syntax._base import TextStretches, holdback, next_auto_id
 from llmist.syntax._fast import block_call_event, partial_event, text_event
-from llmist.syntax._rope import PendingValue, ValueRope
+from llmist.syntax._rope import ValueRope
 from llmist.syntax.events import GadgetCallEvent, SyntaxEvent
 from llmist.syntax.pointers import BlockParseError, arguments_span, assemble_params, parse_block_span, stripped_span
 
@@ -220,7 +220,7 @@ class GadgetCallParser(TextStretches):
                 return _NO_EVENTS
             block.prev = size
             delta = _delta(rope, size, prev, nl)
-            return (partial_event(block.id, block.name, block.field, PendingValue(rope, size), delta, False),)
+            return (partial_event(block.id, block.name, block.field, rope.value(size), delta, False),)
         if fast == _LIVE_TEXT:
             if not self._carry and self._start_first not in chunk and chunk:
                 return (text_event(chunk),)
@@ -479,7 +479,7 @@ class GadgetCallParser(TextStretches):
         if complete:
             block.completed.add(field)
         delta = _delta(block.rope, size, prev, block.nl)
-        out.append(partial_event(block.id, block.name, field, PendingValue(block.rope, size), delta, complete))
+        out.append(partial_event(block.id, block.name, field, block.rope.value(size), delta, complete))
 
     def _empty_argument(self, block: _Streaming, path: str, out: list[SyntaxEvent]) -> None:
         """An argument with no value line: its value is ``""``, complete (one partial says so)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, TypeAlias
 
-from llmist.syntax._rope import lazy_value_property
+from llmist.syntax._rope import PendingValue
 
 __all__ = ["ArgsPartialEvent", "GadgetCallEvent", "ParsedCall", "SyntaxEvent", "TextEvent"]
 
@@ -71,17 +71,27 @@ class ArgsPartialEvent:
     value: str
     """The whole value so far (never ends in a partial marker while incomplete).
 
-    Built on first read: the parser never copies a value nobody reads."""
+    Joined on first read: the parser never copies a value nobody reads. The event holds the
+    value's unchanging pieces, so it reads the same in any thread at any time."""
     delta: str
     """What ``value`` gained since the previous partial of this field."""
     is_field_complete: bool
     """True once a following marker (or the block's end) proved the value final."""
 
 
-# ``value`` becomes a property over its own slot: a ``PendingValue`` stored there by the parser
-# turns into the text on first read. The dataclass stays a plain frozen dataclass (``fields``,
-# ``asdict``, ``replace``, ``==``, ``hash``, ``repr`` and pickling all read the attribute).
-setattr(ArgsPartialEvent, "value", lazy_value_property(ArgsPartialEvent.__dict__["value"]))  # noqa: B010 (mypy rejects a class attribute over a slot)
+# ``value`` becomes a read-only view of its own slot: a ``PendingValue`` the parser stored
+# there reads as its text. The slot itself never changes, and the dataclass stays a plain frozen
+# dataclass (``fields``, ``asdict``, ``replace``, ``==``, ``hash``, ``repr`` and pickling all
+# read the attribute).
+_value_slot: Any = ArgsPartialEvent.__dict__["value"]
+
+
+def _read_value(event: ArgsPartialEvent) -> str:
+    value = _value_slot.__get__(event)
+    return value.text() if isinstance(value, PendingValue) else value
+
+
+setattr(ArgsPartialEvent, "value", property(_read_value, _value_slot.__set__))  # noqa: B010 (mypy rejects a class attribute over a slot)
 
 SyntaxEvent: TypeAlias = TextEvent | GadgetCallEvent | ArgsPartialEvent
 """Any event a call parser emits."""
