@@ -26,8 +26,9 @@ from pydantic import BaseModel, TypeAdapter, create_model
 
 from llmist.agent.hooks import Hooks, Observers
 from llmist.agent.result import AgentResult
+from llmist.errors import LlmistError
 from llmist.execution import GadgetExecutionResult
-from llmist.gadgets import ExecutionContext, Gadget, LlmistError, TaskCompletionSignal
+from llmist.gadgets import ExecutionContext, Gadget, TaskCompletionSignal
 
 __all__ = ["DEFAULT_MAX_OUTPUT_RETRIES", "OutputSpec", "OutputValidationError", "output_spec"]
 

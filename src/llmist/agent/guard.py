@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from llmist.gadgets import LlmistError
+from llmist.errors import LlmistError
 
 __all__ = ["RealModelRequestBlocked", "block_real_models", "check_model_allowed"]
 

@@ -11,10 +11,14 @@ The hierarchy::
     │   └── HumanInputRequired      ask the human a question and continue with the answer
     ├── GadgetAbortedError          ``ctx.signal.throw_if_aborted()`` after cancellation
     │   └── GadgetTimeoutError      the gadget ran past its timeout
-    └── (syntax.BlockParseError is a ValueError, kept apart so the syntax layer stays pure)
+
+:class:`LlmistError` itself lives in :mod:`llmist.errors` (re-exported here), whose docstring
+draws the tree across every layer.
 """
 
 from __future__ import annotations
+
+from llmist.errors import LlmistError
 
 __all__ = [
     "GadgetAbortedError",
@@ -27,10 +31,6 @@ __all__ = [
     "ModelRetry",
     "TaskCompletionSignal",
 ]
-
-
-class LlmistError(Exception):
-    """Base class of every exception llmist raises on purpose."""
 
 
 class GadgetError(LlmistError):

@@ -1,6 +1,6 @@
 """Errors raised by model providers.
 
-One small hierarchy under :class:`llmist.gadgets.errors.LlmistError`, so callers can
+One small hierarchy under :class:`llmist.errors.LlmistError`, so callers can
 catch as broadly or as narrowly as they need::
 
     LlmistError
@@ -29,7 +29,7 @@ import json
 import sys
 import urllib.parse
 
-from llmist.gadgets.errors import LlmistError
+from llmist.errors import LlmistError
 
 __all__ = [
     "AuthenticationError",

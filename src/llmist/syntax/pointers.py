@@ -13,8 +13,10 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final, Literal, TypeAlias
 
+from mypy_extensions import mypyc_attr
 from pydantic import BaseModel
 
+from llmist.errors import LlmistError
 from llmist.syntax.schema import JsonSchema, Schema, json_schema
 
 __all__ = [
@@ -38,7 +40,9 @@ _NUMBER: Final = re.compile(r"-?[0-9]+(?:\.[0-9]+)?").fullmatch
 _NUMBER_START: Final = frozenset("-0123456789")
 
 
-class BlockParseError(ValueError):
+# An ordinary Python class even in the compiled wheel: it derives from llmist.errors, which is not compiled.
+@mypyc_attr(native_class=False)
+class BlockParseError(LlmistError, ValueError):
     """The parameters of a block cannot be assembled (duplicate pointer, bad array index)."""
 
 
