@@ -72,7 +72,8 @@ def test_dict_schema_must_describe_an_object() -> None:
 
 
 _KINDS = {
-    "string": st.text(max_size=20),
+    # Binding drops one trailing "\r" from a string (CRLF answers), so such strings do not arrive unchanged.
+    "string": st.text(max_size=20).filter(lambda t: not t.endswith("\r")),
     "integer": st.integers(-(10**9), 10**9),
     "number": st.floats(allow_nan=False, allow_infinity=False, width=32),
     "boolean": st.booleans(),

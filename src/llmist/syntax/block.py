@@ -104,6 +104,44 @@ class _Streaming:
         self.completed: set[str] = set()
 
 
+class _Finder:
+    """Where a marker next occurs in one fed string, at or after a position.
+
+    The state machine asks again and again as it moves along the string; the answer is kept
+    until the position passes it, so searches only move forward and each marker costs one
+    pass over the string in total, however many blocks it holds.
+    """
+
+    __slots__ = ("at", "marker", "origin", "s")
+
+    def __init__(self, s: str, marker: str) -> None:
+        self.s = s
+        self.marker = marker
+        self.origin = len(s) + 1
+        """Where the last search started (past the end: none yet)."""
+        self.at = -1
+        """What it found (-1: nowhere after ``origin``)."""
+
+    def _known(self, i: int) -> bool:
+        return self.origin <= i and (self.at < 0 or self.at >= i)
+
+    def next(self, i: int) -> int:
+        """The next occurrence at or after ``i`` (-1: none)."""
+        if not self._known(i):
+            self.origin, self.at = i, self.s.find(self.marker, i)
+        return self.at
+
+    def next_before(self, i: int, limit: int) -> int:
+        """The next occurrence at or after ``i`` that begins before ``limit`` (-1: none), searching
+        no further than ``limit``."""
+        if self._known(i):
+            return self.at if self.at < limit else -1
+        found = self.s.find(self.marker, i, limit)
+        if found >= 0 or limit == len(self.s):
+            self.origin, self.at = i, found  # a miss counts only when the search reached the end
+        return found
+
+
 # Compiled by mypyc in the wheel: let interpreted code subclass it, as it could before.
 @mypyc_attr(allow_interpreted_subclasses=True)
 class GadgetCallParser(TextStretches):
@@ -186,58 +224,63 @@ class GadgetCallParser(TextStretches):
 
     def feed(self, chunk: str) -> Sequence[SyntaxEvent]:
         """Parse the next chunk of the stream; return the events it completes."""
-        # The two fast paths below take almost every feed of a stream (prose being written,
-        # a value growing): they handle chunks in which no marker can end, inline. Everything
-        # else goes through _scan.
+        # Almost every feed of a stream is prose being written or a value growing: the two
+        # fast paths take the chunks in which no marker can end. Everything else goes
+        # through the state machine (_scan).
         fast = self._fast
         if fast == _VALUE:
-            block = self._block
-            assert block is not None
-            if not self._carry and self._body_first not in chunk and chunk:
-                piece = chunk
-            else:
-                s = self._carry + chunk
-                common = self._common
-                if not s:
-                    return _NO_EVENTS
-                if common and common not in s:
-                    end = len(s) - _tail_prefix(s, common)
-                elif self._start in s or self._end in s or self._arg in s:
-                    return self._slow(s)
-                else:  # marker-like text ("Done!!!") but no marker: only a tail may be held back
-                    end = len(s) - holdback(s, 0, self._markers, self._body_firsts, self._longest)
-                self._carry = s[end:]
-                if not end:
-                    return _NO_EVENTS
-                piece = s[:end] if self._carry else s
-            rope = block.rope
-            rope.append(piece)
-            vlen = block.vlen = block.vlen + len(piece)
-            nl = block.nl = piece[-1] == "\n"
-            size = vlen - nl
-            prev = block.prev
-            if not _deserves_partial(size, prev):
-                return _NO_EVENTS
-            block.prev = size
-            delta = _delta(rope, size, prev, nl)
-            return (partial_event(block.id, block.name, block.field, rope.value(size), delta, False),)
+            return self._feed_value(chunk)
         if fast == _LIVE_TEXT:
-            if not self._carry and self._start_first not in chunk and chunk:
-                return (text_event(chunk),)
-            s = self._carry + chunk
-            start = self._start
-            if start in s or not s:
-                return self._slow(s)
-            end = len(s) - holdback(s, 0, self._start_only, self._start_first, len(start))
-            self._carry = s[end:]
-            if not end:
-                return _NO_EVENTS
-            return (text_event(s[:end] if self._carry else s),)
+            return self._feed_text(chunk)
         if self._carry:
             chunk = self._carry + chunk
         elif not chunk:
             return _NO_EVENTS
         return self._slow(chunk)
+
+    def _feed_value(self, chunk: str) -> Sequence[SyntaxEvent]:
+        """A chunk while a value streams: it grows the value unless a marker may end in it."""
+        block = self._block
+        assert block is not None
+        if not self._carry and self._body_first not in chunk and chunk:
+            piece = chunk
+        else:
+            s = self._carry + chunk
+            if not s:
+                return _NO_EVENTS
+            common = self._common
+            if common and common not in s:
+                end = len(s) - _tail_prefix(s, common)
+            elif self._start in s or self._end in s or self._arg in s:
+                return self._slow(s)
+            else:  # marker-like text ("Done!!!") but no marker: only a tail may be held back
+                end = len(s) - holdback(s, 0, self._markers, self._body_firsts, self._longest)
+            self._carry = s[end:]
+            if not end:
+                return _NO_EVENTS
+            piece = s[:end] if self._carry else s
+        rope = block.rope
+        rope.append(piece)
+        block.vlen += len(piece)
+        block.nl = piece[-1] == "\n"
+        out: list[SyntaxEvent] = []
+        self._emit(block, False, out)
+        return out or _NO_EVENTS
+
+    def _feed_text(self, chunk: str) -> Sequence[SyntaxEvent]:
+        """A chunk of prose after the first stretch: emitted at once unless a start marker may
+        begin in it."""
+        if not self._carry and self._start_first not in chunk and chunk:
+            return (text_event(chunk),)
+        s = self._carry + chunk
+        start = self._start
+        if start in s or not s:
+            return self._slow(s)
+        end = len(s) - holdback(s, 0, self._start_only, self._start_first, len(start))
+        self._carry = s[end:]
+        if not end:
+            return _NO_EVENTS
+        return (text_event(s[:end] if self._carry else s),)
 
     def _slow(self, s: str) -> list[SyntaxEvent]:
         """Feed ``s`` (the carried tail plus the chunk) through the state machine."""
@@ -264,16 +307,7 @@ class GadgetCallParser(TextStretches):
             self._text(self._start + "".join(self._line) + carry, out)
             self._line.clear()
         else:
-            block = self._block
-            if block is None:
-                out.append(self._call(carry, 0, len(carry)))
-            else:
-                if carry:
-                    self._track(block, carry, 0, len(carry), out)
-                raw = self._complete(block, out)
-                out.append(self._call(raw, 0, len(raw), block.arguments))
-            self._block = None
-            self._header = None
+            self._end_block(carry, 0, len(carry), out)  # a truncated block is still a call
         self._mode = _TEXT
         self._fast = _SLOW
         self._end_stretch()
@@ -282,82 +316,89 @@ class GadgetCallParser(TextStretches):
     # -- the state machine -------------------------------------------------------------
 
     def _scan(self, s: str, out: list[SyntaxEvent]) -> None:
-        start, end = self._start, self._end
-        n = len(s)
+        """Run the state machine over ``s``: each step reads from ``i`` in the current state and
+        returns where the next step starts, or -1 once ``s`` is used up."""
+        starts = _Finder(s, self._start)
+        ends = _Finder(s, self._end)
         i = 0
-        # Where each marker next occurs at or after its search origin (-1: nowhere in s).
-        # Searches only move forward, so each marker costs one pass over s in total.
-        start_from, start_at = n + 1, -1
-        end_from, end_at = n + 1, -1
-        while True:
+        while i >= 0:
             mode = self._mode
             if mode == _TEXT:
-                if not (start_from <= i and (start_at < 0 or start_at >= i)):
-                    start_from, start_at = i, s.find(start, i)
-                j = start_at
-                if j < 0:
-                    e = n - holdback(s, i, self._start_only, self._start_first, len(start))
-                    if e > i:
-                        self._text(s[i:e], out)
-                    self._carry = s[e:]
-                    return
-                if j > i:
-                    self._text(s[i:j], out)
-                self._mode = _HEADER
-                i = j + len(start)
+                i = self._scan_text(s, i, starts, out)
             elif mode == _HEADER:
-                nl = s.find("\n", i)
-                if nl < 0:
-                    self._line.append(s[i:])
-                    return
-                if self._line:
-                    self._line.append(s[i:nl])
-                    line = "".join(self._line)
-                    self._line.clear()
-                else:
-                    line = s[i:nl]
-                self._end_stretch()
-                self._header = _Header(line)
-                self._mode = _BODY
-                i = nl + 1
+                i = self._scan_header(s, i)
             else:
-                if not (end_from <= i and (end_at < 0 or end_at >= i)):
-                    end_from, end_at = i, s.find(end, i)
-                if start_from <= i and (start_at < 0 or start_at >= i):
-                    found = start_at
-                else:
-                    # Only a start marker beginning before the end marker matters here.
-                    limit = n if end_at < 0 else min(n, end_at + len(start) - 1)
-                    found = s.find(start, i, limit)
-                    if found >= 0 or limit == n:
-                        start_from, start_at = i, found
-                if found >= 0 and (end_at < 0 or found < end_at):
-                    p, skip = found, 0  # implicit end: the next block starts
-                else:
-                    p, skip = end_at, len(end)
-                block = self._block
-                if p >= 0:
-                    if block is None:
-                        out.append(self._call(s, i, p))
-                    else:
-                        self._track(block, s, i, p, out)
-                        raw = self._complete(block, out)
-                        out.append(self._call(raw, 0, len(raw), block.arguments))
-                        self._block = None
-                    self._header = None
-                    self._mode = _TEXT
-                    i = p + skip
-                    continue
-                e = n - holdback(s, i, self._markers, self._body_firsts, self._longest)
-                if block is None:
-                    assert self._header is not None
-                    block = self._block = _Streaming(self._header)
-                if e > i:
-                    self._track(block, s, i, e, out)
-                if block.field and block.pointer is None:
-                    self._emit(block, False, out)
-                self._carry = s[e:]
-                return
+                i = self._scan_body(s, i, starts, ends, out)
+
+    def _scan_text(self, s: str, i: int, starts: _Finder, out: list[SyntaxEvent]) -> int:
+        """Prose up to the next start marker; what could still begin one is held back."""
+        j = starts.next(i)
+        if j < 0:
+            start = self._start
+            e = len(s) - holdback(s, i, self._start_only, self._start_first, len(start))
+            if e > i:
+                self._text(s[i:e], out)
+            self._carry = s[e:]
+            return -1
+        if j > i:
+            self._text(s[i:j], out)
+        self._mode = _HEADER
+        return j + len(self._start)
+
+    def _scan_header(self, s: str, i: int) -> int:
+        """The header line, which may arrive over several feeds."""
+        nl = s.find("\n", i)
+        if nl < 0:
+            self._line.append(s[i:])
+            return -1
+        if self._line:
+            self._line.append(s[i:nl])
+            line = "".join(self._line)
+            self._line.clear()
+        else:
+            line = s[i:nl]
+        self._end_stretch()
+        self._header = _Header(line)
+        self._mode = _BODY
+        return nl + 1
+
+    def _scan_body(self, s: str, i: int, starts: _Finder, ends: _Finder, out: list[SyntaxEvent]) -> int:
+        """The body up to its end (the end marker or the next start marker), else as far as
+        no marker can still be in the making; a body that spans feeds streams its values."""
+        end_at = ends.next(i)
+        # Only a start marker beginning before the end marker matters here.
+        limit = len(s) if end_at < 0 else min(len(s), end_at + len(self._start) - 1)
+        found = starts.next_before(i, limit)
+        if found >= 0 and (end_at < 0 or found < end_at):
+            self._end_block(s, i, found, out)  # implicit end: the next block starts
+            return found
+        if end_at >= 0:
+            self._end_block(s, i, end_at, out)
+            return end_at + len(self._end)
+        e = len(s) - holdback(s, i, self._markers, self._body_firsts, self._longest)
+        block = self._block
+        if block is None:
+            assert self._header is not None
+            block = self._block = _Streaming(self._header)
+        if e > i:
+            self._track(block, s, i, e, out)
+        if block.field and block.pointer is None:
+            self._emit(block, False, out)
+        self._carry = s[e:]
+        return -1
+
+    def _end_block(self, s: str, a: int, b: int, out: list[SyntaxEvent]) -> None:
+        """The block whose body ends with ``s[a:b]`` is complete: its last partials, its call."""
+        block = self._block
+        if block is None:
+            out.append(self._call(s, a, b))
+        else:
+            self._track(block, s, a, b, out)
+            raw = self._complete(block, out)
+            out.append(self._call(raw, 0, len(raw), block.arguments))
+            self._block = None
+        self._header = None
+        self._mode = _TEXT
 
     def _call(self, s: str, a: int, b: int, arguments: list[tuple[str, str]] | None = None) -> GadgetCallEvent:
         """The call for the block whose body is ``s[a:b]`` (a streamed block also passes the

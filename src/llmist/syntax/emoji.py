@@ -100,81 +100,92 @@ class EmojiCallParser(TextStretches):
         return out
 
     def _scan(self, s: str, out: list[SyntaxEvent]) -> None:
-        n = len(s)
-        i = 0
-        while i < n or self._mode == _HEADER:
+        """Run the state machine over ``s``: each step reads in the current state and returns the
+        string and position the next step starts from, or ``None`` once ``s`` is used up."""
+        step: tuple[str, int] | None = (s, 0)
+        while step is not None:
+            s, i = step
             mode = self._mode
-            if mode == _TEXT:
-                j = s.find(_TOOL, i)
-                k = n
-                while j >= 0:
-                    k = j + 2 if s.startswith(_VS16, j + 1) else j + 1
-                    if k >= n or s[k] == "[":
-                        break
-                    j = s.find(_TOOL, j + 1)
-                if j < 0:
-                    self._text(s[i:], out)
-                    return
-                if k >= n:  # "🛠" or "🛠\ufe0f" at the very end: wait for the next character
-                    if j > i:
-                        self._text(s[i:j], out)
-                    self._carry = s[j:]
-                    return
-                if j > i:
-                    self._text(s[i:j], out)
-                self._marker = s[j : k + 1]
-                self._mode = _HEADER
-                i = k + 1
-            elif mode == _HEADER:
-                close = s.find("]", i)
-                newline = s.find("\n", i, n if close < 0 else close)
-                if newline >= 0:
-                    # A newline before "]": the marker was text. Rescan what followed it.
-                    rest = "".join(self._header) + s[i:]
-                    self._header.clear()
-                    self._mode = _TEXT
-                    self._text(self._marker, out)
-                    s, n, i = rest, len(rest), 0
-                    continue
-                if close < 0:
-                    self._header.append(s[i:])
-                    return
-                self._header.append(s[i:close])
-                header = "".join(self._header)
-                self._header.clear()
-                i = close + 1
-                if header.strip() in ("", "/end"):
-                    # An end marker outside a block, or an empty header: plain text.
-                    self._mode = _TEXT
-                    self._text(self._marker + header + "]", out)
-                    continue
-                self._end_stretch()
-                self._call_header = header
-                self._mode = _BODY
-                self._skip_newline = True
-                if i >= n:
-                    return
-            else:
-                if self._skip_newline:
-                    if s.startswith("\n", i):
-                        i += 1
-                    elif s.startswith("\r\n", i):
-                        i += 2
-                    elif i + 1 == n and s[i] == "\r":
-                        self._carry = "\r"
-                        return
-                    self._skip_newline = False
-                end_at, end_len = _find_end(s, i)
-                if end_at >= 0:
-                    self._body.append(s[i:end_at])
-                    out.append(self._call())
-                    self._mode = _TEXT
-                    i = end_at + end_len
-                    continue
-                e = n - holdback(s, i, _END_MARKERS, _TOOL, len(_END_MARKERS[0]))
-                self._body.append(s[i:e])
-                self._carry = s[e:]
+            if i >= len(s) and mode != _HEADER:
                 return
+            if mode == _TEXT:
+                step = self._scan_text(s, i, out)
+            elif mode == _HEADER:
+                step = self._scan_header(s, i, out)
+            else:
+                step = self._scan_body(s, i, out)
+
+    def _scan_text(self, s: str, i: int, out: list[SyntaxEvent]) -> tuple[str, int] | None:
+        """Prose up to the next tool marker (``🛠️[``); a marker cut at the end waits for more."""
+        j, k = _find_tool(s, i)
+        if j < 0:
+            self._text(s[i:], out)
+            return None
+        if j > i:
+            self._text(s[i:j], out)
+        if k >= len(s):  # "🛠" or "🛠\ufe0f" at the very end: wait for the next character
+            self._carry = s[j:]
+            return None
+        self._marker = s[j : k + 1]
+        self._mode = _HEADER
+        return s, k + 1
+
+    def _scan_header(self, s: str, i: int, out: list[SyntaxEvent]) -> tuple[str, int] | None:
+        """The header up to ``]``, which may arrive over several feeds."""
+        close = s.find("]", i)
+        if s.find("\n", i, len(s) if close < 0 else close) >= 0:
+            # A newline before "]": the marker was text. Rescan what followed it.
+            rest = "".join(self._header) + s[i:]
+            self._header.clear()
+            self._mode = _TEXT
+            self._text(self._marker, out)
+            return rest, 0
+        if close < 0:
+            self._header.append(s[i:])
+            return None
+        self._header.append(s[i:close])
+        header = "".join(self._header)
+        self._header.clear()
+        if header.strip() in ("", "/end"):
+            # An end marker outside a block, or an empty header: plain text.
+            self._mode = _TEXT
+            self._text(self._marker + header + "]", out)
+        else:
+            self._end_stretch()
+            self._call_header = header
+            self._mode = _BODY
+            self._skip_newline = True
+        return s, close + 1
+
+    def _scan_body(self, s: str, i: int, out: list[SyntaxEvent]) -> tuple[str, int] | None:
+        """The body up to the end marker; what could still begin one is held back."""
+        if self._skip_newline:
+            i = self._after_header_newline(s, i)
+            if i < 0:
+                return None
+        end_at, end_len = _find_end(s, i)
+        if end_at >= 0:
+            self._body.append(s[i:end_at])
+            out.append(self._call())
+            self._mode = _TEXT
+            return s, end_at + end_len
+        e = len(s) - holdback(s, i, _END_MARKERS, _TOOL, len(_END_MARKERS[0]))
+        self._body.append(s[i:e])
+        self._carry = s[e:]
+        return None
+
+    def _after_header_newline(self, s: str, i: int) -> int:
+        """Skip the one newline (``\\n`` or ``\\r\\n``) after the header; -1 when a lone ``\\r``
+        ends ``s`` and the next feed decides."""
+        if s.startswith("\n", i):
+            i += 1
+        elif s.startswith("\r\n", i):
+            i += 2
+        elif i + 1 == len(s) and s[i] == "\r":
+            self._carry = "\r"
+            return -1
+        self._skip_newline = False
+        return i
 
     def _call(self) -> GadgetCallEvent:
         header = self._call_header.strip()
@@ -185,6 +196,19 @@ class EmojiCallParser(TextStretches):
         self._body.clear()
         call = ParsedCall(name, next_auto_id(), body, None, None, (), "emoji", raw_args, body)
         return GadgetCallEvent(call)
+
+
+def _find_tool(s: str, i: int) -> tuple[int, int]:
+    """Position of the first tool marker at or after ``i`` and of its ``[`` (``(-1, len(s))`` if
+    none); a marker cut at the end of ``s`` gives ``len(s)`` as the ``[``'s position."""
+    n = len(s)
+    j = s.find(_TOOL, i)
+    while j >= 0:
+        k = j + 2 if s.startswith(_VS16, j + 1) else j + 1
+        if k >= n or s[k] == "[":
+            return j, k
+        j = s.find(_TOOL, j + 1)
+    return -1, n
 
 
 def _find_end(s: str, i: int) -> tuple[int, int]:
