@@ -166,9 +166,14 @@ def openai_stream(
     completion_tokens: int = 5,
     cached_tokens: int = 0,
     reasoning: Sequence[str] = (),
+    reasoning_tokens: int = 0,
+    cache_write_tokens: int | None = None,
     cut_after: int | None = None,
 ) -> FakeResponse:
-    """A Chat Completions stream of ``pieces`` (``reasoning`` first, as ``reasoning_content`` deltas)."""
+    """A Chat Completions stream of ``pieces`` (``reasoning`` first, as ``reasoning_content`` deltas).
+
+    ``cache_write_tokens`` adds OpenRouter's ``prompt_tokens_details.cache_write_tokens``.
+    """
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
         return _sse(
@@ -186,12 +191,15 @@ def openai_stream(
     events += [chunk({"content": p}) for p in pieces]
     if finish_reason is not None:
         events.append(chunk({}, finish_reason))
+        prompt_details: dict[str, int] = {"cached_tokens": cached_tokens}
+        if cache_write_tokens is not None:
+            prompt_details["cache_write_tokens"] = cache_write_tokens
         usage = {
             "prompt_tokens": prompt_tokens,
             "completion_tokens": completion_tokens,
             "total_tokens": prompt_tokens + completion_tokens,
-            "prompt_tokens_details": {"cached_tokens": cached_tokens},
-            "completion_tokens_details": {"reasoning_tokens": 0},
+            "prompt_tokens_details": prompt_details,
+            "completion_tokens_details": {"reasoning_tokens": reasoning_tokens},
         }
         events.append(
             _sse(

@@ -41,8 +41,9 @@ _STATUS_OF_ERROR_TYPE = {
 class AnthropicProvider(ReliableProvider):
     """Claude models through the Messages API (``pip install 'llmist[anthropic]'``).
 
-    The system prompt is marked for prompt caching (``cache_control: ephemeral``), so the
-    long gadget instructions an agent sends every turn are billed at the cache-read price.
+    Prompt caching: the system prompt (with the gadget list) and the end of the conversation
+    are marked ``cache_control: ephemeral``, so each request reads the previous request's
+    prefix from the cache (billed at the cache-read price) instead of paying for it again.
     Consecutive messages of the same role are merged (the API requires alternation).
     The temperature is not sent: the Messages API version the SDK speaks (2026-10-21)
     rejects every sampling parameter, whatever the model.
@@ -58,6 +59,7 @@ class AnthropicProvider(ReliableProvider):
         timeout: float = 600.0,
         default_max_tokens: int = 8192,
         cache_system_prompt: bool = True,
+        cache_conversation: bool = True,
         retry: RetryPolicy | None = None,
         rate_limiter: RateLimiter | None = None,
     ) -> None:
@@ -71,6 +73,9 @@ class AnthropicProvider(ReliableProvider):
         """``max_tokens`` sent when the request sets none (the API requires one)."""
         self.cache_system_prompt = cache_system_prompt
         """Mark the system prompt with ``cache_control``."""
+        self.cache_conversation = cache_conversation
+        """Mark the last message with ``cache_control``: the conversation so far becomes a cached prefix
+        that the next request (the same messages plus the new turn) reads back."""
         self._timeout = timeout
         self._client: AsyncAnthropic | None = None
 
@@ -93,7 +98,7 @@ class AnthropicProvider(ReliableProvider):
         try:
             stream = await client.messages.create(
                 model=request.model,
-                messages=to_anthropic_messages(rest),
+                messages=to_anthropic_messages(rest, cache_last=self.cache_conversation),
                 max_tokens=request.max_tokens or self.default_max_tokens,
                 stream=True,
                 **self._options(request, system),
@@ -189,8 +194,13 @@ def _error_message(error: Any) -> str:
     return str(error.message)
 
 
-def to_anthropic_messages(messages: Sequence[Message]) -> list[MessageParam]:
-    """Non-system messages in Messages API form: alternating roles, ``gadget_result`` as user text."""
+def to_anthropic_messages(messages: Sequence[Message], *, cache_last: bool = False) -> list[MessageParam]:
+    """Non-system messages in Messages API form: alternating roles, ``gadget_result`` as user text.
+
+    With ``cache_last``, the last message's last block carries ``cache_control``: the API caches
+    the prefix up to that block and, on the next request, finds it again by looking back from
+    the new breakpoint, so one moving marker keeps a growing conversation cached.
+    """
     result: list[MessageParam] = []
     for role, content in chat_turns(messages, merge=True):
         blocks: str | list[TextBlockParam | ImageBlockParam] = (
@@ -200,7 +210,19 @@ def to_anthropic_messages(messages: Sequence[Message]) -> list[MessageParam]:
             result.append({"role": "assistant", "content": blocks})
         else:
             result.append({"role": "user", "content": blocks})
+    if cache_last and result:
+        _mark_cached(result[-1])
     return result
+
+
+def _mark_cached(message: MessageParam) -> None:
+    """Put ``cache_control`` on the message's last block (a string content becomes one text block)."""
+    content = message["content"]
+    blocks: list[Any] = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+    if not blocks or (blocks[-1].get("type") == "text" and not blocks[-1].get("text")):
+        return  # the API refuses cache_control on an empty text block
+    blocks[-1] = {**blocks[-1], "cache_control": {"type": "ephemeral"}}
+    message["content"] = blocks
 
 
 def _block(part: TextPart | ImagePart) -> TextBlockParam | ImageBlockParam:
