@@ -23,6 +23,7 @@ from llmist.agent import (
     Observers,
     OutputValidationError,
     Proceed,
+    ReasoningEvent,
     Recover,
     Rethrow,
     SkipGadget,
@@ -60,6 +61,7 @@ from llmist.gadgets import (
     render_gadget,
     validate_gadget_params,
 )
+from llmist.providers.base import Reasoning
 from llmist.syntax import (
     ArgsPartialEvent,
     BlockParseError,
@@ -113,6 +115,8 @@ __all__ = [
     "OutputValidationError",
     "ParsedCall",
     "Proceed",
+    "Reasoning",
+    "ReasoningEvent",
     "Recover",
     "Rethrow",
     "SkipGadget",

@@ -237,10 +237,13 @@ def anthropic_stream(
     cache_read_input_tokens: int = 0,
     cache_creation_input_tokens: int = 0,
     thinking: Sequence[str] = (),
+    thinking_tokens: int | None = None,
     cut_after: int | None = None,
     error_after: int | None = None,
 ) -> FakeResponse:
     """A Messages stream of ``pieces`` (``thinking`` first, in a thinking block).
+
+    ``thinking_tokens`` adds ``output_tokens_details.thinking_tokens`` to the final usage.
 
     ``error_after`` sends an in-stream ``overloaded_error`` event after that many events.
     """
@@ -279,10 +282,13 @@ def anthropic_stream(
         events.append(_sse(delta, "content_block_delta"))
     events.append(_sse({"type": "content_block_stop", "index": index}, "content_block_stop"))
     if stop_reason is not None:
+        end_usage: dict[str, Any] = {"output_tokens": output_tokens}
+        if thinking_tokens is not None:
+            end_usage["output_tokens_details"] = {"thinking_tokens": thinking_tokens}
         end = {
             "type": "message_delta",
             "delta": {"stop_reason": stop_reason, "stop_sequence": None},
-            "usage": {"output_tokens": output_tokens},
+            "usage": end_usage,
         }
         events.append(_sse(end, "message_delta"))
         events.append(_sse({"type": "message_stop"}, "message_stop"))

@@ -4,7 +4,7 @@ from llmist.agent._output import OutputValidationError
 from llmist.agent.agent import Agent, AgentStream, HumanInputHandler
 from llmist.agent.builder import AgentBuilder
 from llmist.agent.client import LLMist
-from llmist.agent.events import AgentEvent, GadgetResultEvent, GadgetSkippedEvent, LLMResponseEndEvent
+from llmist.agent.events import AgentEvent, GadgetResultEvent, GadgetSkippedEvent, LLMResponseEndEvent, ReasoningEvent
 from llmist.agent.guard import RealModelRequestBlocked
 from llmist.agent.hooks import (
     ChunkContext,
@@ -57,6 +57,7 @@ __all__ = [
     "Proceed",
     "Progress",
     "RealModelRequestBlocked",
+    "ReasoningEvent",
     "Recover",
     "Rethrow",
     "SkipGadget",

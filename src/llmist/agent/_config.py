@@ -12,7 +12,7 @@ from llmist.agent._models import shared_registry
 from llmist.agent.hooks import Controllers, Hooks, Interceptors, Observers
 from llmist.agent.prompt import Markers, Syntax, render_system_prompt
 from llmist.gadgets import Gadget, GadgetOutputStore, GadgetOutputViewer, output_char_limit
-from llmist.providers.base import Message, Provider, Usage
+from llmist.providers.base import Message, Provider, Reasoning, Usage
 from llmist.syntax import EmojiCallParser, GadgetCallParser
 
 __all__ = ["DEFAULT_CONTEXT_WINDOW", "AgentSettings", "HumanInputHandler", "RunConfig"]
@@ -48,6 +48,7 @@ class AgentSettings(Protocol):
     gadget_timeout_s: float | None
     temperature: float | None
     max_response_tokens: int | None
+    reasoning: Reasoning | None
     model_registry: Any
     llm_client: Any
 

@@ -186,7 +186,9 @@ def _open_stream(run: _Run) -> AsyncIterable[LLMChunk]:
 def _request(run: _Run) -> LLMRequest:
     """The model request of the next response: the whole conversation so far."""
     agent = run.cfg.agent
-    return new_request(run.cfg.model_name, tuple(run.messages), agent.max_response_tokens, agent.temperature, (), {})
+    return new_request(
+        run.cfg.model_name, tuple(run.messages), agent.max_response_tokens, agent.temperature, (), {}, agent.reasoning
+    )
 
 
 async def _after_error(cfg: RunConfig, iteration: int, exc: Exception) -> str | None:

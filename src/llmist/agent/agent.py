@@ -27,7 +27,7 @@ from llmist.agent.instrumentation import InstrumentationSettings, resolve
 from llmist.agent.prompt import Markers, Syntax, render_system_prompt
 from llmist.agent.result import AgentResult, OutputT
 from llmist.gadgets import AbortSignal, Gadget, as_gadget
-from llmist.providers.base import Provider
+from llmist.providers.base import Provider, Reasoning, ReasoningEffort
 
 if TYPE_CHECKING:
     from llmist.mcp import MCPServer
@@ -66,6 +66,9 @@ class Agent(Generic[OutputT]):
         gadget_timeout_s: Default timeout of gadgets without their own ``timeout_s``.
         temperature: Sampling temperature (0 by default; ``None`` for the provider's default).
         max_response_tokens: Cap on each response's length.
+        reasoning: How much a reasoning model thinks: an effort (``"low"``, ``"high"``...), a
+            token budget (``8000``) or a :class:`~llmist.providers.Reasoning`; passed to the
+            provider in its native parameter. Thinking text streams as ``ReasoningEvent``.
         gadget_start_prefix / gadget_end_prefix / gadget_arg_prefix: Custom block markers.
         model_registry: Prices model calls (default: the providers' registry when available).
         llm_client: Client lent to gadgets as ``ctx.llm``.
@@ -103,6 +106,7 @@ class Agent(Generic[OutputT]):
         gadget_timeout_s: float | None = None,
         temperature: float | None = 0.0,
         max_response_tokens: int | None = None,
+        reasoning: Reasoning | ReasoningEffort | int | None = None,
         gadget_start_prefix: str = "!!!GADGET_START:",
         gadget_end_prefix: str = "!!!GADGET_END",
         gadget_arg_prefix: str = "!!!ARG:",
@@ -133,6 +137,7 @@ class Agent(Generic[OutputT]):
         self.gadget_timeout_s = gadget_timeout_s
         self.temperature = temperature
         self.max_response_tokens = max_response_tokens
+        self.reasoning: Reasoning | None = Reasoning.of(reasoning)
         self.model_registry = model_registry
         self.llm_client = llm_client
         self.mcp_servers = list(mcp_servers)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import dataclasses
 import logging
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -16,7 +15,7 @@ from llmist.providers._common import (
     import_sdk,
     split_system,
 )
-from llmist.providers.base import ImagePart, LLMChunk, LLMRequest, Message, TextPart, Usage
+from llmist.providers.base import ImagePart, LLMChunk, LLMRequest, Message, Reasoning, TextPart, Usage
 from llmist.providers.errors import ProviderConnectionError, ProviderError
 from llmist.providers.retry import RateLimiter, RetryPolicy
 
@@ -99,7 +98,7 @@ class AnthropicProvider(ReliableProvider):
             stream = await client.messages.create(
                 model=request.model,
                 messages=to_anthropic_messages(rest, cache_last=self.cache_conversation),
-                max_tokens=request.max_tokens or self.default_max_tokens,
+                max_tokens=self._max_tokens(request),
                 stream=True,
                 **self._options(request, system),
             )
@@ -111,8 +110,7 @@ class AnthropicProvider(ReliableProvider):
                 elif event.type == "message_start":
                     usage = _start_usage(event.message.usage)
                 elif event.type == "message_delta":
-                    # The final count of output tokens; the input side was known at the start.
-                    usage = dataclasses.replace(usage, output_tokens=event.usage.output_tokens)
+                    usage = _delta_usage(usage, event.usage)
                     stop_reason = event.delta.stop_reason or stop_reason
         except (anthropic.AnthropicError, httpx2.TransportError) as error:
             raise self._provider_error(error) from error
@@ -131,9 +129,20 @@ class AnthropicProvider(ReliableProvider):
             logger.debug("Not sending temperature: the Anthropic API (2026-10-21) accepts no sampling parameters")
         if request.stop:
             options["stop_sequences"] = list(request.stop)
+        if request.reasoning is not None:
+            options.update(_thinking(request.reasoning))
         if request.extra:
             options["extra_body"] = dict(request.extra)
         return options
+
+    def _max_tokens(self, request: LLMRequest) -> int:
+        """``max_tokens``: the answer's cap, plus the thinking budget (the API counts thinking in it
+        and wants the budget below it)."""
+        answer = request.max_tokens or self.default_max_tokens
+        reasoning = request.reasoning
+        if reasoning is not None and reasoning.budget_tokens:
+            return answer + reasoning.budget_tokens
+        return answer
 
     def _provider_error(self, error: Exception) -> ProviderError:
         """The SDK's (or the transport's) error as llmist's, so retries and messages are the same
@@ -156,6 +165,19 @@ class AnthropicProvider(ReliableProvider):
         return ProviderError(f"anthropic failed: {error}", provider=self.name)
 
 
+def _thinking(reasoning: Reasoning) -> dict[str, Any]:
+    """The Messages API's thinking options: a budget is manual extended thinking; an effort alone
+    is adaptive thinking at that ``output_config.effort`` (the API has no ``minimal``: ``low``)."""
+    if reasoning.budget_tokens is not None:
+        if reasoning.budget_tokens == 0:
+            return {"thinking": {"type": "disabled"}}
+        return {"thinking": {"type": "enabled", "budget_tokens": reasoning.budget_tokens}}
+    effort = reasoning.effort_level
+    if effort == "none":
+        return {"thinking": {"type": "disabled"}}
+    return {"thinking": {"type": "adaptive"}, "output_config": {"effort": "low" if effort == "minimal" else effort}}
+
+
 def _delta_chunk(delta: Any) -> LLMChunk | None:
     """The text or thinking a content delta carries (other deltas carry neither)."""
     if delta.type == "text_delta":
@@ -175,6 +197,20 @@ def _start_usage(raw: Any) -> Usage:
         cached_input_tokens=read,
         cache_write_tokens=written,
     )
+
+
+def _delta_usage(usage: Usage, raw: Any) -> Usage:
+    """Usage once ``message_delta`` reports: the final output count (thinking included, and the
+    thinking tokens apart where the API reports them); its input counts, where present, are
+    cumulative and replace those of ``message_start``."""
+    details = raw.output_tokens_details
+    thinking = details.thinking_tokens if details is not None else usage.reasoning_tokens
+    read = usage.cached_input_tokens if raw.cache_read_input_tokens is None else raw.cache_read_input_tokens
+    written = usage.cache_write_tokens if raw.cache_creation_input_tokens is None else raw.cache_creation_input_tokens
+    plain = usage.input_tokens - usage.cached_input_tokens - usage.cache_write_tokens
+    if raw.input_tokens is not None:
+        plain = raw.input_tokens
+    return Usage(plain + read + written, raw.output_tokens, read, thinking, written)
 
 
 def _error_type(body: object) -> str | None:

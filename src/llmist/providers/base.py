@@ -22,6 +22,8 @@ __all__ = [
     "LLMResponse",
     "Message",
     "Provider",
+    "Reasoning",
+    "ReasoningEffort",
     "Role",
     "TextPart",
     "Usage",
@@ -108,6 +110,73 @@ class LLMChunk:
     """``"stop"``, ``"length"``, ... as the provider reports it, on the final chunk."""
 
 
+ReasoningEffort: TypeAlias = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
+"""How hard a reasoning model thinks, in OpenAI's words (``"none"`` turns thinking off where a
+model allows it)."""
+
+_EFFORTS: tuple[ReasoningEffort, ...] = ("none", "minimal", "low", "medium", "high", "xhigh")
+_BUDGETS: dict[ReasoningEffort, int] = {
+    "none": 0,
+    "minimal": 1024,
+    "low": 2048,
+    "medium": 8192,
+    "high": 24576,
+    "xhigh": 32768,
+}
+"""Thinking budget (tokens) of each effort, for providers that take a budget; 1024 is the
+smallest Anthropic accepts, 24576 Gemini 2.5 Flash's largest."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reasoning:
+    """How much a reasoning model may think: an effort, a token budget, or both.
+
+    Each provider gets its native parameter: OpenAI ``reasoning_effort``, Anthropic
+    ``thinking`` (a ``budget_tokens``, or adaptive thinking with ``output_config.effort``),
+    Gemini ``thinking_config`` (``thinking_budget`` or ``thinking_level``). A provider given
+    only the one it does not take derives it from the other.
+    """
+
+    effort: ReasoningEffort | None = None
+    """``"none"``, ``"minimal"``, ``"low"``, ``"medium"``, ``"high"`` or ``"xhigh"``."""
+    budget_tokens: int | None = None
+    """Most tokens to spend thinking (``0``: no thinking)."""
+
+    def __post_init__(self) -> None:
+        if self.effort is None and self.budget_tokens is None:
+            raise ValueError("Reasoning needs an effort (e.g. 'high') or a budget_tokens; got neither")
+        if self.effort is not None and self.effort not in _EFFORTS:
+            raise ValueError(f"Unknown reasoning effort {self.effort!r}; expected one of {', '.join(_EFFORTS)}")
+        if self.budget_tokens is not None and (not isinstance(self.budget_tokens, int) or self.budget_tokens < 0):
+            raise ValueError(f"budget_tokens must be a whole number >= 0, got {self.budget_tokens!r}")
+
+    @property
+    def effort_level(self) -> ReasoningEffort:
+        """The effort, or the smallest effort whose budget covers ``budget_tokens``."""
+        if self.effort is not None:
+            return self.effort
+        budget = self.budget_tokens or 0
+        return next((e for e in _EFFORTS if _BUDGETS[e] >= budget), "xhigh")
+
+    @property
+    def budget(self) -> int:
+        """The token budget, or the one that stands for the effort."""
+        if self.budget_tokens is not None:
+            return self.budget_tokens
+        return _BUDGETS[self.effort_level]
+
+    @classmethod
+    def of(cls, value: Reasoning | ReasoningEffort | int | None) -> Reasoning | None:
+        """``value`` as a :class:`Reasoning`: an effort name, a token budget, or one as it is."""
+        if value is None or isinstance(value, Reasoning):
+            return value
+        if isinstance(value, bool) or not isinstance(value, (int, str)):
+            raise TypeError(f"reasoning must be an effort name, a token budget or a Reasoning, got {value!r}")
+        if isinstance(value, int):
+            return cls(budget_tokens=value)
+        return cls(effort=value)
+
+
 @dataclass(frozen=True, slots=True)
 class LLMRequest:
     """Everything a provider needs for one call."""
@@ -121,6 +190,8 @@ class LLMRequest:
     stop: tuple[str, ...] = ()
     extra: dict[str, object] = field(default_factory=dict)
     """Provider-specific options passed through unchanged."""
+    reasoning: Reasoning | None = None
+    """Thinking effort or budget for reasoning models; ``None`` leaves the model's default."""
 
 
 new_message: Callable[[Role, str | tuple[ContentPart, ...]], Message] = fast_constructor(Message)
@@ -129,9 +200,20 @@ new_usage: Callable[[int, int, int, int, int], Usage] = fast_constructor(Usage)
 """``Usage(...)`` with all five counts, in field order, for hot paths."""
 new_chunk: Callable[[str, str, Usage | None, str | None], LLMChunk] = fast_constructor(LLMChunk)
 """``LLMChunk(text, reasoning, usage, finish_reason)`` for hot paths (providers make one per chunk)."""
-_RequestFields: TypeAlias = tuple[str, Sequence[Message], int | None, float | None, tuple[str, ...], dict[str, object]]
-new_request: Callable[[*_RequestFields], LLMRequest] = fast_constructor(LLMRequest)
-"""``LLMRequest(...)`` with every field, in order, for hot paths."""
+_build_request: Callable[..., LLMRequest] = fast_constructor(LLMRequest)
+
+
+def new_request(
+    model: str,
+    messages: Sequence[Message],
+    max_tokens: int | None,
+    temperature: float | None,
+    stop: tuple[str, ...],
+    extra: dict[str, object],
+    reasoning: Reasoning | None = None,
+) -> LLMRequest:
+    """``LLMRequest(...)`` with every field, in order, for hot paths."""
+    return _build_request(model, messages, max_tokens, temperature, stop, extra, reasoning)
 
 
 @runtime_checkable

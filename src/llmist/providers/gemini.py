@@ -16,7 +16,7 @@ from llmist.providers._common import (
     import_sdk,
     split_system,
 )
-from llmist.providers.base import LLMChunk, LLMRequest, Message, TextPart, Usage
+from llmist.providers.base import LLMChunk, LLMRequest, Message, Reasoning, TextPart, Usage
 from llmist.providers.errors import ProviderConnectionError
 from llmist.providers.retry import RateLimiter, RetryPolicy
 
@@ -80,7 +80,7 @@ class GeminiProvider(ReliableProvider):
             temperature=request.temperature,
             max_output_tokens=request.max_tokens,
             stop_sequences=list(request.stop) or None,
-            **_extra_config(request.extra),
+            **_extra_config(request),
         )
         usage = Usage()
         finish_reason: str | None = None
@@ -128,9 +128,27 @@ def _plain(headers: Any) -> dict[str, str] | None:
     return {str(k).lower(): str(v) for k, v in headers.items()}
 
 
-def _extra_config(extra: dict[str, object]) -> dict[str, Any]:
-    """``request.extra`` keys passed to ``GenerateContentConfig`` (e.g. ``thinking_config``)."""
-    return dict(extra)
+def _extra_config(request: LLMRequest) -> dict[str, Any]:
+    """``request.extra`` keys passed to ``GenerateContentConfig``, and the ``thinking_config`` of
+    ``request.reasoning`` (unless ``extra`` sets its own)."""
+    config = dict(request.extra)
+    if request.reasoning is not None and "thinking_config" not in config:
+        config["thinking_config"] = _thinking_config(request.reasoning)
+    return config
+
+
+def _thinking_config(reasoning: Reasoning) -> Any:
+    """A budget as ``thinking_budget`` (Gemini 2.5), an effort as ``thinking_level`` (Gemini 3);
+    thoughts are asked for, so they stream apart from the answer."""
+    from google.genai import types
+
+    if reasoning.budget_tokens is not None:
+        budget = reasoning.budget_tokens
+        return types.ThinkingConfig(thinking_budget=budget, include_thoughts=budget > 0)
+    effort = reasoning.effort_level
+    if effort == "none":
+        return types.ThinkingConfig(thinking_budget=0)
+    return types.ThinkingConfig(thinking_level=types.ThinkingLevel(effort.upper()), include_thoughts=True)
 
 
 def _parts(response: GenerateContentResponse) -> tuple[str, str]:

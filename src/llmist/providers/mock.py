@@ -56,6 +56,8 @@ class MockModel:
         delay_s: Seconds to sleep before each chunk (simulates a slow model).
         finish_reason: Reported on the final chunk.
         name: Provider id reported to hooks and in logs.
+        thinking: Reasoning text per model call (the i-th call streams ``thinking[i]`` as reasoning
+            before its text, and counts it as reasoning tokens), as a reasoning model sends it.
     """
 
     offline: bool = True
@@ -70,6 +72,7 @@ class MockModel:
         delay_s: float = 0.0,
         finish_reason: str = "stop",
         name: str = "mock",
+        thinking: Sequence[str] = (),
     ) -> None:
         if chunk_size is not None and chunk_size < 1:
             raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
@@ -86,6 +89,7 @@ class MockModel:
         self._split = split
         self._delay_s = delay_s
         self._finish_reason = finish_reason
+        self._thinking = tuple(thinking)
         self.requests: list[LLMRequest] = []
         """Every request received, in order (messages as sent)."""
         self.responses: list[str] = []
@@ -165,12 +169,17 @@ class MockModel:
             if not isinstance(text, str):
                 raise TypeError(f"MockModel responder must return str, got {type(text).__name__}")
         self.responses.append(text)
+        turn = len(self.requests) - 1
+        thought = self._thinking[turn] if turn < len(self._thinking) else ""
+        if thought:
+            yield new_chunk("", thought, None, None)
         delay = self._delay_s
         for chunk in self._chunks(text):
             if delay:
                 await asyncio.sleep(delay)
             yield new_chunk(chunk, "", None, None)
-        usage = new_usage(self._input_tokens(request.messages), estimate_tokens(text), 0, 0, 0)
+        reasoning = estimate_tokens(thought)
+        usage = new_usage(self._input_tokens(request.messages), estimate_tokens(text) + reasoning, 0, reasoning, 0)
         yield new_chunk("", "", usage, self._finish_reason)
 
 

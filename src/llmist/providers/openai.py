@@ -113,6 +113,8 @@ class OpenAIProvider(ReliableProvider):
             options[self._max_tokens_param] = request.max_tokens
         if request.stop:
             options["stop"] = list(request.stop)
+        if request.reasoning is not None:
+            options["reasoning_effort"] = request.reasoning.effort_level
         if request.extra:
             options["extra_body"] = dict(request.extra)
         return options
