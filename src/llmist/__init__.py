@@ -46,6 +46,7 @@ from llmist.gadgets import (
     Gadget,
     GadgetError,
     GadgetExample,
+    GadgetMedia,
     GadgetOutputStore,
     GadgetOutputViewer,
     GadgetResult,
@@ -61,7 +62,8 @@ from llmist.gadgets import (
     render_gadget,
     validate_gadget_params,
 )
-from llmist.providers.base import Reasoning
+from llmist.providers.base import ImagePart, Reasoning
+from llmist.providers.errors import ImagesNotSupportedError
 from llmist.syntax import (
     ArgsPartialEvent,
     BlockParseError,
@@ -94,6 +96,7 @@ __all__ = [
     "GadgetExample",
     "GadgetExecutionResult",
     "GadgetExecutor",
+    "GadgetMedia",
     "GadgetOutputStore",
     "GadgetOutputViewer",
     "GadgetResult",
@@ -105,6 +108,8 @@ __all__ = [
     "HookPresets",
     "Hooks",
     "HumanInputRequired",
+    "ImagePart",
+    "ImagesNotSupportedError",
     "InstrumentationSettings",
     "Interceptors",
     "LLMResponseEndEvent",

@@ -1,5 +1,6 @@
 """The agent loop: ``Agent``, the ``LLMist.create_agent()`` builder, events, hooks and presets."""
 
+from llmist.agent._media import UserPrompt
 from llmist.agent._output import OutputValidationError
 from llmist.agent.agent import Agent, AgentStream, HumanInputHandler
 from llmist.agent.builder import AgentBuilder
@@ -64,6 +65,7 @@ __all__ = [
     "SkipLLMCall",
     "StopReason",
     "Syntax",
+    "UserPrompt",
     "estimate_prompt_tokens",
     "instrument",
     "merge_hooks",

@@ -13,6 +13,7 @@ from llmist.agent.hooks import Controllers, Hooks, Interceptors, Observers
 from llmist.agent.prompt import Markers, Syntax, render_system_prompt
 from llmist.gadgets import Gadget, GadgetOutputStore, GadgetOutputViewer, output_char_limit
 from llmist.providers.base import Message, Provider, Reasoning, Usage
+from llmist.providers.vision import sees_images
 from llmist.syntax import EmojiCallParser, GadgetCallParser
 
 __all__ = ["DEFAULT_CONTEXT_WINDOW", "AgentSettings", "HumanInputHandler", "RunConfig"]
@@ -74,6 +75,8 @@ class RunConfig:
     llm_client: Any
     parsers: list[GadgetCallParser | EmojiCallParser] = field(default_factory=list)
     """Parsers of finished runs, reused by the next ones."""
+    vision: bool | None = None
+    """Whether the model accepts images (``None``: not known); see ``llmist.providers.vision``."""
 
     @classmethod
     def build(
@@ -115,6 +118,7 @@ class RunConfig:
             controllers=hooks.controllers if hooks is not None and _any_set(hooks.controllers) else None,
             cost_of=_pricer(registry, provider, model_name),
             llm_client=gadget_llm(agent.llm_client) if agent.llm_client is not None else None,
+            vision=sees_images(provider, model_name, registry),
         )
 
     def take_parser(self) -> GadgetCallParser | EmojiCallParser:

@@ -100,6 +100,13 @@ class ModelRegistry:
         logger.debug("No prices known for %s; cost counted as 0", ref)
         return CostBreakdown()
 
+    def sees_images(self, model: str, provider: str | None = None) -> bool | None:
+        """Whether the model accepts images: from models you registered or the built-in table;
+        ``None`` when neither knows it (genai-prices knows prices, not features)."""
+        ref = self._ref(model, provider)
+        spec = None if ref is None else self._user.get(ref) or self._builtin.get(ref)
+        return None if spec is None else spec.vision
+
     def list_models(self, provider: str | None = None) -> list[ModelSpec]:
         """Every built-in and registered model (of ``provider`` if given), sorted by model string."""
         refs = sorted(set(self._builtin) | set(self._user))

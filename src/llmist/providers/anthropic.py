@@ -13,6 +13,7 @@ from llmist.providers._common import (
     chat_turns,
     error_for_status,
     import_sdk,
+    inline_image,
     split_system,
 )
 from llmist.providers.base import ImagePart, LLMChunk, LLMRequest, Message, Reasoning, TextPart, Usage
@@ -262,8 +263,12 @@ def _mark_cached(message: MessageParam) -> None:
 
 
 def _block(part: TextPart | ImagePart) -> TextBlockParam | ImageBlockParam:
+    """A content block: an image inline (base64) or as a URL source the API fetches."""
     if isinstance(part, TextPart):
         return {"type": "text", "text": part.text}
-    data = base64.b64encode(part.data).decode("ascii")
-    media_type: Any = part.media_type
+    inline = inline_image(part)
+    if inline is None:
+        return {"type": "image", "source": {"type": "url", "url": str(part.url)}}
+    media_type: Any = inline[0]
+    data = base64.b64encode(inline[1]).decode("ascii")
     return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}

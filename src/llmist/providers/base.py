@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal, Protocol, TypeAlias, runtime_checkable
 
+from llmist.gadgets.media import describe_size, sniff_media_type
 from llmist.syntax._fast import fast_constructor
 
 __all__ = [
@@ -43,12 +45,54 @@ class TextPart:
 
 @dataclass(frozen=True, slots=True)
 class ImagePart:
-    """An image inside a user message (for models that support vision)."""
+    """An image inside a user message (for models that support vision): bytes, or a URL the
+    provider fetches. Make one with :meth:`from_path`, :meth:`from_bytes` or :meth:`from_url`."""
 
     data: bytes
-    """The encoded image bytes."""
+    """The encoded image bytes (empty when ``url`` is set)."""
     media_type: str = "image/png"
     """MIME type, e.g. ``image/png`` or ``image/jpeg``."""
+    url: str | None = None
+    """Where the provider fetches the image (``https://...``, or a ``data:`` URL), instead of ``data``."""
+    name: str = ""
+    """The file name, if any: named in descriptions and errors."""
+
+    def __post_init__(self) -> None:
+        if not self.media_type.startswith("image/"):
+            raise ValueError(f"ImagePart needs an image MIME type such as 'image/png', got {self.media_type!r}")
+        if not self.data and not self.url:
+            raise ValueError("ImagePart needs the image's bytes or a url; got neither")
+
+    @classmethod
+    def from_bytes(cls, data: bytes, *, media_type: str | None = None, name: str = "") -> ImagePart:
+        """An image from its bytes; the type is read from the bytes (PNG, JPEG, GIF, WebP) unless given."""
+        found = media_type or sniff_media_type(data, name)
+        if found is None or not found.startswith("image/"):
+            label = f" {name!r}" if name else ""
+            raise ValueError(
+                f"Could not tell the image type of{label} ({len(data)} bytes): expected PNG, JPEG, GIF or WebP "
+                "data, or pass media_type='image/...'"
+            )
+        return cls(data, found, None, name)
+
+    @classmethod
+    def from_path(cls, path: str | Path, *, media_type: str | None = None) -> ImagePart:
+        """An image read from a file."""
+        file = Path(path)
+        return cls.from_bytes(file.read_bytes(), media_type=media_type, name=file.name)
+
+    @classmethod
+    def from_url(cls, url: str, *, media_type: str | None = None) -> ImagePart:
+        """An image the provider fetches from ``url`` (the type is guessed from its extension)."""
+        name = url.rsplit("/", 1)[-1].split("?", 1)[0]
+        guessed = media_type or sniff_media_type(b"", name)
+        return cls(b"", guessed if guessed and guessed.startswith("image/") else "image/jpeg", url, name)
+
+    def describe(self) -> str:
+        """One line naming the image (for a model that cannot see it, or an error)."""
+        label = f" {self.name}" if self.name else ""
+        where = self.url if self.url else describe_size(len(self.data))
+        return f"[image{label}: {self.media_type}, {where}]"
 
 
 ContentPart: TypeAlias = TextPart | ImagePart

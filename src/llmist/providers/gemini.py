@@ -14,15 +14,16 @@ from llmist.providers._common import (
     chat_turns,
     error_for_status,
     import_sdk,
+    inline_image,
     split_system,
 )
-from llmist.providers.base import LLMChunk, LLMRequest, Message, Reasoning, TextPart, Usage
+from llmist.providers.base import ImagePart, LLMChunk, LLMRequest, Message, Reasoning, TextPart, Usage
 from llmist.providers.errors import ProviderConnectionError
 from llmist.providers.retry import RateLimiter, RetryPolicy
 
 if TYPE_CHECKING:
     from google.genai import Client
-    from google.genai.types import Content, GenerateContentResponse
+    from google.genai.types import Content, GenerateContentResponse, Part
 
 __all__ = ["GeminiProvider"]
 
@@ -182,14 +183,18 @@ def to_gemini_contents(messages: Sequence[Message]) -> list[Content]:
 
     contents: list[Content] = []
     for role, content in chat_turns(messages, merge=True):
-        parts: list[types.Part] = []
-        if isinstance(content, str):
-            parts.append(types.Part(text=content))
-        else:
-            for part in content:
-                if isinstance(part, TextPart):
-                    parts.append(types.Part(text=part.text))
-                else:
-                    parts.append(types.Part.from_bytes(data=part.data, mime_type=part.media_type))
+        parts = [types.Part(text=content)] if isinstance(content, str) else [_part(p) for p in content]
         contents.append(types.Content(role="model" if role == "assistant" else "user", parts=parts))
     return contents
+
+
+def _part(part: TextPart | ImagePart) -> Part:
+    """A content part: an image inline (its bytes) or as a file URI the API fetches."""
+    from google.genai import types
+
+    if isinstance(part, TextPart):
+        return types.Part(text=part.text)
+    inline = inline_image(part)
+    if inline is None:
+        return types.Part.from_uri(file_uri=str(part.url), mime_type=part.media_type)
+    return types.Part.from_bytes(data=inline[1], mime_type=inline[0])

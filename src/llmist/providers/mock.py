@@ -56,6 +56,7 @@ class MockModel:
         delay_s: Seconds to sleep before each chunk (simulates a slow model).
         finish_reason: Reported on the final chunk.
         name: Provider id reported to hooks and in logs.
+        vision: Whether the model takes images (a test of a text-only model sets ``False``).
         thinking: Reasoning text per model call (the i-th call streams ``thinking[i]`` as reasoning
             before its text, and counts it as reasoning tokens), as a reasoning model sends it.
     """
@@ -73,6 +74,7 @@ class MockModel:
         finish_reason: str = "stop",
         name: str = "mock",
         thinking: Sequence[str] = (),
+        vision: bool = True,
     ) -> None:
         if chunk_size is not None and chunk_size < 1:
             raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
@@ -90,6 +92,8 @@ class MockModel:
         self._delay_s = delay_s
         self._finish_reason = finish_reason
         self._thinking = tuple(thinking)
+        self.vision = vision
+        """Whether the model takes images (read by ``llmist.providers.vision.sees_images``)."""
         self.requests: list[LLMRequest] = []
         """Every request received, in order (messages as sent)."""
         self.responses: list[str] = []

@@ -193,7 +193,10 @@ def to_openai_messages(messages: Sequence[Message]) -> list[ChatCompletionMessag
 
 
 def _part(part: TextPart | ImagePart) -> ChatCompletionContentPartParam:
+    """A content part: an image as its URL, or its bytes as a ``data:`` URL (OpenAI's only forms)."""
     if isinstance(part, TextPart):
         return {"type": "text", "text": part.text}
+    if part.url is not None:
+        return {"type": "image_url", "image_url": {"url": part.url}}
     data = base64.b64encode(part.data).decode("ascii")
     return {"type": "image_url", "image_url": {"url": f"data:{part.media_type};base64,{data}"}}
