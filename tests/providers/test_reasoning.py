@@ -47,10 +47,12 @@ async def test_openai_compatible_servers_get_reasoning_effort(fast_retry: RetryP
     assert server.requests[0].body["reasoning_effort"] == "low"
 
 
-async def _anthropic_body(reasoning: Reasoning, retry: RetryPolicy, max_tokens: int | None = None) -> dict[str, object]:
-    with FakeServer([anthropic_stream(["ok"], model="claude-sonnet-5-5")]) as server:
+async def _anthropic_body(
+    reasoning: Reasoning, retry: RetryPolicy, max_tokens: int | None = None, model: str = "claude-sonnet-5-5"
+) -> dict[str, object]:
+    with FakeServer([anthropic_stream(["ok"], model=model)]) as server:
         provider = AnthropicProvider(api_key="k", base_url=server.base_url, retry=retry)
-        await complete(provider, LLMRequest("claude-sonnet-5-5", HI, max_tokens=max_tokens, reasoning=reasoning))
+        await complete(provider, LLMRequest(model, HI, max_tokens=max_tokens, reasoning=reasoning))
     body: dict[str, object] = server.requests[0].body
     return body
 
@@ -68,15 +70,24 @@ async def test_anthropic_effort_is_adaptive_thinking_at_that_effort(fast_retry: 
     assert body["max_tokens"] == 8192
 
 
+@pytest.mark.parametrize("model", ["claude-opus-4-1", "claude-sonnet-4-20250514", "claude-3-7-sonnet-latest"])
+async def test_anthropic_models_without_adaptive_thinking_get_the_efforts_budget(
+    model: str, fast_retry: RetryPolicy
+) -> None:
+    body = await _anthropic_body(Reasoning(effort="low"), fast_retry, max_tokens=1000, model=model)
+    assert body["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    assert body["max_tokens"] == 3048 and "output_config" not in body
+
+
 async def test_anthropic_effort_none_disables_thinking(fast_retry: RetryPolicy) -> None:
     body = await _anthropic_body(Reasoning(effort="none"), fast_retry)
     assert body["thinking"] == {"type": "disabled"}
 
 
-async def _gemini_config(reasoning: Reasoning, retry: RetryPolicy) -> object:
+async def _gemini_config(reasoning: Reasoning, retry: RetryPolicy, model: str = "gemini-3.8-flash") -> object:
     with FakeServer([gemini_stream(["ok"])]) as server:
         provider = GeminiProvider(api_key="k", base_url=server.base_url, retry=retry)
-        await complete(provider, LLMRequest("gemini-2.5-flash", HI, reasoning=reasoning))
+        await complete(provider, LLMRequest(model, HI, reasoning=reasoning))
     config = server.requests[0].body["generationConfig"]["thinkingConfig"]
     # The API takes either spelling of a field; compare in one.
     return {re.sub(r"([A-Z])", lambda m: "_" + m.group(1).lower(), k): v for k, v in config.items()}
@@ -84,6 +95,11 @@ async def _gemini_config(reasoning: Reasoning, retry: RetryPolicy) -> object:
 
 async def test_gemini_budget_is_thinking_budget_with_thoughts_shown(fast_retry: RetryPolicy) -> None:
     config = await _gemini_config(Reasoning(budget_tokens=2048), fast_retry)
+    assert config == {"thinking_budget": 2048, "include_thoughts": True}
+
+
+async def test_gemini_2_has_no_levels_and_gets_the_efforts_budget(fast_retry: RetryPolicy) -> None:
+    config = await _gemini_config(Reasoning(effort="low"), fast_retry, model="gemini-2.5-flash")
     assert config == {"thinking_budget": 2048, "include_thoughts": True}
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import logging
+import re
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -99,7 +100,6 @@ class AnthropicProvider(ReliableProvider):
             stream = await client.messages.create(
                 model=request.model,
                 messages=to_anthropic_messages(rest, cache_last=self.cache_conversation),
-                max_tokens=self._max_tokens(request),
                 stream=True,
                 **self._options(request, system),
             )
@@ -119,7 +119,7 @@ class AnthropicProvider(ReliableProvider):
             yield LLMChunk(usage=usage, finish_reason=stop_reason)
 
     def _options(self, request: LLMRequest, system: str | None) -> dict[str, Any]:
-        """The request's optional settings, named as the Messages API names them."""
+        """The request's settings but model and messages, named as the Messages API names them."""
         options: dict[str, Any] = {}
         if system is not None:
             block: TextBlockParam = {"type": "text", "text": system}
@@ -130,20 +130,16 @@ class AnthropicProvider(ReliableProvider):
             logger.debug("Not sending temperature: the Anthropic API (2026-10-21) accepts no sampling parameters")
         if request.stop:
             options["stop_sequences"] = list(request.stop)
+        # The answer's cap, plus any thinking budget: the API counts thinking in max_tokens and
+        # wants the budget below it.
+        options["max_tokens"] = request.max_tokens or self.default_max_tokens
         if request.reasoning is not None:
-            options.update(_thinking(request.reasoning))
+            options.update(_thinking(request.reasoning, request.model))
+            options["max_tokens"] += options["thinking"].get("budget_tokens", 0)
         if request.extra:
             options["extra_body"] = dict(request.extra)
         return options
 
-    def _max_tokens(self, request: LLMRequest) -> int:
-        """``max_tokens``: the answer's cap, plus the thinking budget (the API counts thinking in it
-        and wants the budget below it)."""
-        answer = request.max_tokens or self.default_max_tokens
-        reasoning = request.reasoning
-        if reasoning is not None and reasoning.budget_tokens:
-            return answer + reasoning.budget_tokens
-        return answer
 
     def _provider_error(self, error: Exception) -> ProviderError:
         """The SDK's (or the transport's) error as llmist's, so retries and messages are the same
@@ -166,17 +162,29 @@ class AnthropicProvider(ReliableProvider):
         return ProviderError(f"anthropic failed: {error}", provider=self.name)
 
 
-def _thinking(reasoning: Reasoning) -> dict[str, Any]:
-    """The Messages API's thinking options: a budget is manual extended thinking; an effort alone
-    is adaptive thinking at that ``output_config.effort`` (the API has no ``minimal``: ``low``)."""
-    if reasoning.budget_tokens is not None:
-        if reasoning.budget_tokens == 0:
-            return {"thinking": {"type": "disabled"}}
-        return {"thinking": {"type": "enabled", "budget_tokens": reasoning.budget_tokens}}
-    effort = reasoning.effort_level
-    if effort == "none":
+def _thinking(reasoning: Reasoning, model: str) -> dict[str, Any]:
+    """The Messages API's thinking options. A budget is manual extended thinking; an effort alone
+    is adaptive thinking at that ``output_config.effort`` (the API has no ``minimal``: ``low``)
+    on models that have adaptive thinking, and the effort's budget on older ones."""
+    if reasoning.effort_level == "none" or reasoning.budget_tokens == 0:
         return {"thinking": {"type": "disabled"}}
+    if reasoning.budget_tokens is not None or not _adaptive(model):
+        return {"thinking": {"type": "enabled", "budget_tokens": reasoning.budget}}
+    effort = reasoning.effort_level
     return {"thinking": {"type": "adaptive"}, "output_config": {"effort": "low" if effort == "minimal" else effort}}
+
+
+_VERSION = re.compile(r"claude-(?:[a-z]+-)?(\d+)(?:-(\d+))?")
+
+
+def _adaptive(model: str) -> bool:
+    """Whether the model has adaptive thinking: Claude 4.6 and later (a name llmist cannot read is
+    taken as a newer model). ``claude-sonnet-4-20250514`` is 4.0: an 8-digit suffix is a date."""
+    match = _VERSION.match(model)
+    if match is None:
+        return True
+    minor = match[2] if match[2] is not None and len(match[2]) < 3 else "0"
+    return (int(match[1]), int(minor)) >= (4, 6)
 
 
 def _delta_chunk(delta: Any) -> LLMChunk | None:

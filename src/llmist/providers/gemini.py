@@ -134,17 +134,18 @@ def _extra_config(request: LLMRequest) -> dict[str, Any]:
     ``request.reasoning`` (unless ``extra`` sets its own)."""
     config = dict(request.extra)
     if request.reasoning is not None and "thinking_config" not in config:
-        config["thinking_config"] = _thinking_config(request.reasoning)
+        config["thinking_config"] = _thinking_config(request.reasoning, request.model)
     return config
 
 
-def _thinking_config(reasoning: Reasoning) -> Any:
-    """A budget as ``thinking_budget`` (Gemini 2.5), an effort as ``thinking_level`` (Gemini 3);
-    thoughts are asked for, so they stream apart from the answer."""
+def _thinking_config(reasoning: Reasoning, model: str) -> Any:
+    """A budget as ``thinking_budget``; an effort as ``thinking_level`` (Gemini 3 and later), or as
+    its budget on Gemini 2.x, which has no levels. Thoughts are asked for, so they stream apart
+    from the answer."""
     from google.genai import types
 
-    if reasoning.budget_tokens is not None:
-        budget = reasoning.budget_tokens
+    if reasoning.budget_tokens is not None or model.startswith(("gemini-2", "gemini-1")):
+        budget = reasoning.budget
         return types.ThinkingConfig(thinking_budget=budget, include_thoughts=budget > 0)
     effort = reasoning.effort_level
     if effort == "none":
