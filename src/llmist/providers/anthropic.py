@@ -140,7 +140,6 @@ class AnthropicProvider(ReliableProvider):
             options["extra_body"] = dict(request.extra)
         return options
 
-
     def _provider_error(self, error: Exception) -> ProviderError:
         """The SDK's (or the transport's) error as llmist's, so retries and messages are the same
         for every provider."""
