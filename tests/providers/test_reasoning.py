@@ -192,6 +192,7 @@ async def test_mock_model_thinking_reaches_the_stream_but_not_the_output() -> No
     assert [e.content for e in events if isinstance(e, ReasoningEvent)] == ["two plus three"]
     result = await Agent(model=MockModel(["Five."], thinking=["two plus three"])).run("Add 2 and 3")
     assert result.output == "Five." and result.usage.reasoning_tokens > 0
+    assert not any("two plus three" in m.text for m in result.messages)
 
 
 def test_a_token_budget_or_an_effort_name_stands_for_a_reasoning_setting() -> None:
