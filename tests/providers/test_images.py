@@ -191,3 +191,11 @@ def test_gadget_result_media_must_be_gadget_media() -> None:
 def test_a_prompt_holds_only_text_and_images() -> None:
     with pytest.raises(TypeError, match=r"text \(str\) and images"):
         Agent(model=MockModel(["x"])).stream(["Look", Message("user", "no")])  # type: ignore[list-item]
+
+
+async def test_a_data_url_is_sent_inline_where_the_api_wants_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    image = ImagePart.from_url("data:image/png;base64," + base64.b64encode(PNG).decode())
+    with FakeServer([_answer("anthropic", "Grey.")]) as server:
+        await Agent(model=serve_model("anthropic:claude-sonnet-5-5", server, monkeypatch)).run(["What?", image])
+    assert _sent_png("anthropic", server.requests[0].body) == PNG
+    assert image.describe() == "[image: image/png, inline data]"

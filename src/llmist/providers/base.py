@@ -83,15 +83,19 @@ class ImagePart:
 
     @classmethod
     def from_url(cls, url: str, *, media_type: str | None = None) -> ImagePart:
-        """An image the provider fetches from ``url`` (the type is guessed from its extension)."""
-        name = url.rsplit("/", 1)[-1].split("?", 1)[0]
+        """An image the provider fetches from ``url`` (the type is guessed from its extension), or a
+        ``data:`` URL (the type is its own)."""
+        name = "" if url.startswith("data:") else url.rsplit("/", 1)[-1].split("?", 1)[0]
         guessed = media_type or sniff_media_type(b"", name)
+        if url.startswith("data:"):
+            guessed = media_type or url[5:].split(";", 1)[0].split(",", 1)[0]
         return cls(b"", guessed if guessed and guessed.startswith("image/") else "image/jpeg", url, name)
 
     def describe(self) -> str:
         """One line naming the image (for a model that cannot see it, or an error)."""
         label = f" {self.name}" if self.name else ""
-        where = self.url if self.url else describe_size(len(self.data))
+        url = self.url
+        where = describe_size(len(self.data)) if url is None else "inline data" if url.startswith("data:") else url
         return f"[image{label}: {self.media_type}, {where}]"
 
 
