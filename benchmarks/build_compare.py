@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
-"""Pure vs compiled parser, side by side: the two builds alternate, each cell keeps its best CPU time.
+"""Two or more builds of the parser, side by side: they alternate, each cell keeps its best CPU time.
 
-    python benchmarks/build_compare.py                          # mixed-1mb, 5 rounds
+    python benchmarks/build_compare.py                          # pure vs compiled, mixed-1mb, 5 rounds
     python benchmarks/build_compare.py --stream mixed-8mb --rounds 3
+    python benchmarks/build_compare.py --build before=/tmp/old/bin/python --build now=.venv-compiled/bin/python
+
+``--build NAME=PYTHON`` (repeatable) compares any interpreters with llmist installed, for example
+the compiled wheels of two commits; the last row gives each build's time over the first's.
 
 On a noisy machine two benchmark runs one after the other can land in different states of
 the machine; alternating the builds (``.venv``: editable, pure; ``.venv-compiled``: the
@@ -47,6 +51,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--stream", default="mixed-1mb")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--build", action="append", default=[], metavar="NAME=PYTHON", help="a build to compare")
     ap.add_argument(
         "--streams-dir",
         default=os.path.join(os.environ.get("BENCH_WORK", os.path.expanduser("~/.cache/llmist-bench")), "streams"),
@@ -56,6 +61,8 @@ def main() -> int:
     if not path.exists():
         raise SystemExit(f"build_compare: no stream {path} (parser_bench.py generates it)")
     builds = {"pure": ROOT / ".venv/bin/python", "compiled": ROOT / ".venv-compiled/bin/python"}
+    if args.build:
+        builds = {name: Path(python).absolute() for name, _, python in (b.partition("=") for b in args.build)}
     best: dict[str, dict[str, float]] = {name: {} for name in builds}
     for _ in range(args.rounds):
         for name, python in builds.items():
@@ -68,7 +75,7 @@ def main() -> int:
                 cwd=ROOT / "benchmarks",
             )
             result = json.loads(out.stdout)
-            if str(result["file"]).endswith(".py") != (name == "pure"):
+            if not args.build and str(result["file"]).endswith(".py") != (name == "pure"):
                 raise SystemExit(f"build_compare: {python} loads {result['file']}, not the {name} build")
             for chunk, seconds in result["best"].items():
                 best[name][chunk] = min(best[name].get(chunk, 1e9), seconds)
@@ -77,8 +84,10 @@ def main() -> int:
     print("|---|" + "---:|" * len(cells))
     for name in builds:
         print(f"| {name} (ms) | " + " | ".join(f"{best[name][c] * 1000:.2f}" for c in cells) + " |")
-    ratios = [f"{best['pure'][c] / best['compiled'][c]:.2f}× faster" for c in cells]
-    print("| compiled / pure | " + " | ".join(ratios) + " |")
+    first, *others = builds
+    for name in others:
+        ratios = [f"{best[name][c] / best[first][c]:.2f}×" for c in cells]
+        print(f"| {name} / {first} (time) | " + " | ".join(ratios) + " |")
     return 0
 
 

@@ -23,6 +23,7 @@ from llmist.agent import (
     Observers,
     OutputValidationError,
     Proceed,
+    ReasoningEvent,
     Recover,
     Rethrow,
     SkipGadget,
@@ -45,6 +46,7 @@ from llmist.gadgets import (
     Gadget,
     GadgetError,
     GadgetExample,
+    GadgetMedia,
     GadgetOutputStore,
     GadgetOutputViewer,
     GadgetResult,
@@ -60,6 +62,8 @@ from llmist.gadgets import (
     render_gadget,
     validate_gadget_params,
 )
+from llmist.providers.base import ImagePart, Reasoning
+from llmist.providers.errors import ImagesNotSupportedError
 from llmist.syntax import (
     ArgsPartialEvent,
     BlockParseError,
@@ -92,6 +96,7 @@ __all__ = [
     "GadgetExample",
     "GadgetExecutionResult",
     "GadgetExecutor",
+    "GadgetMedia",
     "GadgetOutputStore",
     "GadgetOutputViewer",
     "GadgetResult",
@@ -103,6 +108,8 @@ __all__ = [
     "HookPresets",
     "Hooks",
     "HumanInputRequired",
+    "ImagePart",
+    "ImagesNotSupportedError",
     "InstrumentationSettings",
     "Interceptors",
     "LLMResponseEndEvent",
@@ -113,6 +120,8 @@ __all__ = [
     "OutputValidationError",
     "ParsedCall",
     "Proceed",
+    "Reasoning",
+    "ReasoningEvent",
     "Recover",
     "Rethrow",
     "SkipGadget",

@@ -166,9 +166,14 @@ def openai_stream(
     completion_tokens: int = 5,
     cached_tokens: int = 0,
     reasoning: Sequence[str] = (),
+    reasoning_tokens: int = 0,
+    cache_write_tokens: int | None = None,
     cut_after: int | None = None,
 ) -> FakeResponse:
-    """A Chat Completions stream of ``pieces`` (``reasoning`` first, as ``reasoning_content`` deltas)."""
+    """A Chat Completions stream of ``pieces`` (``reasoning`` first, as ``reasoning_content`` deltas).
+
+    ``cache_write_tokens`` adds OpenRouter's ``prompt_tokens_details.cache_write_tokens``.
+    """
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
         return _sse(
@@ -186,27 +191,30 @@ def openai_stream(
     events += [chunk({"content": p}) for p in pieces]
     if finish_reason is not None:
         events.append(chunk({}, finish_reason))
-        usage = {
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": completion_tokens,
-            "total_tokens": prompt_tokens + completion_tokens,
-            "prompt_tokens_details": {"cached_tokens": cached_tokens},
-            "completion_tokens_details": {"reasoning_tokens": 0},
-        }
-        events.append(
-            _sse(
-                {
-                    "id": "chatcmpl-fake",
-                    "object": "chat.completion.chunk",
-                    "created": 1_700_000_000,
-                    "model": model,
-                    "choices": [],
-                    "usage": usage,
-                }
-            )
-        )
+        usage = _openai_usage(prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, cache_write_tokens)
+        last = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1_700_000_000, "model": model}
+        events.append(_sse({**last, "choices": [], "usage": usage}))
         events.append("data: [DONE]\n\n")
     return FakeResponse(events=events, cut_after=cut_after)
+
+
+def _openai_usage(
+    prompt_tokens: int,
+    completion_tokens: int,
+    cached_tokens: int,
+    reasoning_tokens: int,
+    cache_write_tokens: int | None,
+) -> dict[str, Any]:
+    prompt_details: dict[str, int] = {"cached_tokens": cached_tokens}
+    if cache_write_tokens is not None:
+        prompt_details["cache_write_tokens"] = cache_write_tokens
+    return {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "total_tokens": prompt_tokens + completion_tokens,
+        "prompt_tokens_details": prompt_details,
+        "completion_tokens_details": {"reasoning_tokens": reasoning_tokens},
+    }
 
 
 def openai_error(status: int, message: str = "error", *, headers: dict[str, str] | None = None) -> FakeResponse:
@@ -229,14 +237,42 @@ def anthropic_stream(
     cache_read_input_tokens: int = 0,
     cache_creation_input_tokens: int = 0,
     thinking: Sequence[str] = (),
+    thinking_tokens: int | None = None,
     cut_after: int | None = None,
     error_after: int | None = None,
 ) -> FakeResponse:
     """A Messages stream of ``pieces`` (``thinking`` first, in a thinking block).
 
+    ``thinking_tokens`` adds ``output_tokens_details.thinking_tokens`` to the final usage.
+
     ``error_after`` sends an in-stream ``overloaded_error`` event after that many events.
     """
-    start = {
+    start = _anthropic_start(model, input_tokens, cache_read_input_tokens, cache_creation_input_tokens)
+    events = [_sse(start, "message_start"), _sse({"type": "ping"}, "ping")]
+    if thinking:
+        events += _anthropic_block(0, "thinking", thinking)
+    events += _anthropic_block(1 if thinking else 0, "text", pieces)
+    if stop_reason is not None:
+        end_usage: dict[str, Any] = {"output_tokens": output_tokens}
+        if thinking_tokens is not None:
+            end_usage["output_tokens_details"] = {"thinking_tokens": thinking_tokens}
+        end = {
+            "type": "message_delta",
+            "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+            "usage": end_usage,
+        }
+        events.append(_sse(end, "message_delta"))
+        events.append(_sse({"type": "message_stop"}, "message_stop"))
+    if error_after is not None:
+        error = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+        events = [*events[:error_after], _sse(error, "error")]
+    return FakeResponse(events=events, cut_after=cut_after)
+
+
+def _anthropic_start(
+    model: str, input_tokens: int, cache_read_input_tokens: int, cache_creation_input_tokens: int
+) -> dict[str, Any]:
+    return {
         "type": "message_start",
         "message": {
             "id": "msg_fake",
@@ -254,34 +290,17 @@ def anthropic_stream(
             },
         },
     }
-    events = [_sse(start, "message_start"), _sse({"type": "ping"}, "ping")]
-    index = 0
-    if thinking:
-        block = {"type": "content_block_start", "index": index, "content_block": {"type": "thinking", "thinking": ""}}
-        events.append(_sse(block, "content_block_start"))
-        for t in thinking:
-            delta = {"type": "content_block_delta", "index": index, "delta": {"type": "thinking_delta", "thinking": t}}
-            events.append(_sse(delta, "content_block_delta"))
-        events.append(_sse({"type": "content_block_stop", "index": index}, "content_block_stop"))
-        index += 1
-    block = {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}
-    events.append(_sse(block, "content_block_start"))
+
+
+def _anthropic_block(index: int, kind: str, pieces: Sequence[str]) -> list[str]:
+    """The events of one content block (``kind`` is ``text`` or ``thinking``) streaming ``pieces``."""
+    start = {"type": "content_block_start", "index": index, "content_block": {"type": kind, kind: ""}}
+    events = [_sse(start, "content_block_start")]
     for p in pieces:
-        delta = {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": p}}
+        delta = {"type": "content_block_delta", "index": index, "delta": {"type": f"{kind}_delta", kind: p}}
         events.append(_sse(delta, "content_block_delta"))
     events.append(_sse({"type": "content_block_stop", "index": index}, "content_block_stop"))
-    if stop_reason is not None:
-        end = {
-            "type": "message_delta",
-            "delta": {"stop_reason": stop_reason, "stop_sequence": None},
-            "usage": {"output_tokens": output_tokens},
-        }
-        events.append(_sse(end, "message_delta"))
-        events.append(_sse({"type": "message_stop"}, "message_stop"))
-    if error_after is not None:
-        error = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
-        events = [*events[:error_after], _sse(error, "error")]
-    return FakeResponse(events=events, cut_after=cut_after)
+    return events
 
 
 def anthropic_error(status: int, message: str = "error", *, headers: dict[str, str] | None = None) -> FakeResponse:

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import pytest
+
 from llmist.providers.anthropic import AnthropicProvider
 from llmist.providers.base import Provider
 from llmist.providers.compatible import openai_compatible
@@ -16,6 +18,7 @@ from llmist.providers.openai import OpenAIProvider
 from llmist.providers.retry import RetryPolicy
 from tests.providers.fake_servers import (
     FakeResponse,
+    FakeServer,
     anthropic_error,
     anthropic_stream,
     gemini_error,
@@ -144,3 +147,22 @@ KITS: tuple[ProviderKit, ...] = (
     ),
 )
 """Every provider under test."""
+
+
+_BASE_URL_ENV: dict[str, tuple[str, str, str]] = {
+    "openai": ("OPENAI_BASE_URL", "/v1", "OPENAI_API_KEY"),
+    "anthropic": ("ANTHROPIC_BASE_URL", "", "ANTHROPIC_API_KEY"),
+    "gemini": ("GEMINI_BASE_URL", "", "GEMINI_API_KEY"),
+    "ollama": ("OLLAMA_BASE_URL", "/v1", "OLLAMA_API_KEY"),
+}
+"""Per provider: the variable that points it at a server, the path of its API root, its key variable."""
+
+
+def serve_model(model: str, server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Point ``model``'s provider (a ``provider:model`` string) at ``server`` through its environment
+    variables, as a user would, and return ``model`` (so agents price it by its real name)."""
+    provider = model.split(":", 1)[0]
+    url_env, root, key_env = _BASE_URL_ENV[provider]
+    monkeypatch.setenv(url_env, f"{server.base_url}{root}")
+    monkeypatch.setenv(key_env, "test-key")
+    return model

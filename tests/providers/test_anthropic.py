@@ -37,7 +37,7 @@ async def test_gadget_results_become_user_turns_merged_with_neighbours(fast_retr
         await complete(_provider(server, fast_retry), LLMRequest(model=MODEL, messages=messages))
     sent = server.requests[0].body["messages"]
     assert [m["role"] for m in sent] == ["user", "assistant", "user"]
-    assert sent[2]["content"] == "Result of add: 5\n\nNow finish"
+    assert sent[2]["content"][0]["text"] == "Result of add: 5\n\nNow finish"
 
 
 async def test_temperature_and_default_max_tokens(fast_retry: RetryPolicy) -> None:
@@ -77,7 +77,7 @@ async def test_images_are_sent_as_base64_blocks(fast_retry: RetryPolicy) -> None
     with FakeServer([anthropic_stream(["ok"], model=MODEL)]) as server:
         await complete(_provider(server, fast_retry), LLMRequest(model=MODEL, messages=[message]))
     blocks = server.requests[0].body["messages"][0]["content"]
-    assert blocks[1] == {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw=="}}
+    assert blocks[1]["source"] == {"type": "base64", "media_type": "image/png", "data": "iVBORw=="}
 
 
 def test_missing_key_names_the_env_var() -> None:

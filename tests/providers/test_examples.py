@@ -65,6 +65,38 @@ def test_costs_example(capsys: pytest.CaptureFixture[str]) -> None:
     assert "my-finetune: $0.002720" in capsys.readouterr().out
 
 
+def _serve_anthropic(server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+
+
+def test_reasoning_example(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    stream = anthropic_stream(
+        ["No: 221 = 13 × 17."], thinking=["Try 13: 13 × 17 = 221."], output_tokens=500, thinking_tokens=400
+    )
+    with FakeServer([stream]) as server:
+        _serve_anthropic(server, monkeypatch)
+        _run("reasoning.py")
+    out = capsys.readouterr().out
+    assert "[thinking] Try 13: 13 × 17 = 221." in out and "No: 221 = 13 × 17." in out
+    assert "reasoning tokens: 400 of 500 output" in out
+    assert server.requests[0].body["output_config"] == {"effort": "high"}
+
+
+def test_caching_example(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    call = "!!!GADGET_START:add\n!!!ARG:a\n2\n!!!ARG:b\n3\n!!!GADGET_END\n"
+    script = [
+        anthropic_stream([call], input_tokens=50, cache_creation_input_tokens=1500),
+        anthropic_stream(["5"], input_tokens=60, cache_read_input_tokens=1500),
+    ]
+    with FakeServer(script) as server:
+        _serve_anthropic(server, monkeypatch)
+        _run("caching.py")
+    out = capsys.readouterr().out
+    assert "input tokens: 3110, read from cache: 1500" in out
+    assert "written to cache: 1500" in out
+
+
 def test_guide_shows_every_example_verbatim() -> None:
     guide = (ROOT / "docs" / "providers.md").read_text()
     shown = re.findall(r"<!-- example: (\S+) -->\n```python\n(.*?)```", guide, flags=re.DOTALL)

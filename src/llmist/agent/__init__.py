@@ -1,10 +1,11 @@
 """The agent loop: ``Agent``, the ``LLMist.create_agent()`` builder, events, hooks and presets."""
 
+from llmist.agent._media import UserPrompt
 from llmist.agent._output import OutputValidationError
 from llmist.agent.agent import Agent, AgentStream, HumanInputHandler
 from llmist.agent.builder import AgentBuilder
 from llmist.agent.client import LLMist
-from llmist.agent.events import AgentEvent, GadgetResultEvent, GadgetSkippedEvent, LLMResponseEndEvent
+from llmist.agent.events import AgentEvent, GadgetResultEvent, GadgetSkippedEvent, LLMResponseEndEvent, ReasoningEvent
 from llmist.agent.guard import RealModelRequestBlocked
 from llmist.agent.hooks import (
     ChunkContext,
@@ -57,12 +58,14 @@ __all__ = [
     "Proceed",
     "Progress",
     "RealModelRequestBlocked",
+    "ReasoningEvent",
     "Recover",
     "Rethrow",
     "SkipGadget",
     "SkipLLMCall",
     "StopReason",
     "Syntax",
+    "UserPrompt",
     "estimate_prompt_tokens",
     "instrument",
     "merge_hooks",

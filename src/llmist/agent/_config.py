@@ -11,8 +11,9 @@ from llmist.agent._models import shared_registry
 from llmist.agent.hooks import Controllers, Hooks, Interceptors, Observers
 from llmist.agent.prompt import Markers, Syntax, render_system_prompt
 from llmist.gadgets import Gadget, GadgetOutputStore, GadgetOutputViewer, ModelClient, output_char_limit
-from llmist.providers.base import Message, Provider, Usage
+from llmist.providers.base import Message, Provider, Reasoning, Usage
 from llmist.providers.client import LLMClient
+from llmist.providers.vision import sees_images
 from llmist.syntax import EmojiCallParser, GadgetCallParser
 
 __all__ = ["DEFAULT_CONTEXT_WINDOW", "AgentSettings", "HumanInputHandler", "RunConfig"]
@@ -48,6 +49,7 @@ class AgentSettings(Protocol):
     gadget_timeout_s: float | None
     temperature: float | None
     max_response_tokens: int | None
+    reasoning: Reasoning | None
     model_registry: Any
     llm_client: ModelClient | None
 
@@ -79,6 +81,8 @@ class RunConfig:
     """Lent to gadgets as ``ctx.llm``: the agent's ``llm_client``, else a client of its own model."""
     parsers: list[GadgetCallParser | EmojiCallParser] = field(default_factory=list)
     """Parsers of finished runs, reused by the next ones."""
+    vision: bool | None = None
+    """Whether the model accepts images (``None``: not known); see ``llmist.providers.vision``."""
 
     @classmethod
     def build(
@@ -120,6 +124,7 @@ class RunConfig:
             controllers=hooks.controllers if hooks is not None and _any_set(hooks.controllers) else None,
             cost_of=_pricer(registry, provider, model_name),
             llm_client=agent.llm_client or LLMClient(model=agent.model, model_registry=registry),
+            vision=sees_images(provider, model_name, registry),
         )
 
     def take_parser(self) -> GadgetCallParser | EmojiCallParser:

@@ -46,7 +46,7 @@ from llmist.agent.hooks import (
 )
 from llmist.agent.result import AgentResult, StopReason
 from llmist.gadgets import AbortSignal
-from llmist.providers.base import LLMChunk, LLMRequest, Message, Usage
+from llmist.providers.base import ContentPart, LLMChunk, LLMRequest, Message, Usage
 from llmist.syntax import EmojiCallParser, GadgetCallParser
 
 __all__ = ["run_loop"]
@@ -79,7 +79,10 @@ class _Run:
 
 
 async def run_loop(
-    cfg: RunConfig, prompt: str, signal: AbortSignal, on_result: Callable[[AgentResult], None]
+    cfg: RunConfig,
+    prompt: str | tuple[ContentPart, ...],
+    signal: AbortSignal,
+    on_result: Callable[[AgentResult], None],
 ) -> AsyncGenerator[Events, None]:
     """Run the agent on ``prompt``, yielding its events in batches; hand the :class:`AgentResult`
     to ``on_result`` once the run ends."""
@@ -191,6 +194,7 @@ def _request(run: _Run) -> LLMRequest:
         messages=tuple(run.messages),
         max_tokens=agent.max_response_tokens,
         temperature=agent.temperature,
+        reasoning=agent.reasoning,
     )
 
 
@@ -234,7 +238,7 @@ async def _next_turn(run: _Run, response: Response) -> None:
     messages.append(Message("assistant", "".join(response.raw)))
     n_calls = response.n_calls
     if n_calls:
-        messages.extend(result_message(r) for r in run.calls.ordered())
+        messages.extend(result_message(r, cfg.vision) for r in run.calls.ordered())
     run.output = "".join(response.prose).strip()
     obs = cfg.observers
     if obs is not None and obs.on_iteration is not None:

@@ -15,7 +15,7 @@ from typing import Any, assert_never
 from llmist.agent._config import RunConfig
 from llmist.agent._scheduling import ResponseCalls
 from llmist.agent._state import RunState
-from llmist.agent.events import AgentEvent, LLMResponseEndEvent
+from llmist.agent.events import AgentEvent, LLMResponseEndEvent, ReasoningEvent
 from llmist.agent.hooks import ChunkContext, call_observer
 from llmist.gadgets import AbortSignal
 from llmist.providers.base import LLMChunk, Usage
@@ -56,12 +56,18 @@ class Response:
 
     async def feed(self, chunk: LLMChunk) -> list[AgentEvent]:
         """A model chunk: note its usage and finish reason, and pass its text through the
-        raw-chunk interceptor and the ``on_stream_chunk`` observer to :meth:`feed_text`."""
+        raw-chunk interceptor and the ``on_stream_chunk`` observer to :meth:`feed_text`. Its
+        reasoning, if any, becomes a ``ReasoningEvent`` and goes no further."""
         if chunk.usage is not None:
             self.usage = chunk.usage
         if chunk.finish_reason is not None:
             self.finish = chunk.finish_reason
         text = chunk.text
+        if chunk.reasoning:  # rare: kept off the common path, which stays one coroutine per chunk
+            events: list[AgentEvent] = [ReasoningEvent(chunk.reasoning)]
+            if text:
+                events.extend(await self.feed(LLMChunk(text=text)))
+            return events
         if not text:
             return []
         icp, obs = self.cfg.interceptors, self.cfg.observers

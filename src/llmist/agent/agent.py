@@ -12,6 +12,7 @@ from typing_extensions import TypeVar
 
 from llmist.agent._config import HumanInputHandler, RunConfig
 from llmist.agent._loop import Events, run_loop
+from llmist.agent._media import UserPrompt, user_content, with_text
 from llmist.agent._models import resolve_agent_model
 from llmist.agent._output import (
     DEFAULT_MAX_OUTPUT_RETRIES,
@@ -27,7 +28,8 @@ from llmist.agent.instrumentation import InstrumentationSettings, resolve
 from llmist.agent.prompt import Markers, Syntax, render_system_prompt
 from llmist.agent.result import AgentResult, OutputT
 from llmist.gadgets import AbortSignal, Gadget, ModelClient, as_gadget
-from llmist.providers.base import Provider
+from llmist.providers.base import ContentPart, Message, Provider, Reasoning, ReasoningEffort
+from llmist.providers.vision import check_images_accepted
 
 if TYPE_CHECKING:
     from llmist.mcp import MCPServer
@@ -66,6 +68,9 @@ class Agent(Generic[OutputT]):
         gadget_timeout_s: Default timeout of gadgets without their own ``timeout_s``.
         temperature: Sampling temperature (0 by default; ``None`` for the provider's default).
         max_response_tokens: Cap on each response's length.
+        reasoning: How much a reasoning model thinks: an effort (``"low"``, ``"high"``...), a
+            token budget (``8000``) or a :class:`~llmist.providers.Reasoning`; passed to the
+            provider in its native parameter. Thinking text streams as ``ReasoningEvent``.
         gadget_start_prefix / gadget_end_prefix / gadget_arg_prefix: Custom block markers.
         model_registry: Prices model calls (default: the providers' registry when available).
         llm_client: Client lent to gadgets as ``ctx.llm`` (an ``LLMClient``; default: a client of
@@ -104,6 +109,7 @@ class Agent(Generic[OutputT]):
         gadget_timeout_s: float | None = None,
         temperature: float | None = 0.0,
         max_response_tokens: int | None = None,
+        reasoning: Reasoning | ReasoningEffort | int | None = None,
         gadget_start_prefix: str = "!!!GADGET_START:",
         gadget_end_prefix: str = "!!!GADGET_END",
         gadget_arg_prefix: str = "!!!ARG:",
@@ -134,6 +140,7 @@ class Agent(Generic[OutputT]):
         self.gadget_timeout_s = gadget_timeout_s
         self.temperature = temperature
         self.max_response_tokens = max_response_tokens
+        self.reasoning: Reasoning | None = Reasoning.of(reasoning)
         self.model_registry = model_registry
         self.llm_client = llm_client
         self.mcp_servers = list(mcp_servers)
@@ -179,25 +186,31 @@ class Agent(Generic[OutputT]):
             self._output_config = RunConfig.build(self._untyped(), base.provider, base.model_name, spec.gadgets)
         return self._output_config
 
-    def _start(self, prompt: str, signal: AbortSignal | None, output_type: Any) -> AgentStream[Any]:
+    def _start(self, prompt: UserPrompt, signal: AbortSignal | None, output_type: Any) -> AgentStream[Any]:
         spec = self._output if output_type is None else output_spec(output_type, self.max_output_retries)
         config = self._run_config() if spec is None else self._typed_config(spec)
+        content = user_content(prompt)
+        if not isinstance(content, str):
+            name = getattr(config.provider, "name", "")
+            check_images_accepted([Message("user", content)], config.model_name, config.vision, provider=name)
         tracing = resolve(self.instrument)
-        return AgentStream(config, prompt, signal, mcp_servers=self.mcp_servers, output=spec, tracing=tracing)
+        return AgentStream(config, content, signal, mcp_servers=self.mcp_servers, output=spec, tracing=tracing)
 
     @overload
     def stream(
-        self, prompt: str, *, signal: AbortSignal | None = None, output_type: None = None
+        self, prompt: UserPrompt, *, signal: AbortSignal | None = None, output_type: None = None
     ) -> AgentStream[OutputT]: ...
     @overload
     def stream(
         self,
-        prompt: str,
+        prompt: UserPrompt,
         *,
         signal: AbortSignal | None = None,
         output_type: type[RunOutputT] | Sequence[type[RunOutputT]],
     ) -> AgentStream[RunOutputT]: ...
-    def stream(self, prompt: str, *, signal: AbortSignal | None = None, output_type: Any = None) -> AgentStream[Any]:
+    def stream(
+        self, prompt: UserPrompt, *, signal: AbortSignal | None = None, output_type: Any = None
+    ) -> AgentStream[Any]:
         """Start a run; iterate the returned :class:`AgentStream` for its events as they happen.
 
         ``output_type`` overrides the agent's for this run.
@@ -206,25 +219,31 @@ class Agent(Generic[OutputT]):
 
     @overload
     async def run(
-        self, prompt: str, *, signal: AbortSignal | None = None, output_type: None = None
+        self, prompt: UserPrompt, *, signal: AbortSignal | None = None, output_type: None = None
     ) -> AgentResult[OutputT]: ...
     @overload
     async def run(
         self,
-        prompt: str,
+        prompt: UserPrompt,
         *,
         signal: AbortSignal | None = None,
         output_type: type[RunOutputT] | Sequence[type[RunOutputT]],
     ) -> AgentResult[RunOutputT]: ...
-    async def run(self, prompt: str, *, signal: AbortSignal | None = None, output_type: Any = None) -> AgentResult[Any]:
-        """Run to the end and return the :class:`AgentResult` (``output_type`` overrides the agent's)."""
+    async def run(
+        self, prompt: UserPrompt, *, signal: AbortSignal | None = None, output_type: Any = None
+    ) -> AgentResult[Any]:
+        """Run to the end and return the :class:`AgentResult` (``output_type`` overrides the agent's).
+
+        ``prompt`` is text, or text and images: ``["What is this?", ImagePart.from_path("cat.png")]``.
+        Images for a model known not to see them raise :class:`~llmist.ImagesNotSupportedError`.
+        """
         s = self._start(prompt, signal, output_type)
         async for _ in s.batches():
             pass
         assert s.result is not None
         return s.result
 
-    def run_sync(self, prompt: str) -> AgentResult[OutputT]:
+    def run_sync(self, prompt: UserPrompt) -> AgentResult[OutputT]:
         """``run`` for code without an event loop."""
         return asyncio.run(self.run(prompt))
 
@@ -248,7 +267,7 @@ class AgentStream(Generic[OutputT]):
     def __init__(
         self,
         config: RunConfig,
-        prompt: str,
+        prompt: str | tuple[ContentPart, ...],
         signal: AbortSignal | None,
         *,
         mcp_servers: Sequence[MCPServer] = (),
@@ -264,7 +283,7 @@ class AgentStream(Generic[OutputT]):
         self._pending: deque[AgentEvent] = deque()
         tracer = None
         if output is not None:
-            prompt = f"{prompt}\n\n{output.instruction()}"
+            prompt = with_text(prompt, output.instruction())
             config = _with_observers(config, output_hooks(output, self._give_up))
         if tracing is not None:
             from llmist.agent._tracing import RunTracer
@@ -277,7 +296,9 @@ class AgentStream(Generic[OutputT]):
         if tracer is not None:
             self._gen = tracer.wrap(self._gen, lambda: self.result)
 
-    def _events(self, config: RunConfig, prompt: str, mcp_servers: Sequence[MCPServer]) -> AsyncGenerator[Events, None]:
+    def _events(
+        self, config: RunConfig, prompt: str | tuple[ContentPart, ...], mcp_servers: Sequence[MCPServer]
+    ) -> AsyncGenerator[Events, None]:
         if not mcp_servers:
             return run_loop(config, prompt, self.signal, self._set_result)
         from llmist.agent._mcp_run import run_with_mcp

@@ -11,7 +11,7 @@ from llmist.agent.agent import Agent, AgentStream, HumanInputHandler
 from llmist.agent.hooks import Hooks, merge_hooks
 from llmist.agent.prompt import Syntax
 from llmist.agent.result import OutputT
-from llmist.providers.base import Provider
+from llmist.providers.base import Provider, Reasoning, ReasoningEffort
 
 if TYPE_CHECKING:
     from llmist.mcp import MCPServer
@@ -99,6 +99,11 @@ class AgentBuilder(Generic[OutputT]):
     def with_gadget_arg_prefix(self, prefix: str) -> Self:
         """Custom argument marker (default ``!!!ARG:``)."""
         return self._set("gadget_arg_prefix", prefix)
+
+    def with_reasoning(self, reasoning: Reasoning | ReasoningEffort | int | None) -> Self:
+        """How much a reasoning model thinks: an effort, a token budget or a ``Reasoning`` (see
+        ``Agent(reasoning=...)``)."""
+        return self.with_option("reasoning", reasoning)
 
     def with_temperature(self, temperature: float | None) -> Self:
         """Sampling temperature (default 0; ``None`` leaves the provider's default)."""

@@ -6,6 +6,7 @@ do next, so a model can correct its call in the following response.
 
 from __future__ import annotations
 
+from llmist.agent._media import media_content
 from llmist.execution import GadgetExecutionResult
 from llmist.providers.base import Message
 
@@ -20,8 +21,11 @@ def format_result(r: GadgetExecutionResult) -> str:
     return f"Error in {head}:\n{r.error}\nFix the call and send it again, or continue without it."
 
 
-def result_message(r: GadgetExecutionResult) -> Message:
-    """``format_result`` as a ``gadget_result`` message."""
+def result_message(r: GadgetExecutionResult, vision: bool | None = None) -> Message:
+    """``format_result`` as a ``gadget_result`` message, with the gadget's media (shown as images
+    when ``vision`` is ``True``, else described)."""
+    if r.media:
+        return Message("gadget_result", media_content(format_result(r), r.media, vision))
     return Message("gadget_result", format_result(r))
 
 

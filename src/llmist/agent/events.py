@@ -3,8 +3,8 @@
 Each event is a small frozen dataclass with a class-level ``type`` tag; :data:`AgentEvent` is
 their union. From the syntax layer: ``TextEvent`` ("text"), ``ArgsPartialEvent``
 ("gadget_args_partial"), ``GadgetCallEvent`` ("gadget_call"). Added here:
-``GadgetResultEvent`` ("gadget_result"), ``GadgetSkippedEvent`` ("gadget_skipped") and
-``LLMResponseEndEvent`` ("llm_response_end").
+``GadgetResultEvent`` ("gadget_result"), ``GadgetSkippedEvent`` ("gadget_skipped"),
+``LLMResponseEndEvent`` ("llm_response_end") and ``ReasoningEvent`` ("reasoning").
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from llmist.execution import GadgetExecutionResult, GadgetSkip
 from llmist.providers.base import Usage
 from llmist.syntax import ArgsPartialEvent, GadgetCallEvent, TextEvent
 
-__all__ = ["AgentEvent", "GadgetResultEvent", "GadgetSkippedEvent", "LLMResponseEndEvent"]
+__all__ = ["AgentEvent", "GadgetResultEvent", "GadgetSkippedEvent", "LLMResponseEndEvent", "ReasoningEvent"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +41,22 @@ class LLMResponseEndEvent:
     usage: Usage | None
 
 
+@dataclass(frozen=True, slots=True)
+class ReasoningEvent:
+    """Thinking text a reasoning model streamed (where the provider sends it). It never reaches
+    the call parser, the run's output or the conversation: it is for showing, not for acting on."""
+
+    type: ClassVar[str] = "reasoning"
+    content: str
+
+
 AgentEvent: TypeAlias = (
-    TextEvent | ArgsPartialEvent | GadgetCallEvent | GadgetResultEvent | GadgetSkippedEvent | LLMResponseEndEvent
+    TextEvent
+    | ArgsPartialEvent
+    | GadgetCallEvent
+    | GadgetResultEvent
+    | GadgetSkippedEvent
+    | LLMResponseEndEvent
+    | ReasoningEvent
 )
 """Any event ``Agent.stream()`` yields."""

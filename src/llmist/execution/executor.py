@@ -26,6 +26,7 @@ from llmist.gadgets import (
     ExecutionContext,
     Gadget,
     GadgetError,
+    GadgetMedia,
     GadgetOutputStore,
     GadgetResult,
     GadgetTimeoutError,
@@ -249,9 +250,10 @@ class GadgetExecutor:
         error: str | None = None
         breaks_loop = retry = False
         extra_cost = 0.0
+        media: tuple[GadgetMedia, ...] = ()
         if exc is None:
             if isinstance(output, GadgetResult):
-                result, extra_cost = output.result, output.cost
+                result, extra_cost, media = output.result, output.cost, tuple(output.media)
             elif isinstance(output, str):
                 result = output
             else:
@@ -271,7 +273,7 @@ class GadgetExecutor:
         else:
             status, error = "error", f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
             _log.debug("Gadget %s (%s) raised", gadget.name, prepared.call.invocation_id, exc_info=exc)
-        return self._result(prepared, ctx, result, error, status, extra_cost, breaks_loop, question, retry)
+        return self._result(prepared, ctx, result, error, status, extra_cost, breaks_loop, question, retry, media)
 
     async def ask(
         self, prepared: PreparedCall, ctx: ExecutionContext, exc: HumanInputRequired
@@ -304,6 +306,7 @@ class GadgetExecutor:
         breaks_loop: bool,
         question: str | None,
         retry: bool,
+        media: tuple[GadgetMedia, ...] = (),
     ) -> GadgetExecutionResult:
         name = prepared.gadget.name
         if result is not None and self.output_store is not None and name != "GadgetOutputViewer":
@@ -320,6 +323,7 @@ class GadgetExecutor:
             status=status,
             human_input_question=question,
             model_retry=retry,
+            media=media,
         )
 
     # --- helpers ----------------------------------------------------------------------------

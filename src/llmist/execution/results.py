@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypeAlias
 
+from llmist.gadgets.media import GadgetMedia
 from llmist.syntax import ParsedCall
 
 __all__ = ["GadgetExecutionResult", "GadgetSkip", "ResultStatus"]
@@ -59,6 +60,8 @@ class GadgetExecutionResult:
     """The question of a ``HumanInputRequired`` (answered or not)."""
     model_retry: bool = False
     """The gadget raised ``ModelRetry``: ``error`` holds its message for the model."""
+    media: tuple[GadgetMedia, ...] = ()
+    """Images, sounds or files the gadget returned beside ``result`` (``GadgetResult.media``)."""
 
     @property
     def ok(self) -> bool:

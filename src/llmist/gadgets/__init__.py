@@ -14,6 +14,7 @@ from llmist.gadgets.errors import (
 )
 from llmist.gadgets.function import FunctionGadget, create_gadget, gadget
 from llmist.gadgets.gadget_logger import TRACE, GadgetLogger
+from llmist.gadgets.media import GadgetMedia, MediaKind
 from llmist.gadgets.output_store import DEFAULT_OUTPUT_LIMIT_PERCENT, GadgetOutputStore, output_char_limit
 from llmist.gadgets.output_viewer import GadgetOutputViewer
 from llmist.gadgets.rendering import CallSyntax, render_call, render_gadget, render_parameters
@@ -39,6 +40,7 @@ __all__ = [
     "GadgetError",
     "GadgetExample",
     "GadgetLogger",
+    "GadgetMedia",
     "GadgetOutputStore",
     "GadgetOutputViewer",
     "GadgetResult",
@@ -47,6 +49,7 @@ __all__ = [
     "HumanInputRequired",
     "InvalidParametersError",
     "LlmistError",
+    "MediaKind",
     "ModelClient",
     "ModelRetry",
     "NoParams",

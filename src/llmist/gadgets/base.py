@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from llmist._callables import accepts_positional
 from llmist.gadgets.context import ExecutionContext
 from llmist.gadgets.errors import GadgetError
+from llmist.gadgets.media import GadgetMedia
 
 __all__ = [
     "DEFAULT_MAX_PARAMETER_CHARS",
@@ -33,12 +34,26 @@ _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*").fullmatch
 
 @dataclass(frozen=True, slots=True)
 class GadgetResult:
-    """What ``execute`` may return instead of a plain ``str`` to report a cost."""
+    """What ``execute`` may return instead of a plain ``str``: to report a cost, or to return
+    media (images, sounds, files) beside the text."""
 
     result: str
     """The text the model sees."""
     cost: float = 0.0
     """USD; added to costs reported through the context."""
+    media: Sequence[GadgetMedia] = ()
+    """Media returned with the text: kept on the call's result, shown to a model that sees
+    images in the next turn, else named with its type and size (see :class:`GadgetMedia`)."""
+
+    def __post_init__(self) -> None:
+        media = tuple(self.media)
+        for item in media:
+            if not isinstance(item, GadgetMedia):
+                raise TypeError(
+                    f"GadgetResult.media takes GadgetMedia items (GadgetMedia.from_path(...), "
+                    f"GadgetMedia.from_bytes(...)), got {type(item).__name__}"
+                )
+        object.__setattr__(self, "media", media)
 
 
 @dataclass(frozen=True, slots=True)

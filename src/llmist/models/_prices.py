@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from llmist.models.spec import ModelSpec, TokenUsage
+from llmist.models.spec import CostBreakdown, ModelSpec, TokenUsage
 
 __all__ = ["GENAI_PROVIDER_IDS", "lookup", "price"]
 
@@ -65,8 +65,12 @@ def lookup(provider: str, model_id: str) -> ModelSpec | None:
     )
 
 
-def price(provider: str, model_id: str, usage: TokenUsage) -> float | None:
-    """Cost in USD of ``usage`` by genai-prices, or ``None`` when it does not know the model."""
+def price(provider: str, model_id: str, usage: TokenUsage) -> CostBreakdown | None:
+    """Cost in USD of ``usage`` by genai-prices, or ``None`` when it does not know the model.
+
+    genai-prices bills reasoning tokens as part of the output; their share of the output
+    cost is reported apart.
+    """
     info = _find(provider, model_id)
     if info is None:
         return None
@@ -77,9 +81,12 @@ def price(provider: str, model_id: str, usage: TokenUsage) -> float | None:
         output_tokens=usage.output_tokens,
         cache_read_tokens=usage.cached_input_tokens,
         cache_write_tokens=usage.cache_write_tokens,
+        output_reasoning_tokens=usage.reasoning_tokens,
     )
     provider_info, _ = data_snapshot.get_snapshot().find_provider_model(
         model_id, None, GENAI_PROVIDER_IDS[provider], None
     )
     calculation = info.calc_price(gp_usage, provider_info)
-    return float(calculation.total_price)
+    output = float(calculation.output_price)
+    reasoning = output * usage.reasoning_tokens / usage.output_tokens if usage.output_tokens else 0.0
+    return CostBreakdown(float(calculation.input_price), output - reasoning, reasoning)

@@ -7,7 +7,7 @@ import logging
 
 from llmist.models import _prices
 from llmist.models._catalog import BUILTIN_ALIASES, BUILTIN_MODELS
-from llmist.models.spec import ModelSpec, TokenUsage
+from llmist.models.spec import CostBreakdown, ModelSpec, TokenUsage
 
 __all__ = ["ModelRegistry", "split_model_ref"]
 
@@ -74,24 +74,38 @@ class ModelRegistry:
         return self._merged[ref]
 
     def cost(self, model: str, usage: TokenUsage, provider: str | None = None) -> float:
-        """Cost in USD of one call of ``model`` that used ``usage`` tokens (0.0 when prices are unknown)."""
+        """Cost in USD of one call of ``model`` that used ``usage`` tokens (0.0 when prices are unknown).
+
+        Cache reads and writes are billed at the model's cache prices, as providers bill them.
+        """
+        return self.cost_breakdown(model, usage, provider).total
+
+    def cost_breakdown(self, model: str, usage: TokenUsage, provider: str | None = None) -> CostBreakdown:
+        """:meth:`cost` split into input, visible output and reasoning (all zero when prices are unknown)."""
         ref = self._ref(model, provider)
         if ref is None:
             logger.debug("No provider known for model %r; cost counted as 0", model)
-            return 0.0
+            return CostBreakdown()
         user = self._user.get(ref)
         if user is not None and user.has_prices:
             return _cost_from_spec(user, usage)
         prov, model_id = split_model_ref(ref)
         if self._use_genai_prices:
-            usd = _prices.price(prov, model_id, usage)
-            if usd is not None:
-                return usd
+            looked_up = _prices.price(prov, model_id, usage)
+            if looked_up is not None:
+                return looked_up
         spec = self._builtin.get(ref)
         if spec is not None and spec.has_prices:
             return _cost_from_spec(spec, usage)
         logger.debug("No prices known for %s; cost counted as 0", ref)
-        return 0.0
+        return CostBreakdown()
+
+    def sees_images(self, model: str, provider: str | None = None) -> bool | None:
+        """Whether the model accepts images: from models you registered or the built-in table;
+        ``None`` when neither knows it (genai-prices knows prices, not features)."""
+        ref = self._ref(model, provider)
+        spec = None if ref is None else self._user.get(ref) or self._builtin.get(ref)
+        return None if spec is None else spec.vision
 
     def list_models(self, provider: str | None = None) -> list[ModelSpec]:
         """Every built-in and registered model (of ``provider`` if given), sorted by model string."""
@@ -131,18 +145,18 @@ class ModelRegistry:
         return dataclasses.replace(known, **fill)
 
 
-def _cost_from_spec(spec: ModelSpec, usage: TokenUsage) -> float:
-    """Cost in USD from a spec's per-million prices."""
+def _cost_from_spec(spec: ModelSpec, usage: TokenUsage) -> CostBreakdown:
+    """Cost in USD from a spec's per-million prices (reasoning at the output price)."""
     input_price = spec.input_price or 0.0
+    output_price = spec.output_price or 0.0
     cached = usage.cached_input_tokens
     written = usage.cache_write_tokens
     cached_price = input_price if spec.cached_input_price is None else spec.cached_input_price
     write_price = input_price if spec.cache_write_price is None else spec.cache_write_price
     plain_input = max(usage.input_tokens - cached - written, 0)
-    total = (
-        plain_input * input_price
-        + cached * cached_price
-        + written * write_price
-        + usage.output_tokens * (spec.output_price or 0.0)
+    reasoning = min(usage.reasoning_tokens, usage.output_tokens)
+    return CostBreakdown(
+        input=(plain_input * input_price + cached * cached_price + written * write_price) / _MILLION,
+        output=(usage.output_tokens - reasoning) * output_price / _MILLION,
+        reasoning=reasoning * output_price / _MILLION,
     )
-    return total / _MILLION

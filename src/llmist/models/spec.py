@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-__all__ = ["ModelSpec", "TokenUsage"]
+__all__ = ["CostBreakdown", "ModelSpec", "TokenUsage"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,3 +73,25 @@ class TokenUsage(Protocol):
     def cache_write_tokens(self) -> int:
         """Input tokens written to the prompt cache."""
         ...
+
+    @property
+    def reasoning_tokens(self) -> int:
+        """Output tokens spent on hidden reasoning."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class CostBreakdown:
+    """What one call (or several) cost, in USD, by kind of token."""
+
+    input: float = 0.0
+    """Input tokens: plain ones at the input price, cache reads and writes at their own prices."""
+    output: float = 0.0
+    """Visible output tokens (the answer)."""
+    reasoning: float = 0.0
+    """Reasoning ("thinking") tokens: billed as output by every provider, reported apart."""
+
+    @property
+    def total(self) -> float:
+        """The whole cost."""
+        return self.input + self.output + self.reasoning

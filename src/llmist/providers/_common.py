@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import base64
 import importlib
 import os
 from collections.abc import AsyncIterator, Mapping, Sequence
 from types import ModuleType
 from typing import Literal
 
-from llmist.providers.base import ContentPart, LLMChunk, LLMRequest, Message
+from llmist.providers.base import ContentPart, ImagePart, LLMChunk, LLMRequest, Message
 from llmist.providers.errors import (
     AuthenticationError,
     BadRequestError,
@@ -92,6 +93,18 @@ def chat_turns(messages: Sequence[Message], *, merge: bool) -> list[tuple[ChatRo
         else:
             turns.append((role, message.content))
     return turns
+
+
+def inline_image(part: ImagePart) -> tuple[str, bytes] | None:
+    """``(media_type, bytes)`` of an image sent inline: its bytes, or a ``data:`` URL's;
+    ``None`` for an image the provider fetches from its URL."""
+    url = part.url
+    if url is None:
+        return part.media_type, part.data
+    if url.startswith("data:") and ";base64," in url:
+        head, payload = url[5:].split(";base64,", 1)
+        return head or part.media_type, base64.b64decode(payload)
+    return None
 
 
 def _join(a: tuple[ContentPart, ...] | str, b: tuple[ContentPart, ...] | str) -> tuple[ContentPart, ...] | str:

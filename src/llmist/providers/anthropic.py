@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import base64
-import dataclasses
 import logging
+import re
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -14,9 +14,10 @@ from llmist.providers._common import (
     chat_turns,
     error_for_status,
     import_sdk,
+    inline_image,
     split_system,
 )
-from llmist.providers.base import ImagePart, LLMChunk, LLMRequest, Message, TextPart, Usage
+from llmist.providers.base import ImagePart, LLMChunk, LLMRequest, Message, Reasoning, TextPart, Usage
 from llmist.providers.errors import ProviderConnectionError, ProviderError
 from llmist.providers.retry import RateLimiter, RetryPolicy
 
@@ -41,8 +42,9 @@ _STATUS_OF_ERROR_TYPE = {
 class AnthropicProvider(ReliableProvider):
     """Claude models through the Messages API (``pip install 'llmist[anthropic]'``).
 
-    The system prompt is marked for prompt caching (``cache_control: ephemeral``), so the
-    long gadget instructions an agent sends every turn are billed at the cache-read price.
+    Prompt caching: the system prompt (with the gadget list) and the end of the conversation
+    are marked ``cache_control: ephemeral``, so each request reads the previous request's
+    prefix from the cache (billed at the cache-read price) instead of paying for it again.
     Consecutive messages of the same role are merged (the API requires alternation).
     The temperature is not sent: the Messages API version the SDK speaks (2026-10-21)
     rejects every sampling parameter, whatever the model.
@@ -58,6 +60,7 @@ class AnthropicProvider(ReliableProvider):
         timeout: float = 600.0,
         default_max_tokens: int = 8192,
         cache_system_prompt: bool = True,
+        cache_conversation: bool = True,
         retry: RetryPolicy | None = None,
         rate_limiter: RateLimiter | None = None,
     ) -> None:
@@ -71,6 +74,9 @@ class AnthropicProvider(ReliableProvider):
         """``max_tokens`` sent when the request sets none (the API requires one)."""
         self.cache_system_prompt = cache_system_prompt
         """Mark the system prompt with ``cache_control``."""
+        self.cache_conversation = cache_conversation
+        """Mark the last message with ``cache_control``: the conversation so far becomes a cached prefix
+        that the next request (the same messages plus the new turn) reads back."""
         self._timeout = timeout
         self._client: AsyncAnthropic | None = None
 
@@ -93,8 +99,7 @@ class AnthropicProvider(ReliableProvider):
         try:
             stream = await client.messages.create(
                 model=request.model,
-                messages=to_anthropic_messages(rest),
-                max_tokens=request.max_tokens or self.default_max_tokens,
+                messages=to_anthropic_messages(rest, cache_last=self.cache_conversation),
                 stream=True,
                 **self._options(request, system),
             )
@@ -106,8 +111,7 @@ class AnthropicProvider(ReliableProvider):
                 elif event.type == "message_start":
                     usage = _start_usage(event.message.usage)
                 elif event.type == "message_delta":
-                    # The final count of output tokens; the input side was known at the start.
-                    usage = dataclasses.replace(usage, output_tokens=event.usage.output_tokens)
+                    usage = _delta_usage(usage, event.usage)
                     stop_reason = event.delta.stop_reason or stop_reason
         except (anthropic.AnthropicError, httpx2.TransportError) as error:
             raise self._provider_error(error) from error
@@ -115,7 +119,7 @@ class AnthropicProvider(ReliableProvider):
             yield LLMChunk(usage=usage, finish_reason=stop_reason)
 
     def _options(self, request: LLMRequest, system: str | None) -> dict[str, Any]:
-        """The request's optional settings, named as the Messages API names them."""
+        """The request's settings but model and messages, named as the Messages API names them."""
         options: dict[str, Any] = {}
         if system is not None:
             block: TextBlockParam = {"type": "text", "text": system}
@@ -126,6 +130,12 @@ class AnthropicProvider(ReliableProvider):
             logger.debug("Not sending temperature: the Anthropic API (2026-10-21) accepts no sampling parameters")
         if request.stop:
             options["stop_sequences"] = list(request.stop)
+        # The answer's cap, plus any thinking budget: the API counts thinking in max_tokens and
+        # wants the budget below it.
+        options["max_tokens"] = request.max_tokens or self.default_max_tokens
+        if request.reasoning is not None:
+            options.update(_thinking(request.reasoning, request.model))
+            options["max_tokens"] += options["thinking"].get("budget_tokens", 0)
         if request.extra:
             options["extra_body"] = dict(request.extra)
         return options
@@ -151,6 +161,31 @@ class AnthropicProvider(ReliableProvider):
         return ProviderError(f"anthropic failed: {error}", provider=self.name)
 
 
+def _thinking(reasoning: Reasoning, model: str) -> dict[str, Any]:
+    """The Messages API's thinking options. A budget is manual extended thinking; an effort alone
+    is adaptive thinking at that ``output_config.effort`` (the API has no ``minimal``: ``low``)
+    on models that have adaptive thinking, and the effort's budget on older ones."""
+    if reasoning.effort_level == "none" or reasoning.budget_tokens == 0:
+        return {"thinking": {"type": "disabled"}}
+    if reasoning.budget_tokens is not None or not _adaptive(model):
+        return {"thinking": {"type": "enabled", "budget_tokens": reasoning.budget}}
+    effort = reasoning.effort_level
+    return {"thinking": {"type": "adaptive"}, "output_config": {"effort": "low" if effort == "minimal" else effort}}
+
+
+_VERSION = re.compile(r"claude-(?:[a-z]+-)?(\d+)(?:-(\d+))?")
+
+
+def _adaptive(model: str) -> bool:
+    """Whether the model has adaptive thinking: Claude 4.6 and later (a name llmist cannot read is
+    taken as a newer model). ``claude-sonnet-4-20250514`` is 4.0: an 8-digit suffix is a date."""
+    match = _VERSION.match(model)
+    if match is None:
+        return True
+    minor = match[2] if match[2] is not None and len(match[2]) < 3 else "0"
+    return (int(match[1]), int(minor)) >= (4, 6)
+
+
 def _delta_chunk(delta: Any) -> LLMChunk | None:
     """The text or thinking a content delta carries (other deltas carry neither)."""
     if delta.type == "text_delta":
@@ -172,6 +207,20 @@ def _start_usage(raw: Any) -> Usage:
     )
 
 
+def _delta_usage(usage: Usage, raw: Any) -> Usage:
+    """Usage once ``message_delta`` reports: the final output count (thinking included, and the
+    thinking tokens apart where the API reports them); its input counts, where present, are
+    cumulative and replace those of ``message_start``."""
+    details = raw.output_tokens_details
+    thinking = details.thinking_tokens if details is not None else usage.reasoning_tokens
+    read = usage.cached_input_tokens if raw.cache_read_input_tokens is None else raw.cache_read_input_tokens
+    written = usage.cache_write_tokens if raw.cache_creation_input_tokens is None else raw.cache_creation_input_tokens
+    plain = usage.input_tokens - usage.cached_input_tokens - usage.cache_write_tokens
+    if raw.input_tokens is not None:
+        plain = raw.input_tokens
+    return Usage(plain + read + written, raw.output_tokens, read, thinking, written)
+
+
 def _error_type(body: object) -> str | None:
     if isinstance(body, dict):
         inner = body.get("error")
@@ -189,8 +238,13 @@ def _error_message(error: Any) -> str:
     return str(error.message)
 
 
-def to_anthropic_messages(messages: Sequence[Message]) -> list[MessageParam]:
-    """Non-system messages in Messages API form: alternating roles, ``gadget_result`` as user text."""
+def to_anthropic_messages(messages: Sequence[Message], *, cache_last: bool = False) -> list[MessageParam]:
+    """Non-system messages in Messages API form: alternating roles, ``gadget_result`` as user text.
+
+    With ``cache_last``, the last message's last block carries ``cache_control``: the API caches
+    the prefix up to that block and, on the next request, finds it again by looking back from
+    the new breakpoint, so one moving marker keeps a growing conversation cached.
+    """
     result: list[MessageParam] = []
     for role, content in chat_turns(messages, merge=True):
         blocks: str | list[TextBlockParam | ImageBlockParam] = (
@@ -200,12 +254,28 @@ def to_anthropic_messages(messages: Sequence[Message]) -> list[MessageParam]:
             result.append({"role": "assistant", "content": blocks})
         else:
             result.append({"role": "user", "content": blocks})
+    if cache_last and result:
+        _mark_cached(result[-1])
     return result
 
 
+def _mark_cached(message: MessageParam) -> None:
+    """Put ``cache_control`` on the message's last block (a string content becomes one text block)."""
+    content = message["content"]
+    blocks: list[Any] = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+    if not blocks or (blocks[-1].get("type") == "text" and not blocks[-1].get("text")):
+        return  # the API refuses cache_control on an empty text block
+    blocks[-1] = {**blocks[-1], "cache_control": {"type": "ephemeral"}}
+    message["content"] = blocks
+
+
 def _block(part: TextPart | ImagePart) -> TextBlockParam | ImageBlockParam:
+    """A content block: an image inline (base64) or as a URL source the API fetches."""
     if isinstance(part, TextPart):
         return {"type": "text", "text": part.text}
-    data = base64.b64encode(part.data).decode("ascii")
-    media_type: Any = part.media_type
+    inline = inline_image(part)
+    if inline is None:
+        return {"type": "image", "source": {"type": "url", "url": str(part.url)}}
+    media_type: Any = inline[0]
+    data = base64.b64encode(inline[1]).decode("ascii")
     return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}

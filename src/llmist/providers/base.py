@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal, Protocol, TypeAlias, runtime_checkable
+
+from llmist.gadgets.media import describe_size, sniff_media_type
 
 __all__ = [
     "ContentPart",
@@ -20,6 +23,8 @@ __all__ = [
     "LLMResponse",
     "Message",
     "Provider",
+    "Reasoning",
+    "ReasoningEffort",
     "Role",
     "TextPart",
     "Usage",
@@ -39,12 +44,58 @@ class TextPart:
 
 @dataclass(frozen=True, slots=True)
 class ImagePart:
-    """An image inside a user message (for models that support vision)."""
+    """An image inside a user message (for models that support vision): bytes, or a URL the
+    provider fetches. Make one with :meth:`from_path`, :meth:`from_bytes` or :meth:`from_url`."""
 
     data: bytes
-    """The encoded image bytes."""
+    """The encoded image bytes (empty when ``url`` is set)."""
     media_type: str = "image/png"
     """MIME type, e.g. ``image/png`` or ``image/jpeg``."""
+    url: str | None = None
+    """Where the provider fetches the image (``https://...``, or a ``data:`` URL), instead of ``data``."""
+    name: str = ""
+    """The file name, if any: named in descriptions and errors."""
+
+    def __post_init__(self) -> None:
+        if not self.media_type.startswith("image/"):
+            raise ValueError(f"ImagePart needs an image MIME type such as 'image/png', got {self.media_type!r}")
+        if not self.data and not self.url:
+            raise ValueError("ImagePart needs the image's bytes or a url; got neither")
+
+    @classmethod
+    def from_bytes(cls, data: bytes, *, media_type: str | None = None, name: str = "") -> ImagePart:
+        """An image from its bytes; the type is read from the bytes (PNG, JPEG, GIF, WebP) unless given."""
+        found = media_type or sniff_media_type(data, name)
+        if found is None or not found.startswith("image/"):
+            label = f" {name!r}" if name else ""
+            raise ValueError(
+                f"Could not tell the image type of{label} ({len(data)} bytes): expected PNG, JPEG, GIF or WebP "
+                "data, or pass media_type='image/...'"
+            )
+        return cls(data, found, None, name)
+
+    @classmethod
+    def from_path(cls, path: str | Path, *, media_type: str | None = None) -> ImagePart:
+        """An image read from a file."""
+        file = Path(path)
+        return cls.from_bytes(file.read_bytes(), media_type=media_type, name=file.name)
+
+    @classmethod
+    def from_url(cls, url: str, *, media_type: str | None = None) -> ImagePart:
+        """An image the provider fetches from ``url`` (the type is guessed from its extension), or a
+        ``data:`` URL (the type is its own)."""
+        name = "" if url.startswith("data:") else url.rsplit("/", 1)[-1].split("?", 1)[0]
+        guessed = media_type or sniff_media_type(b"", name)
+        if url.startswith("data:"):
+            guessed = media_type or url[5:].split(";", 1)[0].split(",", 1)[0]
+        return cls(b"", guessed if guessed and guessed.startswith("image/") else "image/jpeg", url, name)
+
+    def describe(self) -> str:
+        """One line naming the image (for a model that cannot see it, or an error)."""
+        label = f" {self.name}" if self.name else ""
+        url = self.url
+        where = describe_size(len(self.data)) if url is None else "inline data" if url.startswith("data:") else url
+        return f"[image{label}: {self.media_type}, {where}]"
 
 
 ContentPart: TypeAlias = TextPart | ImagePart
@@ -106,6 +157,73 @@ class LLMChunk:
     """``"stop"``, ``"length"``, ... as the provider reports it, on the final chunk."""
 
 
+ReasoningEffort: TypeAlias = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
+"""How hard a reasoning model thinks, in OpenAI's words (``"none"`` turns thinking off where a
+model allows it)."""
+
+_EFFORTS: tuple[ReasoningEffort, ...] = ("none", "minimal", "low", "medium", "high", "xhigh")
+_BUDGETS: dict[ReasoningEffort, int] = {
+    "none": 0,
+    "minimal": 1024,
+    "low": 2048,
+    "medium": 8192,
+    "high": 24576,
+    "xhigh": 32768,
+}
+"""Thinking budget (tokens) of each effort, for providers that take a budget; 1024 is the
+smallest Anthropic accepts, 24576 Gemini 2.5 Flash's largest."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reasoning:
+    """How much a reasoning model may think: an effort, a token budget, or both.
+
+    Each provider gets its native parameter: OpenAI ``reasoning_effort``, Anthropic
+    ``thinking`` (a ``budget_tokens``, or adaptive thinking with ``output_config.effort``),
+    Gemini ``thinking_config`` (``thinking_budget`` or ``thinking_level``). A provider given
+    only the one it does not take derives it from the other.
+    """
+
+    effort: ReasoningEffort | None = None
+    """``"none"``, ``"minimal"``, ``"low"``, ``"medium"``, ``"high"`` or ``"xhigh"``."""
+    budget_tokens: int | None = None
+    """Most tokens to spend thinking (``0``: no thinking)."""
+
+    def __post_init__(self) -> None:
+        if self.effort is None and self.budget_tokens is None:
+            raise ValueError("Reasoning needs an effort (e.g. 'high') or a budget_tokens; got neither")
+        if self.effort is not None and self.effort not in _EFFORTS:
+            raise ValueError(f"Unknown reasoning effort {self.effort!r}; expected one of {', '.join(_EFFORTS)}")
+        if self.budget_tokens is not None and (not isinstance(self.budget_tokens, int) or self.budget_tokens < 0):
+            raise ValueError(f"budget_tokens must be a whole number >= 0, got {self.budget_tokens!r}")
+
+    @property
+    def effort_level(self) -> ReasoningEffort:
+        """The effort, or the smallest effort whose budget covers ``budget_tokens``."""
+        if self.effort is not None:
+            return self.effort
+        budget = self.budget_tokens or 0
+        return next((e for e in _EFFORTS if _BUDGETS[e] >= budget), "xhigh")
+
+    @property
+    def budget(self) -> int:
+        """The token budget, or the one that stands for the effort."""
+        if self.budget_tokens is not None:
+            return self.budget_tokens
+        return _BUDGETS[self.effort_level]
+
+    @classmethod
+    def of(cls, value: Reasoning | ReasoningEffort | int | None) -> Reasoning | None:
+        """``value`` as a :class:`Reasoning`: an effort name, a token budget, or one as it is."""
+        if value is None or isinstance(value, Reasoning):
+            return value
+        if isinstance(value, bool) or not isinstance(value, (int, str)):
+            raise TypeError(f"reasoning must be an effort name, a token budget or a Reasoning, got {value!r}")
+        if isinstance(value, int):
+            return cls(budget_tokens=value)
+        return cls(effort=value)
+
+
 @dataclass(frozen=True, slots=True)
 class LLMRequest:
     """Everything a provider needs for one call."""
@@ -119,6 +237,8 @@ class LLMRequest:
     stop: tuple[str, ...] = ()
     extra: dict[str, object] = field(default_factory=dict)
     """Provider-specific options passed through unchanged."""
+    reasoning: Reasoning | None = None
+    """Thinking effort or budget for reasoning models; ``None`` leaves the model's default."""
 
 
 @runtime_checkable

@@ -10,6 +10,7 @@ catch as broadly or as narrowly as they need::
          ├── UnknownModelError            a model string names no known provider
          ├── AuthenticationError          the provider refused the key (401/403)
          ├── BadRequestError              the provider rejected the request (other 4xx)
+         ├── ImagesNotSupportedError      images sent to a model that cannot see them
          ├── StreamInterruptedError       the stream broke after text reached the caller
          └── RetryableProviderError       worth trying again
               ├── RateLimitError          429
@@ -35,6 +36,7 @@ __all__ = [
     "AuthenticationError",
     "BadRequestError",
     "EmptyResponseError",
+    "ImagesNotSupportedError",
     "MissingAPIKeyError",
     "ProviderConnectionError",
     "ProviderError",
@@ -103,6 +105,22 @@ def _installed_from() -> tuple[str, bool] | None:
     if not url.startswith("file://"):
         return None
     return urllib.parse.unquote(urllib.parse.urlparse(url).path), bool(info.get("dir_info", {}).get("editable"))
+
+
+class ImagesNotSupportedError(ProviderError):
+    """A prompt carries images for a model that does not accept them (refused before any request)."""
+
+    def __init__(self, model: str, images: list[str], *, provider: str = "") -> None:
+        super().__init__(
+            f"Model {model!r} does not accept images, but the prompt carries {len(images)}: {', '.join(images)}. "
+            "Use a model that sees images (e.g. 'gpt-4o', 'sonnet', 'flash'), or, if this one does, "
+            f"register it with ModelRegistry.register(ModelSpec(..., vision=True)).",
+            provider=provider,
+        )
+        self.model = model
+        """The model that was asked."""
+        self.images = images
+        """A description of each image refused."""
 
 
 class MissingAPIKeyError(ProviderError):

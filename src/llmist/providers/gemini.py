@@ -14,15 +14,16 @@ from llmist.providers._common import (
     chat_turns,
     error_for_status,
     import_sdk,
+    inline_image,
     split_system,
 )
-from llmist.providers.base import LLMChunk, LLMRequest, Message, TextPart, Usage
+from llmist.providers.base import ImagePart, LLMChunk, LLMRequest, Message, Reasoning, TextPart, Usage
 from llmist.providers.errors import ProviderConnectionError
 from llmist.providers.retry import RateLimiter, RetryPolicy
 
 if TYPE_CHECKING:
     from google.genai import Client
-    from google.genai.types import Content, GenerateContentResponse
+    from google.genai.types import Content, GenerateContentResponse, Part
 
 __all__ = ["GeminiProvider"]
 
@@ -80,7 +81,7 @@ class GeminiProvider(ReliableProvider):
             temperature=request.temperature,
             max_output_tokens=request.max_tokens,
             stop_sequences=list(request.stop) or None,
-            **_extra_config(request.extra),
+            **_extra_config(request),
         )
         usage = Usage()
         finish_reason: str | None = None
@@ -128,9 +129,28 @@ def _plain(headers: Any) -> dict[str, str] | None:
     return {str(k).lower(): str(v) for k, v in headers.items()}
 
 
-def _extra_config(extra: dict[str, object]) -> dict[str, Any]:
-    """``request.extra`` keys passed to ``GenerateContentConfig`` (e.g. ``thinking_config``)."""
-    return dict(extra)
+def _extra_config(request: LLMRequest) -> dict[str, Any]:
+    """``request.extra`` keys passed to ``GenerateContentConfig``, and the ``thinking_config`` of
+    ``request.reasoning`` (unless ``extra`` sets its own)."""
+    config = dict(request.extra)
+    if request.reasoning is not None and "thinking_config" not in config:
+        config["thinking_config"] = _thinking_config(request.reasoning, request.model)
+    return config
+
+
+def _thinking_config(reasoning: Reasoning, model: str) -> Any:
+    """A budget as ``thinking_budget``; an effort as ``thinking_level`` (Gemini 3 and later), or as
+    its budget on Gemini 2.x, which has no levels. Thoughts are asked for, so they stream apart
+    from the answer."""
+    from google.genai import types
+
+    if reasoning.budget_tokens is not None or model.startswith(("gemini-2", "gemini-1")):
+        budget = reasoning.budget
+        return types.ThinkingConfig(thinking_budget=budget, include_thoughts=budget > 0)
+    effort = reasoning.effort_level
+    if effort == "none":
+        return types.ThinkingConfig(thinking_budget=0)
+    return types.ThinkingConfig(thinking_level=types.ThinkingLevel(effort.upper()), include_thoughts=True)
 
 
 def _parts(response: GenerateContentResponse) -> tuple[str, str]:
@@ -164,14 +184,18 @@ def to_gemini_contents(messages: Sequence[Message]) -> list[Content]:
 
     contents: list[Content] = []
     for role, content in chat_turns(messages, merge=True):
-        parts: list[types.Part] = []
-        if isinstance(content, str):
-            parts.append(types.Part(text=content))
-        else:
-            for part in content:
-                if isinstance(part, TextPart):
-                    parts.append(types.Part(text=part.text))
-                else:
-                    parts.append(types.Part.from_bytes(data=part.data, mime_type=part.media_type))
+        parts = [types.Part(text=content)] if isinstance(content, str) else [_part(p) for p in content]
         contents.append(types.Content(role="model" if role == "assistant" else "user", parts=parts))
     return contents
+
+
+def _part(part: TextPart | ImagePart) -> Part:
+    """A content part: an image inline (its bytes) or as a file URI the API fetches."""
+    from google.genai import types
+
+    if isinstance(part, TextPart):
+        return types.Part(text=part.text)
+    inline = inline_image(part)
+    if inline is None:
+        return types.Part.from_uri(file_uri=str(part.url), mime_type=part.media_type)
+    return types.Part.from_bytes(data=inline[1], mime_type=inline[0])

@@ -56,6 +56,9 @@ class MockModel:
         delay_s: Seconds to sleep before each chunk (simulates a slow model).
         finish_reason: Reported on the final chunk.
         name: Provider id reported to hooks and in logs.
+        vision: Whether the model takes images (a test of a text-only model sets ``False``).
+        thinking: Reasoning text per model call (the i-th call streams ``thinking[i]`` as reasoning
+            before its text, and counts it as reasoning tokens), as a reasoning model sends it.
     """
 
     offline: bool = True
@@ -70,6 +73,8 @@ class MockModel:
         delay_s: float = 0.0,
         finish_reason: str = "stop",
         name: str = "mock",
+        thinking: Sequence[str] = (),
+        vision: bool = True,
     ) -> None:
         if chunk_size is not None and chunk_size < 1:
             raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
@@ -86,6 +91,9 @@ class MockModel:
         self._split = split
         self._delay_s = delay_s
         self._finish_reason = finish_reason
+        self._thinking = tuple(thinking)
+        self.vision = vision
+        """Whether the model takes images (read by ``llmist.providers.vision.sees_images``)."""
         self.requests: list[LLMRequest] = []
         """Every request received, in order (messages as sent)."""
         self.responses: list[str] = []
@@ -165,12 +173,21 @@ class MockModel:
             if not isinstance(text, str):
                 raise TypeError(f"MockModel responder must return str, got {type(text).__name__}")
         self.responses.append(text)
+        turn = len(self.requests) - 1
+        thought = self._thinking[turn] if turn < len(self._thinking) else ""
+        if thought:
+            yield LLMChunk(reasoning=thought)
         delay = self._delay_s
         for chunk in self._chunks(text):
             if delay:
                 await asyncio.sleep(delay)
             yield LLMChunk(text=chunk)
-        usage = Usage(input_tokens=self._input_tokens(request.messages), output_tokens=estimate_tokens(text))
+        reasoning = estimate_tokens(thought)
+        usage = Usage(
+            input_tokens=self._input_tokens(request.messages),
+            output_tokens=estimate_tokens(text) + reasoning,
+            reasoning_tokens=reasoning,
+        )
         yield LLMChunk(usage=usage, finish_reason=self._finish_reason)
 
 

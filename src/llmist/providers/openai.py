@@ -113,6 +113,8 @@ class OpenAIProvider(ReliableProvider):
             options[self._max_tokens_param] = request.max_tokens
         if request.stop:
             options["stop"] = list(request.stop)
+        if request.reasoning is not None:
+            options["reasoning_effort"] = request.reasoning.effort_level
         if request.extra:
             options["extra_body"] = dict(request.extra)
         return options
@@ -138,17 +140,31 @@ class OpenAIProvider(ReliableProvider):
 
 
 def _usage(chunk: ChatCompletionChunk) -> Usage:
+    """Usage as Chat Completions reports it, with the cache fields some compatible servers add:
+    OpenRouter's ``prompt_tokens_details.cache_write_tokens``, DeepSeek's ``prompt_cache_hit_tokens``."""
     raw = chunk.usage
     if raw is None:
         return Usage()
-    cached = raw.prompt_tokens_details.cached_tokens if raw.prompt_tokens_details else None
+    prompt_details = raw.prompt_tokens_details
+    cached = prompt_details.cached_tokens if prompt_details else None
+    written = _extra_int(prompt_details, "cache_write_tokens")
     reasoning = raw.completion_tokens_details.reasoning_tokens if raw.completion_tokens_details else None
     return Usage(
         input_tokens=raw.prompt_tokens,
         output_tokens=raw.completion_tokens,
-        cached_input_tokens=cached or 0,
+        cached_input_tokens=cached or _extra_int(raw, "prompt_cache_hit_tokens"),
         reasoning_tokens=reasoning or 0,
+        cache_write_tokens=written,
     )
+
+
+def _extra_int(model: Any, key: str) -> int:
+    """An integer field that only some servers (or SDK versions) know, whether the SDK models it
+    or keeps it as an extra (0 when absent)."""
+    value = getattr(model, key, None)
+    if value is None:
+        value = (getattr(model, "model_extra", None) or {}).get(key)
+    return value if isinstance(value, int) else 0
 
 
 def _reasoning(extra: dict[str, Any] | None) -> str:
@@ -177,7 +193,10 @@ def to_openai_messages(messages: Sequence[Message]) -> list[ChatCompletionMessag
 
 
 def _part(part: TextPart | ImagePart) -> ChatCompletionContentPartParam:
+    """A content part: an image as its URL, or its bytes as a ``data:`` URL (OpenAI's only forms)."""
     if isinstance(part, TextPart):
         return {"type": "text", "text": part.text}
+    if part.url is not None:
+        return {"type": "image_url", "image_url": {"url": part.url}}
     data = base64.b64encode(part.data).decode("ascii")
     return {"type": "image_url", "image_url": {"url": f"data:{part.media_type};base64,{data}"}}
