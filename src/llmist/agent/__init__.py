@@ -8,6 +8,7 @@ from llmist.agent.events import AgentEvent, GadgetResultEvent, GadgetSkippedEven
 from llmist.agent.guard import RealModelRequestBlocked
 from llmist.agent.hooks import (
     ChunkContext,
+    CompactionContext,
     Controllers,
     GadgetContext,
     Hooks,
@@ -19,15 +20,26 @@ from llmist.agent.hooks import (
     Observers,
     Proceed,
     Recover,
+    ReplaceMessages,
     Rethrow,
     SkipGadget,
     SkipLLMCall,
     merge_hooks,
 )
 from llmist.agent.instrumentation import InstrumentationSettings, instrument
+from llmist.agent.messages import (
+    AssistantMessage,
+    GadgetResultMessage,
+    MessageFormatError,
+    dumps_messages,
+    loads_messages,
+    messages_from_json,
+    messages_to_json,
+)
 from llmist.agent.presets import HookPresets, Progress
 from llmist.agent.prompt import Markers, Syntax, estimate_prompt_tokens, render_system_prompt
 from llmist.agent.result import AgentResult, StopReason
+from llmist.agent.sessions import Session, SessionError, SQLiteSession
 
 __all__ = [
     "Agent",
@@ -35,10 +47,13 @@ __all__ = [
     "AgentEvent",
     "AgentResult",
     "AgentStream",
+    "AssistantMessage",
     "ChunkContext",
+    "CompactionContext",
     "Controllers",
     "GadgetContext",
     "GadgetResultEvent",
+    "GadgetResultMessage",
     "GadgetSkippedEvent",
     "HookPresets",
     "Hooks",
@@ -52,19 +67,28 @@ __all__ = [
     "LLMResponseEndEvent",
     "LLMist",
     "Markers",
+    "MessageFormatError",
     "Observers",
     "OutputValidationError",
     "Proceed",
     "Progress",
     "RealModelRequestBlocked",
     "Recover",
+    "ReplaceMessages",
     "Rethrow",
+    "SQLiteSession",
+    "Session",
+    "SessionError",
     "SkipGadget",
     "SkipLLMCall",
     "StopReason",
     "Syntax",
+    "dumps_messages",
     "estimate_prompt_tokens",
     "instrument",
+    "loads_messages",
     "merge_hooks",
+    "messages_from_json",
+    "messages_to_json",
     "render_system_prompt",
 ]

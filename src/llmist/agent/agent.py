@@ -21,13 +21,15 @@ from llmist.agent._output import (
     typed_events,
     typed_result,
 )
+from llmist.agent._session_run import run_with_session, session_hooks
 from llmist.agent.events import AgentEvent
 from llmist.agent.hooks import Hooks, merge_hooks
 from llmist.agent.instrumentation import InstrumentationSettings, resolve
 from llmist.agent.prompt import Markers, Syntax, render_system_prompt
 from llmist.agent.result import AgentResult, OutputT
+from llmist.agent.sessions import Session
 from llmist.gadgets import AbortSignal, Gadget, as_gadget
-from llmist.providers.base import Provider
+from llmist.providers.base import Message, Provider
 
 if TYPE_CHECKING:
     from llmist.mcp import MCPServer
@@ -78,6 +80,8 @@ class Agent(Generic[OutputT]):
             :class:`~llmist.OutputValidationError`.
         instrument: Trace runs with OpenTelemetry (``True`` or :class:`InstrumentationSettings`;
             ``None`` follows :func:`llmist.instrument`); see :doc:`tracing`.
+        session: Keeps the conversation between runs and processes (:class:`SQLiteSession`...):
+            each run continues it and saves it after every completed iteration; see :doc:`sessions`.
     """
 
     _config: RunConfig | None
@@ -112,6 +116,7 @@ class Agent(Generic[OutputT]):
         output_type: type[OutputT] | Sequence[type[OutputT]] = str,  # type: ignore[assignment]
         max_output_retries: int = DEFAULT_MAX_OUTPUT_RETRIES,
         instrument: InstrumentationSettings | bool | None = None,
+        session: Session | None = None,
     ) -> None:
         _check_options(syntax, max_iterations)
         self.model = model
@@ -139,6 +144,7 @@ class Agent(Generic[OutputT]):
         self.output_type = output_type
         self.max_output_retries = max_output_retries
         self.instrument = instrument
+        self.session = session
         self._output: OutputSpec | None = output_spec(output_type, max_output_retries)
         self._output_config: RunConfig | None = None
 
@@ -178,54 +184,95 @@ class Agent(Generic[OutputT]):
             self._output_config = RunConfig.build(self._untyped(), base.provider, base.model_name, spec.gadgets)
         return self._output_config
 
-    def _start(self, prompt: str, signal: AbortSignal | None, output_type: Any) -> AgentStream[Any]:
+    def _start(
+        self, prompt: str | None, signal: AbortSignal | None, output_type: Any, history: Sequence[Message] | None
+    ) -> AgentStream[Any]:
         spec = self._output if output_type is None else output_spec(output_type, self.max_output_retries)
         config = self._run_config() if spec is None else self._typed_config(spec)
         tracing = resolve(self.instrument)
-        return AgentStream(config, prompt, signal, mcp_servers=self.mcp_servers, output=spec, tracing=tracing)
+        return AgentStream(
+            config,
+            prompt,
+            signal,
+            mcp_servers=self.mcp_servers,
+            output=spec,
+            tracing=tracing,
+            history=history,
+            session=self.session,
+        )
 
     @overload
     def stream(
-        self, prompt: str, *, signal: AbortSignal | None = None, output_type: None = None
+        self,
+        prompt: str | None,
+        *,
+        signal: AbortSignal | None = None,
+        output_type: None = None,
+        history: Sequence[Message] | None = None,
     ) -> AgentStream[OutputT]: ...
     @overload
     def stream(
         self,
-        prompt: str,
+        prompt: str | None,
         *,
         signal: AbortSignal | None = None,
         output_type: type[RunOutputT] | Sequence[type[RunOutputT]],
+        history: Sequence[Message] | None = None,
     ) -> AgentStream[RunOutputT]: ...
-    def stream(self, prompt: str, *, signal: AbortSignal | None = None, output_type: Any = None) -> AgentStream[Any]:
+    def stream(
+        self,
+        prompt: str | None,
+        *,
+        signal: AbortSignal | None = None,
+        output_type: Any = None,
+        history: Sequence[Message] | None = None,
+    ) -> AgentStream[Any]:
         """Start a run; iterate the returned :class:`AgentStream` for its events as they happen.
 
-        ``output_type`` overrides the agent's for this run.
+        ``output_type`` overrides the agent's for this run. ``history`` (an earlier result's
+        ``messages``, or :func:`~llmist.loads_messages` of a saved one) is the conversation the
+        run continues (default: the session's, else none); ``prompt`` ``None`` continues it
+        without a new user message.
         """
-        return self._start(prompt, signal, output_type)
+        return self._start(prompt, signal, output_type, history)
 
     @overload
     async def run(
-        self, prompt: str, *, signal: AbortSignal | None = None, output_type: None = None
+        self,
+        prompt: str | None,
+        *,
+        signal: AbortSignal | None = None,
+        output_type: None = None,
+        history: Sequence[Message] | None = None,
     ) -> AgentResult[OutputT]: ...
     @overload
     async def run(
         self,
-        prompt: str,
+        prompt: str | None,
         *,
         signal: AbortSignal | None = None,
         output_type: type[RunOutputT] | Sequence[type[RunOutputT]],
+        history: Sequence[Message] | None = None,
     ) -> AgentResult[RunOutputT]: ...
-    async def run(self, prompt: str, *, signal: AbortSignal | None = None, output_type: Any = None) -> AgentResult[Any]:
-        """Run to the end and return the :class:`AgentResult` (``output_type`` overrides the agent's)."""
-        s = self._start(prompt, signal, output_type)
+    async def run(
+        self,
+        prompt: str | None,
+        *,
+        signal: AbortSignal | None = None,
+        output_type: Any = None,
+        history: Sequence[Message] | None = None,
+    ) -> AgentResult[Any]:
+        """Run to the end and return the :class:`AgentResult` (``output_type`` overrides the
+        agent's; ``history`` as in :meth:`stream`)."""
+        s = self._start(prompt, signal, output_type, history)
         async for _ in s.batches():
             pass
         assert s.result is not None
         return s.result
 
-    def run_sync(self, prompt: str) -> AgentResult[OutputT]:
+    def run_sync(self, prompt: str | None, *, history: Sequence[Message] | None = None) -> AgentResult[OutputT]:
         """``run`` for code without an event loop."""
-        return asyncio.run(self.run(prompt))
+        return asyncio.run(self.run(prompt, history=history))
 
     def render_system_prompt(self, gadgets: Sequence[Gadget]) -> str:
         """The system prompt for ``gadgets`` with this agent's syntax, markers and texts."""
@@ -247,12 +294,14 @@ class AgentStream(Generic[OutputT]):
     def __init__(
         self,
         config: RunConfig,
-        prompt: str,
+        prompt: str | None,
         signal: AbortSignal | None,
         *,
         mcp_servers: Sequence[MCPServer] = (),
         output: OutputSpec | None = None,
         tracing: InstrumentationSettings | None = None,
+        history: Sequence[Message] | None = None,
+        session: Session | None = None,
     ) -> None:
         self.signal = signal if signal is not None else AbortSignal()
         """Fire it (or call :meth:`cancel`) to cancel the run."""
@@ -263,28 +312,44 @@ class AgentStream(Generic[OutputT]):
         self._pending: deque[AgentEvent] = deque()
         tracer = None
         if output is not None:
-            prompt = f"{prompt}\n\n{output.instruction()}"
+            prompt = output.instruction() if prompt is None else f"{prompt}\n\n{output.instruction()}"
             config = _with_observers(config, output_hooks(output, self._give_up))
+        if session is not None:
+            config = _with_observers(config, session_hooks(session))
         if tracing is not None:
             from llmist.agent._tracing import RunTracer
 
             tracer = RunTracer(tracing, config)
             config = _with_observers(config, tracer.hooks())
-        self._gen: AsyncGenerator[Events, None] = self._events(config, prompt, mcp_servers)
+        self._gen: AsyncGenerator[Events, None] = self._events(config, prompt, mcp_servers, history, session)
         if output is not None:
             self._gen = typed_events(self._gen, self._type_result)
         if tracer is not None:
             self._gen = tracer.wrap(self._gen, lambda: self.result)
 
-    def _events(self, config: RunConfig, prompt: str, mcp_servers: Sequence[MCPServer]) -> AsyncGenerator[Events, None]:
+    def _events(
+        self,
+        config: RunConfig,
+        prompt: str | None,
+        mcp_servers: Sequence[MCPServer],
+        history: Sequence[Message] | None,
+        session: Session | None,
+    ) -> AsyncGenerator[Events, None]:
+        if session is not None:
+            return run_with_session(session, history, lambda loaded: self._loop(config, prompt, mcp_servers, loaded))
+        return self._loop(config, prompt, mcp_servers, history or ())
+
+    def _loop(
+        self, config: RunConfig, prompt: str | None, mcp_servers: Sequence[MCPServer], history: Sequence[Message]
+    ) -> AsyncGenerator[Events, None]:
         if not mcp_servers:
-            return run_loop(config, prompt, self.signal, self._set_result)
+            return run_loop(config, prompt, self.signal, self._set_result, history)
         from llmist.agent._mcp_run import run_with_mcp
 
         return run_with_mcp(
             config,
             mcp_servers,
-            lambda run_config: run_loop(run_config, prompt, self.signal, self._set_result),
+            lambda run_config: run_loop(run_config, prompt, self.signal, self._set_result, history),
             self._output.gadgets if self._output is not None else (),
         )
 

@@ -6,8 +6,8 @@ do next, so a model can correct its call in the following response.
 
 from __future__ import annotations
 
+from llmist.agent.messages import GadgetResultMessage
 from llmist.execution import GadgetExecutionResult
-from llmist.providers.base import Message, new_message
 
 __all__ = ["format_result", "not_run_message", "result_message"]
 
@@ -20,9 +20,11 @@ def format_result(r: GadgetExecutionResult) -> str:
     return f"Error in {head}:\n{r.error}\nFix the call and send it again, or continue without it."
 
 
-def result_message(r: GadgetExecutionResult) -> Message:
-    """``format_result`` as a ``gadget_result`` message."""
-    return new_message("gadget_result", format_result(r))
+def result_message(r: GadgetExecutionResult) -> GadgetResultMessage:
+    """``format_result`` as a ``gadget_result`` message that also records the call."""
+    return GadgetResultMessage(
+        "gadget_result", format_result(r), r.gadget_name, r.invocation_id, r.parameters, r.error is not None
+    )
 
 
 def not_run_message(limit: int) -> str:
