@@ -30,13 +30,10 @@ async def run_with_session(
     history: Sequence[Message] | None,
     loop: Callable[[Sequence[Message]], AsyncGenerator[Events, None]],
 ) -> AsyncGenerator[Events, None]:
-    """The events of ``loop`` started from ``history`` (default: what ``session`` holds); once
-    the run ends, however it ends, wait until the session stored everything."""
+    """The events of ``loop`` started from ``history`` (default: what ``session`` holds).
+
+    The run does not wait for the last writes when it ends: the session's writer finishes them
+    while the caller goes on (``await session.flush()`` waits for them)."""
     start = await session.load() if history is None else history
-    gen = loop(start)
-    try:
-        async for events in gen:
-            yield events
-    finally:
-        await gen.aclose()
-        await session.flush()
+    async for events in loop(start):
+        yield events

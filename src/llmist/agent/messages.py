@@ -46,6 +46,10 @@ MESSAGES_FORMAT = 1
 """Version of the JSON form written by :func:`messages_to_json`."""
 
 _ROLES = frozenset(get_args(Role))
+# One encoder for every call (json.dumps with options builds a new one each time, which costs
+# more than encoding a message); default=str: validated parameters may hold values JSON has no
+# type for (a date, a path).
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str, check_circular=False)
 _USAGE_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens", "reasoning_tokens", "cache_write_tokens")
 
 
@@ -101,8 +105,7 @@ def messages_from_json(data: Any) -> list[Message]:
 
 def dumps_messages(messages: Iterable[Message]) -> str:
     """``messages`` as a JSON string (see :func:`messages_to_json`)."""
-    # default=str: validated parameters may hold values JSON has no type for (a date, a path).
-    return json.dumps(messages_to_json(messages), ensure_ascii=False, separators=(",", ":"), default=str)
+    return _ENCODER.encode(messages_to_json(messages))
 
 
 def loads_messages(text: str | bytes) -> list[Message]:
@@ -116,7 +119,7 @@ def loads_messages(text: str | bytes) -> list[Message]:
 
 def dumps_message(m: Message) -> str:
     """One message as a JSON string (see :func:`message_to_json`)."""
-    return json.dumps(message_to_json(m), ensure_ascii=False, separators=(",", ":"), default=str)
+    return _ENCODER.encode(message_to_json(m))
 
 
 def loads_message(text: str | bytes, index: int = 0) -> Message:
