@@ -47,10 +47,21 @@ class _Sink(Protocol):
     def summary(self, result: AgentResult | None, *, error: str | None = None) -> None: ...
 
 
+_PromptArgument = Annotated[
+    str | None, typer.Argument(help="The task (with --session: optional, the run then continues the session).")
+]
+_SessionOption = Annotated[
+    str | None,
+    typer.Option(help="Keep the conversation under this name and continue it if it exists (saved each iteration)."),
+]
+_SessionDbOption = Annotated[
+    Path | None,
+    typer.Option(help="SQLite file of --session (default: $LLMIST_SESSION_DB, else the user data directory)."),
+]
+
+
 def agent_command(
-    prompt: Annotated[
-        str | None, typer.Argument(help="The task (with --session: optional, the run then continues the session).")
-    ] = None,
+    prompt: _PromptArgument = None,
     model: Annotated[
         str | None, typer.Option("--model", "-m", help="Model: 'sonnet', 'openai:gpt-4o', 'mock', 'mock:SCRIPT.json'.")
     ] = None,
@@ -77,14 +88,8 @@ def agent_command(
         list[str] | None,
         typer.Option("--mcp", metavar="COMMAND", help="Command line of an MCP server whose tools to use (repeatable)."),
     ] = None,
-    session: Annotated[
-        str | None,
-        typer.Option(help="Keep the conversation under this name and continue it if it exists (saved each iteration)."),
-    ] = None,
-    session_db: Annotated[
-        Path | None,
-        typer.Option(help="SQLite file of --session (default: $LLMIST_SESSION_DB, else the user data directory)."),
-    ] = None,
+    session: _SessionOption = None,
+    session_db: _SessionDbOption = None,
 ) -> None:
     """Run an agent on PROMPT: the model calls gadgets, you watch each call and its result."""
     flags: dict[str, Any] = {
@@ -101,15 +106,18 @@ def agent_command(
     }
     if prompt is None and session is None:
         fail("give a PROMPT (or --session NAME to continue a saved conversation)")
+    agent, sink = _prepare(load_config(profile=profile, flags=flags), as_json, yes)
+    agent.session = SQLiteSession(_session_db(session_db), session) if session is not None else None
+    raise typer.Exit(asyncio.run(_run(agent, prompt, sink)))
+
+
+def _prepare(config: Config, as_json: bool, yes: bool) -> tuple[Agent, _Sink]:
+    """The agent and the sink its events go to (a bad configuration ends the command)."""
     sink: _Sink = JsonSink() if as_json else AgentView(stdout, model="?", max_iterations=1, live=stdout.is_terminal)
     try:
-        agent = _watched_agent(load_config(profile=profile, flags=flags), sink, stderr if as_json else stdout, yes)
+        return _watched_agent(config, sink, stderr if as_json else stdout, yes), sink
     except (CliError, LlmistError, ProviderError, ValueError, ImportError) as exc:
         fail(str(exc))
-    if session is not None:
-        agent.session = SQLiteSession(_session_db(session_db), session)
-    code = asyncio.run(_run(agent, prompt, sink))
-    raise typer.Exit(code)
 
 
 def _session_db(path: Path | None) -> Path:
