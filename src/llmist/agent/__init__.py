@@ -4,6 +4,16 @@ from llmist.agent._output import OutputValidationError
 from llmist.agent.agent import Agent, AgentStream, HumanInputHandler
 from llmist.agent.builder import AgentBuilder
 from llmist.agent.client import LLMist
+from llmist.agent.compaction import (
+    Compacted,
+    Compaction,
+    CompactionRequest,
+    CompactionStrategy,
+    SlidingWindow,
+    Summarize,
+    count_tokens,
+    split_turns,
+)
 from llmist.agent.events import AgentEvent, GadgetResultEvent, GadgetSkippedEvent, LLMResponseEndEvent
 from llmist.agent.guard import RealModelRequestBlocked
 from llmist.agent.hooks import (
@@ -29,6 +39,7 @@ from llmist.agent.hooks import (
 from llmist.agent.instrumentation import InstrumentationSettings, instrument
 from llmist.agent.messages import (
     AssistantMessage,
+    CompactionSummary,
     GadgetResultMessage,
     MessageFormatError,
     dumps_messages,
@@ -49,7 +60,12 @@ __all__ = [
     "AgentStream",
     "AssistantMessage",
     "ChunkContext",
+    "Compacted",
+    "Compaction",
     "CompactionContext",
+    "CompactionRequest",
+    "CompactionStrategy",
+    "CompactionSummary",
     "Controllers",
     "GadgetContext",
     "GadgetResultEvent",
@@ -81,8 +97,11 @@ __all__ = [
     "SessionError",
     "SkipGadget",
     "SkipLLMCall",
+    "SlidingWindow",
     "StopReason",
+    "Summarize",
     "Syntax",
+    "count_tokens",
     "dumps_messages",
     "estimate_prompt_tokens",
     "instrument",
@@ -91,4 +110,5 @@ __all__ = [
     "messages_from_json",
     "messages_to_json",
     "render_system_prompt",
+    "split_turns",
 ]

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeAlias, overload
 
 from typing_extensions import TypeVar
 
+from llmist.agent._compaction_run import as_compaction, compaction_hooks
 from llmist.agent._config import HumanInputHandler, RunConfig
 from llmist.agent._loop import Events, run_loop
 from llmist.agent._models import resolve_agent_model
@@ -22,6 +23,7 @@ from llmist.agent._output import (
     typed_result,
 )
 from llmist.agent._session_run import run_with_session, session_hooks
+from llmist.agent.compaction import Compaction, CompactionStrategy
 from llmist.agent.events import AgentEvent
 from llmist.agent.hooks import Hooks, merge_hooks
 from llmist.agent.instrumentation import InstrumentationSettings, resolve
@@ -82,6 +84,9 @@ class Agent(Generic[OutputT]):
             ``None`` follows :func:`llmist.instrument`); see :doc:`tracing`.
         session: Keeps the conversation between runs and processes (:class:`SQLiteSession`...):
             each run continues it and saves it after every completed iteration; see :doc:`sessions`.
+        compaction: Shrinks the conversation when it nears the context window: a
+            :class:`Compaction` or a strategy (:class:`SlidingWindow`, :class:`Summarize`);
+            ``None`` (the default) never compacts. See :doc:`compaction`.
     """
 
     _config: RunConfig | None
@@ -117,6 +122,7 @@ class Agent(Generic[OutputT]):
         max_output_retries: int = DEFAULT_MAX_OUTPUT_RETRIES,
         instrument: InstrumentationSettings | bool | None = None,
         session: Session | None = None,
+        compaction: Compaction | CompactionStrategy | None = None,
     ) -> None:
         _check_options(syntax, max_iterations)
         self.model = model
@@ -145,6 +151,9 @@ class Agent(Generic[OutputT]):
         self.max_output_retries = max_output_retries
         self.instrument = instrument
         self.session = session
+        if compaction is not None:
+            as_compaction(compaction)  # a wrong type fails here, not at the first run
+        self.compaction = compaction
         self._output: OutputSpec | None = output_spec(output_type, max_output_retries)
         self._output_config: RunConfig | None = None
 
@@ -189,6 +198,8 @@ class Agent(Generic[OutputT]):
     ) -> AgentStream[Any]:
         spec = self._output if output_type is None else output_spec(output_type, self.max_output_retries)
         config = self._run_config() if spec is None else self._typed_config(spec)
+        if self.compaction is not None:
+            config = _with_controllers(config, compaction_hooks(as_compaction(self.compaction), config))
         tracing = resolve(self.instrument)
         return AgentStream(
             config,
@@ -391,6 +402,12 @@ def _with_observers(config: RunConfig, extra: Hooks) -> RunConfig:
     """``config`` whose observers are its own followed by ``extra``'s."""
     own = Hooks(observers=config.observers) if config.observers is not None else None
     return dataclasses.replace(config, observers=merge_hooks(own, extra).observers)
+
+
+def _with_controllers(config: RunConfig, extra: Hooks) -> RunConfig:
+    """``config`` whose controllers are ``extra``'s, then its own (the first that acts decides)."""
+    own = Hooks(controllers=config.controllers) if config.controllers is not None else None
+    return dataclasses.replace(config, controllers=merge_hooks(extra, own).controllers)
 
 
 def _check_options(syntax: str, max_iterations: int) -> None:

@@ -30,6 +30,7 @@ from llmist.providers.base import ContentPart, ImagePart, Message, Role, TextPar
 __all__ = [
     "MESSAGES_FORMAT",
     "AssistantMessage",
+    "CompactionSummary",
     "GadgetResultMessage",
     "MessageFormatError",
     "dumps_message",
@@ -77,6 +78,15 @@ class GadgetResultMessage(Message):
     """The call's parameters as parsed (``None`` when they could not be parsed)."""
     is_error: bool = False
     """Whether the call failed, was skipped or was not run."""
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionSummary(Message):
+    """A user message that stands for turns a compaction removed: a summary of them, or a note
+    that they were dropped (see :doc:`compaction`)."""
+
+    turns: int = 0
+    """How many turns it stands for (those of earlier compactions included)."""
 
 
 def messages_to_json(messages: Iterable[Message]) -> dict[str, Any]:
@@ -138,6 +148,9 @@ def message_to_json(m: Message) -> dict[str, Any]:
         out["kind"] = "assistant"
         if m.usage is not None:
             out["usage"] = {name: getattr(m.usage, name) for name in _USAGE_FIELDS}
+    elif isinstance(m, CompactionSummary):
+        out["kind"] = "compaction_summary"
+        out["turns"] = m.turns
     elif isinstance(m, GadgetResultMessage):
         out["kind"] = "gadget_result"
         out["call"] = {
@@ -173,8 +186,12 @@ def message_from_json(data: Any, index: int = 0) -> Message:
             call.get("parameters"),
             bool(call.get("is_error", False)),
         )
+    if kind == "compaction_summary":
+        return CompactionSummary(role, content, int(data.get("turns", 0)))
     if kind is not None:
-        raise MessageFormatError(f"message {index}: unknown kind {kind!r}; expected 'assistant' or 'gadget_result'")
+        raise MessageFormatError(
+            f"message {index}: unknown kind {kind!r}; expected 'assistant', 'gadget_result' or 'compaction_summary'"
+        )
     return Message(role, content)
 
 
