@@ -14,7 +14,7 @@ from llmist.agent.compaction import (
     count_tokens,
     split_turns,
 )
-from llmist.agent.events import AgentEvent, GadgetResultEvent, GadgetSkippedEvent, LLMResponseEndEvent
+from llmist.agent.events import AgentEvent, GadgetResultEvent, GadgetSkippedEvent, LLMResponseEndEvent, SubagentEvent
 from llmist.agent.guard import RealModelRequestBlocked
 from llmist.agent.hooks import (
     ChunkContext,
@@ -51,8 +51,10 @@ from llmist.agent.presets import HookPresets, Progress
 from llmist.agent.prompt import Markers, Syntax, estimate_prompt_tokens, render_system_prompt
 from llmist.agent.result import AgentResult, StopReason
 from llmist.agent.sessions import Session, SessionError, SQLiteSession
+from llmist.agent.subagents import DEFAULT_MAX_DEPTH, SubagentGadget, SubagentParams
 
 __all__ = [
+    "DEFAULT_MAX_DEPTH",
     "Agent",
     "AgentBuilder",
     "AgentEvent",
@@ -99,6 +101,9 @@ __all__ = [
     "SkipLLMCall",
     "SlidingWindow",
     "StopReason",
+    "SubagentEvent",
+    "SubagentGadget",
+    "SubagentParams",
     "Summarize",
     "Syntax",
     "count_tokens",

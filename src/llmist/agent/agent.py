@@ -30,6 +30,7 @@ from llmist.agent.instrumentation import InstrumentationSettings, resolve
 from llmist.agent.prompt import Markers, Syntax, render_system_prompt
 from llmist.agent.result import AgentResult, OutputT
 from llmist.agent.sessions import Session
+from llmist.agent.subagents import DEFAULT_MAX_DEPTH, RunScope, SubagentGadget, has_subagents, run_with_subagents
 from llmist.gadgets import AbortSignal, Gadget, as_gadget
 from llmist.providers.base import Message, Provider
 
@@ -84,6 +85,10 @@ class Agent(Generic[OutputT]):
             ``None`` follows :func:`llmist.instrument`); see :doc:`tracing`.
         session: Keeps the conversation between runs and processes (:class:`SQLiteSession`...):
             each run continues it and saves it after every completed iteration; see :doc:`sessions`.
+        name / description: What the agent is called and does, when another agent calls it
+            (``subagents=[...]``, :meth:`as_gadget`).
+        subagents: Agents (with a ``name`` and ``description``) or their :meth:`as_gadget`
+            gadgets this agent may call with a task; see :doc:`subagents`.
         compaction: Shrinks the conversation when it nears the context window: a
             :class:`Compaction` or a strategy (:class:`SlidingWindow`, :class:`Summarize`);
             ``None`` (the default) never compacts. See :doc:`compaction`.
@@ -123,10 +128,14 @@ class Agent(Generic[OutputT]):
         instrument: InstrumentationSettings | bool | None = None,
         session: Session | None = None,
         compaction: Compaction | CompactionStrategy | None = None,
+        name: str | None = None,
+        description: str | None = None,
+        subagents: Sequence[Agent[Any] | SubagentGadget] = (),
     ) -> None:
         _check_options(syntax, max_iterations)
         self.model = model
-        self.gadgets: list[Gadget] = _unique_gadgets(gadgets)
+        self.name, self.description = name, description
+        self.gadgets: list[Gadget] = _unique_gadgets([*gadgets, *(_subagent_gadget(s) for s in subagents)])
         self.hooks: Hooks | None = hooks if isinstance(hooks, Hooks) or hooks is None else merge_hooks(*hooks)
         self.syntax: Syntax = syntax
         self.markers = Markers(gadget_start_prefix, gadget_end_prefix, gadget_arg_prefix)
@@ -150,10 +159,7 @@ class Agent(Generic[OutputT]):
         self.output_type = output_type
         self.max_output_retries = max_output_retries
         self.instrument = instrument
-        self.session = session
-        if compaction is not None:
-            as_compaction(compaction)  # a wrong type fails here, not at the first run
-        self.compaction = compaction
+        self.session, self.compaction = session, _checked_compaction(compaction)
         self._output: OutputSpec | None = output_spec(output_type, max_output_retries)
         self._output_config: RunConfig | None = None
 
@@ -193,8 +199,31 @@ class Agent(Generic[OutputT]):
             self._output_config = RunConfig.build(self._untyped(), base.provider, base.model_name, spec.gadgets)
         return self._output_config
 
+    def as_gadget(
+        self, name: str | None = None, description: str | None = None, *, max_depth: int = DEFAULT_MAX_DEPTH
+    ) -> SubagentGadget:
+        """This agent as a gadget another agent calls with a task (see :doc:`subagents`).
+
+        ``name`` and ``description`` default to the agent's own; ``max_depth`` is how deep
+        subagents may nest below the top run.
+        """
+        name = name or self.name
+        description = description or self.description
+        if not name or not description:
+            raise ValueError(
+                "a subagent needs a name and a description: pass them to as_gadget(name, description) "
+                "or to Agent(name=..., description=...)"
+            )
+        return SubagentGadget(self, name, description, max_depth=max_depth)
+
     def _start(
-        self, prompt: str | None, signal: AbortSignal | None, output_type: Any, history: Sequence[Message] | None
+        self,
+        prompt: str | None,
+        signal: AbortSignal | None,
+        output_type: Any,
+        history: Sequence[Message] | None,
+        *,
+        scope: RunScope | None = None,
     ) -> AgentStream[Any]:
         spec = self._output if output_type is None else output_spec(output_type, self.max_output_retries)
         config = self._run_config() if spec is None else self._typed_config(spec)
@@ -210,6 +239,7 @@ class Agent(Generic[OutputT]):
             tracing=tracing,
             history=history,
             session=self.session,
+            scope=scope,
         )
 
     @overload
@@ -313,6 +343,7 @@ class AgentStream(Generic[OutputT]):
         tracing: InstrumentationSettings | None = None,
         history: Sequence[Message] | None = None,
         session: Session | None = None,
+        scope: RunScope | None = None,
     ) -> None:
         self.signal = signal if signal is not None else AbortSignal()
         """Fire it (or call :meth:`cancel`) to cancel the run."""
@@ -333,6 +364,8 @@ class AgentStream(Generic[OutputT]):
             tracer = RunTracer(tracing, config)
             config = _with_observers(config, tracer.hooks())
         self._gen: AsyncGenerator[Events, None] = self._events(config, prompt, mcp_servers, history, session)
+        if has_subagents(config.gadgets):
+            self._gen = run_with_subagents(self._gen, scope or RunScope(), self._add_subagent_usage)
         if output is not None:
             self._gen = typed_events(self._gen, self._type_result)
         if tracer is not None:
@@ -366,6 +399,10 @@ class AgentStream(Generic[OutputT]):
 
     def _set_result(self, result: AgentResult[Any]) -> None:
         self.result = result
+
+    def _add_subagent_usage(self, scope: RunScope) -> None:
+        if self.result is not None:
+            self.result.usage = self.result.usage + scope.usage
 
     def _give_up(self, reason: str) -> None:
         self._gave_up = reason
@@ -408,6 +445,19 @@ def _with_controllers(config: RunConfig, extra: Hooks) -> RunConfig:
     """``config`` whose controllers are ``extra``'s, then its own (the first that acts decides)."""
     own = Hooks(controllers=config.controllers) if config.controllers is not None else None
     return dataclasses.replace(config, controllers=merge_hooks(extra, own).controllers)
+
+
+def _subagent_gadget(subagent: Agent[Any] | SubagentGadget) -> SubagentGadget:
+    return subagent if isinstance(subagent, SubagentGadget) else subagent.as_gadget()
+
+
+def _checked_compaction(
+    compaction: Compaction | CompactionStrategy | None,
+) -> Compaction | CompactionStrategy | None:
+    """The option as given, once known to be usable (a wrong type fails here, not at the first run)."""
+    if compaction is not None:
+        as_compaction(compaction)
+    return compaction
 
 
 def _check_options(syntax: str, max_iterations: int) -> None:

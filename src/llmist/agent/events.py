@@ -3,8 +3,8 @@
 Each event is a small frozen dataclass with a class-level ``type`` tag; :data:`AgentEvent` is
 their union. From the syntax layer: ``TextEvent`` ("text"), ``ArgsPartialEvent``
 ("gadget_args_partial"), ``GadgetCallEvent`` ("gadget_call"). Added here:
-``GadgetResultEvent`` ("gadget_result"), ``GadgetSkippedEvent`` ("gadget_skipped") and
-``LLMResponseEndEvent`` ("llm_response_end").
+``GadgetResultEvent`` ("gadget_result"), ``GadgetSkippedEvent`` ("gadget_skipped"),
+``LLMResponseEndEvent`` ("llm_response_end") and ``SubagentEvent`` ("subagent").
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from llmist.execution import GadgetExecutionResult, GadgetSkip
 from llmist.providers.base import Usage
 from llmist.syntax import ArgsPartialEvent, GadgetCallEvent, TextEvent
 
-__all__ = ["AgentEvent", "GadgetResultEvent", "GadgetSkippedEvent", "LLMResponseEndEvent"]
+__all__ = ["AgentEvent", "GadgetResultEvent", "GadgetSkippedEvent", "LLMResponseEndEvent", "SubagentEvent"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +41,26 @@ class LLMResponseEndEvent:
     usage: Usage | None
 
 
+@dataclass(frozen=True, slots=True)
+class SubagentEvent:
+    """An event of a subagent's run, as it reaches the calling run's stream (see :doc:`subagents`)."""
+
+    type: ClassVar[str] = "subagent"
+    depth: int
+    """1 for a subagent of the top run, 2 for one of its subagents, ..."""
+    path: tuple[str, ...]
+    """``"gadget name:invocation id"`` of each subagent call from the top run down to this one."""
+    event: AgentEvent
+    """The subagent's own event (never itself a ``SubagentEvent``: deeper ones come tagged directly)."""
+
+
 AgentEvent: TypeAlias = (
-    TextEvent | ArgsPartialEvent | GadgetCallEvent | GadgetResultEvent | GadgetSkippedEvent | LLMResponseEndEvent
+    TextEvent
+    | ArgsPartialEvent
+    | GadgetCallEvent
+    | GadgetResultEvent
+    | GadgetSkippedEvent
+    | LLMResponseEndEvent
+    | SubagentEvent
 )
 """Any event ``Agent.stream()`` yields."""
