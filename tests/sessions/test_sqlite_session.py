@@ -113,3 +113,39 @@ async def test_a_store_that_cannot_be_opened_fails_at_the_first_save(tmp_path: P
     with pytest.raises(SessionError, match="cannot open the store"):
         await session.save([Message("user", "a")])
         await session.flush()
+
+
+async def test_a_compacted_conversation_is_what_the_session_keeps(tmp_path: Path) -> None:
+    from llmist.agent import CompactionSummary, SlidingWindow
+
+    pages = iter(range(1, 100))
+
+    def respond(messages: object) -> str:
+        n = next(pages)
+        return block_call("add", a=n, b=0) + " padding" * 40 if n <= 30 else "done"
+
+    session = SQLiteSession(tmp_path / "runs.db", "c")
+    agent = Agent(model=MockModel(respond), gadgets=[add], session=session, context_window=2_000,
+                  compaction=SlidingWindow(keep_turns=3), max_iterations=40)  # fmt: skip
+    result = await agent.run("Add them all.")
+    await session.flush()
+    stored = await SQLiteSession(tmp_path / "runs.db", "c").load()
+    assert stored == result.messages
+    assert any(isinstance(m, CompactionSummary) for m in stored)
+
+
+async def test_the_builder_sets_session_compaction_and_subagents(tmp_path: Path) -> None:
+    from llmist import LLMist
+    from llmist.agent import SlidingWindow
+
+    helper = Agent(model="mock", name="Helper", description="helps")
+    agent = (
+        LLMist.create_agent()
+        .with_model(MockModel(["ok"]))
+        .with_session(SQLiteSession(tmp_path / "runs.db", "b"))
+        .with_compaction(SlidingWindow())
+        .with_subagents(helper)
+        .build()
+    )
+    assert isinstance(agent.session, SQLiteSession) and isinstance(agent.compaction, SlidingWindow)
+    assert [g.name for g in agent.gadgets][-1:] == ["Helper"]
