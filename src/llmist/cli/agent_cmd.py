@@ -106,15 +106,16 @@ def agent_command(
     }
     if prompt is None and session is None:
         fail("give a PROMPT (or --session NAME to continue a saved conversation)")
-    agent, sink = _prepare(load_config(profile=profile, flags=flags), as_json, yes)
+    agent, sink = _prepare(profile, flags, as_json, yes)
     agent.session = SQLiteSession(_session_db(session_db), session) if session is not None else None
     raise typer.Exit(asyncio.run(_run(agent, prompt, sink)))
 
 
-def _prepare(config: Config, as_json: bool, yes: bool) -> tuple[Agent, _Sink]:
-    """The agent and the sink its events go to (a bad configuration ends the command)."""
+def _prepare(profile: str | None, flags: dict[str, Any], as_json: bool, yes: bool) -> tuple[Agent, _Sink]:
+    """The configured agent and the sink its events go to (a bad configuration ends the command)."""
     sink: _Sink = JsonSink() if as_json else AgentView(stdout, model="?", max_iterations=1, live=stdout.is_terminal)
     try:
+        config = load_config(profile=profile, flags=flags)
         return _watched_agent(config, sink, stderr if as_json else stdout, yes), sink
     except (CliError, LlmistError, ProviderError, ValueError, ImportError) as exc:
         fail(str(exc))
