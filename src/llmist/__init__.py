@@ -27,6 +27,7 @@ from llmist.agent import (
     Rethrow,
     SkipGadget,
     SkipLLMCall,
+    SubagentEvent,
     instrument,
     merge_hooks,
 )
@@ -117,6 +118,7 @@ __all__ = [
     "Rethrow",
     "SkipGadget",
     "SkipLLMCall",
+    "SubagentEvent",
     "TaskCompletionSignal",
     "TestGadgetResult",
     "TextEvent",
