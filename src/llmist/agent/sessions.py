@@ -28,7 +28,7 @@ from llmist.agent.messages import MessageFormatError, dumps_messages, loads_mess
 from llmist.gadgets import LlmistError
 from llmist.providers.base import Message
 
-__all__ = ["LINGER_S", "SCHEMA_VERSION", "SQLiteSession", "Session", "SessionError"]
+__all__ = ["LINGER_S", "SCHEMA_VERSION", "SQLiteSession", "Session", "SessionError", "flush_pending"]
 
 logger = logging.getLogger("llmist.agent.sessions")
 
@@ -156,13 +156,14 @@ _stores_lock = threading.Lock()
 
 
 @atexit.register
-def _flush_at_exit() -> None:
-    """Writes still queued when the interpreter exits are committed first (the writers are
-    daemon threads: they would die with their queues otherwise)."""
+def flush_pending(timeout_s: float = _EXIT_WAIT_S) -> None:
+    """Block until every :class:`SQLiteSession` write queued in this process is committed (or
+    ``timeout_s`` passed per file). Runs at interpreter exit (the writers are daemon threads:
+    they would die with their queues); call it before ``os._exit``."""
     for store in list(_stores.values()):
         store.flushing.set()
         with store.cond:
-            store.cond.wait_for(lambda s=store: s.in_flight == 0, timeout=_EXIT_WAIT_S)  # type: ignore[misc]
+            store.cond.wait_for(lambda s=store: s.in_flight == 0, timeout=timeout_s)  # type: ignore[misc]
 
 
 def _store(path: Path, session: SQLiteSession) -> _Store:

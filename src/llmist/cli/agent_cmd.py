@@ -15,6 +15,7 @@ import typer
 from rich.console import Console
 
 from llmist.agent import Agent, AgentEvent, AgentResult, Controllers, HookPresets, Hooks, Progress, SQLiteSession
+from llmist.agent.sessions import flush_pending
 from llmist.cli._approval import TerminalApprover
 from llmist.cli._common import CliError, fail, stderr, stdout
 from llmist.cli._config import Config, load_config
@@ -224,6 +225,7 @@ async def _run(agent: Agent, prompt: str | None, sink: _Sink) -> int:
         else:
             sink.stop()
             sys.stdout.flush()
+            flush_pending(timeout_s=2.0)  # the session's completed iterations: os._exit skips atexit
             os._exit(130)
 
     loop.add_signal_handler(signal.SIGINT, on_interrupt)
