@@ -28,6 +28,7 @@ from llmist.agent import (
     Rethrow,
     SkipGadget,
     SkipLLMCall,
+    SubagentEvent,
     instrument,
     merge_hooks,
 )
@@ -126,6 +127,7 @@ __all__ = [
     "Rethrow",
     "SkipGadget",
     "SkipLLMCall",
+    "SubagentEvent",
     "TaskCompletionSignal",
     "TestGadgetResult",
     "TextEvent",

@@ -16,7 +16,7 @@ from llmist.providers.client import LLMClient
 from llmist.providers.vision import sees_images
 from llmist.syntax import EmojiCallParser, GadgetCallParser
 
-__all__ = ["DEFAULT_CONTEXT_WINDOW", "AgentSettings", "HumanInputHandler", "RunConfig"]
+__all__ = ["DEFAULT_CONTEXT_WINDOW", "AgentSettings", "HumanInputHandler", "RunConfig", "default_registry", "pricer"]
 
 HumanInputHandler: TypeAlias = Callable[[str], "str | Awaitable[str]"]
 """Answers a gadget's ``HumanInputRequired`` question (sync or async)."""
@@ -83,6 +83,10 @@ class RunConfig:
     """Parsers of finished runs, reused by the next ones."""
     vision: bool | None = None
     """Whether the model accepts images (``None``: not known); see ``llmist.providers.vision``."""
+    context_window: int = DEFAULT_CONTEXT_WINDOW
+    """Tokens of the model's context (the agent's option, else the registry's, else the default)."""
+    registry: Any = None
+    """The registry that prices the model (``None``: none)."""
 
     @classmethod
     def build(
@@ -92,9 +96,7 @@ class RunConfig:
 
         ``extra_gadgets`` join the agent's own for this config (an MCP server's tools for one run).
         """
-        registry = agent.model_registry
-        if registry is None and not getattr(provider, "offline", False):
-            registry = shared_registry()
+        registry = default_registry(agent.model_registry, provider)
         window = agent.context_window or _context_window(registry, provider, model_name) or DEFAULT_CONTEXT_WINDOW
         char_limit = output_char_limit(window, agent.gadget_output_limit_percent) if agent.gadget_output_limit else None
         listed = [*agent.gadgets, *extra_gadgets]
@@ -125,6 +127,8 @@ class RunConfig:
             cost_of=_pricer(registry, provider, model_name),
             llm_client=agent.llm_client or LLMClient(model=agent.model, model_registry=registry),
             vision=sees_images(provider, model_name, registry),
+            context_window=window,
+            registry=registry,
         )
 
     def take_parser(self) -> GadgetCallParser | EmojiCallParser:
@@ -172,6 +176,18 @@ def _context_window(registry: Any, provider: Provider, model_name: str) -> int |
         return None
     window = getattr(spec, "context_window", None)
     return window if isinstance(window, int) else None
+
+
+def default_registry(registry: Any, provider: Provider) -> Any:
+    """``registry``, else the shared one for a real provider (a test double has no prices)."""
+    if registry is None and not getattr(provider, "offline", False):
+        return shared_registry()
+    return registry
+
+
+def pricer(registry: Any, provider: Provider, model_name: str) -> Callable[[Usage], float]:
+    """The USD cost of a usage of ``model_name`` on ``provider`` (0 when ``registry`` has no price)."""
+    return _pricer(registry, provider, model_name)
 
 
 def _pricer(registry: Any, provider: Provider, model_name: str) -> Callable[[Usage], float]:

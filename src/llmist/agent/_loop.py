@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncGenerator, AsyncIterable, Callable
+from collections.abc import AsyncGenerator, AsyncIterable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
@@ -40,10 +40,12 @@ from llmist.agent.hooks import (
     LLMCompleteContext,
     LLMErrorContext,
     Recover,
+    ReplaceMessages,
     SkipLLMCall,
     call_controller,
     call_observer,
 )
+from llmist.agent.messages import AssistantMessage
 from llmist.agent.result import AgentResult, StopReason
 from llmist.gadgets import AbortSignal
 from llmist.providers.base import ContentPart, LLMChunk, LLMRequest, Message, Usage
@@ -80,17 +82,18 @@ class _Run:
 
 async def run_loop(
     cfg: RunConfig,
-    prompt: str | tuple[ContentPart, ...],
+    prompt: str | tuple[ContentPart, ...] | None,
     signal: AbortSignal,
     on_result: Callable[[AgentResult], None],
+    history: Sequence[Message] = (),
 ) -> AsyncGenerator[Events, None]:
-    """Run the agent on ``prompt``, yielding its events in batches; hand the :class:`AgentResult`
-    to ``on_result`` once the run ends."""
+    """Run the agent on ``prompt`` after ``history``, yielding its events in batches; hand the
+    :class:`AgentResult` to ``on_result`` once the run ends."""
     state = RunState()
     run = _Run(
         cfg,
         signal,
-        [cfg.system_message, Message("user", prompt)],
+        start_messages(cfg.system_message, prompt, history),
         state,
         ResponseCalls(cfg, state, signal),
         ModelWait(signal),
@@ -116,6 +119,20 @@ async def run_loop(
     on_result(_result(run))
 
 
+def start_messages(
+    system: Message, prompt: str | tuple[ContentPart, ...] | None, history: Sequence[Message]
+) -> list[Message]:
+    """The conversation a run starts from: this agent's system prompt (a system message at the
+    head of ``history`` is replaced: the gadgets may have changed), the history, the prompt."""
+    rest = history[1:] if history and history[0].role == "system" else history
+    messages = [system, *rest]
+    if prompt is not None:
+        messages.append(Message("user", prompt))
+    if len(messages) == 1:
+        raise ValueError("a run needs a prompt, or a history to continue (got neither)")
+    return messages
+
+
 async def _begin_response(run: _Run) -> Response:
     """A new response; the controller may answer it instead of the model (``SkipLLMCall``)."""
     cfg, st = run.cfg, run.state
@@ -129,6 +146,8 @@ async def _begin_response(run: _Run) -> Response:
     if obs is None and ctl is None:
         return response
     call_ctx = LLMCallContext(it, cfg.model_name, run.messages)
+    if ctl is not None and ctl.transform_messages is not None:
+        await _transform_messages(run, ctl.transform_messages, call_ctx)
     if ctl is not None and ctl.before_llm_call is not None:
         action = await call_controller(ctl.before_llm_call, call_ctx)
         if isinstance(action, SkipLLMCall):
@@ -136,6 +155,17 @@ async def _begin_response(run: _Run) -> Response:
     if obs is not None and obs.on_llm_call_start is not None:
         await call_observer(obs.on_llm_call_start, call_ctx)
     return response
+
+
+async def _transform_messages(run: _Run, controller: Callable[[LLMCallContext], object], ctx: LLMCallContext) -> None:
+    """The ``transform_messages`` controller: the conversation may be replaced (compaction),
+    and what making the replacement cost joins the run's totals."""
+    action = await call_controller(controller, ctx)
+    if isinstance(action, ReplaceMessages):
+        run.messages[:] = action.messages
+        st = run.state
+        st.usage = st.usage + action.usage
+        st.llm_cost += action.cost
 
 
 async def _model_response(run: _Run, response: Response) -> AsyncGenerator[Events, None]:
@@ -235,7 +265,7 @@ async def _next_turn(run: _Run, response: Response) -> None:
     """The response and its results join the conversation; the ``on_iteration`` observer; then
     the stop reason (or, for a response without calls, a nudge to go on)."""
     cfg, st, messages = run.cfg, run.state, run.messages
-    messages.append(Message("assistant", "".join(response.raw)))
+    messages.append(AssistantMessage("assistant", "".join(response.raw), response.usage))
     n_calls = response.n_calls
     if n_calls:
         messages.extend(result_message(r, cfg.vision) for r in run.calls.ordered())
@@ -243,7 +273,7 @@ async def _next_turn(run: _Run, response: Response) -> None:
     obs = cfg.observers
     if obs is not None and obs.on_iteration is not None:
         elapsed = time.perf_counter() - st.started
-        ctx = IterationContext(st.iteration, st.usage, st.llm_cost, st.gadget_cost, elapsed, n_calls)
+        ctx = IterationContext(st.iteration, st.usage, st.llm_cost, st.gadget_cost, elapsed, n_calls, messages)
         await call_observer(obs.on_iteration, ctx)
     run.stop = _stop_reason(run, n_calls)
     if run.stop is None and n_calls == 0:

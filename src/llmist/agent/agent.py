@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeAlias, overload
 
 from typing_extensions import TypeVar
 
+from llmist.agent._compaction_run import as_compaction, compaction_hooks
 from llmist.agent._config import HumanInputHandler, RunConfig
 from llmist.agent._loop import Events, run_loop
 from llmist.agent._media import UserPrompt, user_content, with_text
@@ -22,11 +23,15 @@ from llmist.agent._output import (
     typed_events,
     typed_result,
 )
+from llmist.agent._session_run import run_with_session, session_hooks
+from llmist.agent.compaction import Compaction, CompactionStrategy
 from llmist.agent.events import AgentEvent
 from llmist.agent.hooks import Hooks, merge_hooks
 from llmist.agent.instrumentation import InstrumentationSettings, resolve
 from llmist.agent.prompt import Markers, Syntax, render_system_prompt
 from llmist.agent.result import AgentResult, OutputT
+from llmist.agent.sessions import Session
+from llmist.agent.subagents import DEFAULT_MAX_DEPTH, RunScope, SubagentGadget, has_subagents, run_with_subagents
 from llmist.gadgets import AbortSignal, Gadget, ModelClient, as_gadget
 from llmist.providers.base import ContentPart, Message, Provider, Reasoning, ReasoningEffort
 from llmist.providers.vision import check_images_accepted
@@ -84,6 +89,15 @@ class Agent(Generic[OutputT]):
             :class:`~llmist.OutputValidationError`.
         instrument: Trace runs with OpenTelemetry (``True`` or :class:`InstrumentationSettings`;
             ``None`` follows :func:`llmist.instrument`); see :doc:`tracing`.
+        session: Keeps the conversation between runs and processes (:class:`SQLiteSession`...):
+            each run continues it and saves it after every completed iteration; see :doc:`sessions`.
+        name / description: What the agent is called and does, when another agent calls it
+            (``subagents=[...]``, :meth:`as_gadget`).
+        subagents: Agents (with a ``name`` and ``description``) or their :meth:`as_gadget`
+            gadgets this agent may call with a task; see :doc:`subagents`.
+        compaction: Shrinks the conversation when it nears the context window: a
+            :class:`Compaction` or a strategy (:class:`SlidingWindow`, :class:`Summarize`);
+            ``None`` (the default) never compacts. See :doc:`compaction`.
     """
 
     _config: RunConfig | None
@@ -119,10 +133,16 @@ class Agent(Generic[OutputT]):
         output_type: type[OutputT] | Sequence[type[OutputT]] = str,  # type: ignore[assignment]
         max_output_retries: int = DEFAULT_MAX_OUTPUT_RETRIES,
         instrument: InstrumentationSettings | bool | None = None,
+        session: Session | None = None,
+        compaction: Compaction | CompactionStrategy | None = None,
+        name: str | None = None,
+        description: str | None = None,
+        subagents: Sequence[Agent[Any] | SubagentGadget] = (),
     ) -> None:
         _check_options(syntax, max_iterations)
         self.model = model
-        self.gadgets: list[Gadget] = _unique_gadgets(gadgets)
+        self.name, self.description = name, description
+        self.gadgets: list[Gadget] = _unique_gadgets([*gadgets, *(_subagent_gadget(s) for s in subagents)])
         self.hooks: Hooks | None = hooks if isinstance(hooks, Hooks) or hooks is None else merge_hooks(*hooks)
         self.syntax: Syntax = syntax
         self.markers = Markers(gadget_start_prefix, gadget_end_prefix, gadget_arg_prefix)
@@ -147,6 +167,7 @@ class Agent(Generic[OutputT]):
         self.output_type = output_type
         self.max_output_retries = max_output_retries
         self.instrument = instrument
+        self.session, self.compaction = session, _checked_compaction(compaction)
         self._output: OutputSpec | None = output_spec(output_type, max_output_retries)
         self._output_config: RunConfig | None = None
 
@@ -186,66 +207,129 @@ class Agent(Generic[OutputT]):
             self._output_config = RunConfig.build(self._untyped(), base.provider, base.model_name, spec.gadgets)
         return self._output_config
 
-    def _start(self, prompt: UserPrompt, signal: AbortSignal | None, output_type: Any) -> AgentStream[Any]:
+    def as_gadget(
+        self, name: str | None = None, description: str | None = None, *, max_depth: int = DEFAULT_MAX_DEPTH
+    ) -> SubagentGadget:
+        """This agent as a gadget another agent calls with a task (see :doc:`subagents`).
+
+        ``name`` and ``description`` default to the agent's own; ``max_depth`` is how deep
+        subagents may nest below the top run.
+        """
+        name = name or self.name
+        description = description or self.description
+        if not name or not description:
+            raise ValueError(
+                "a subagent needs a name and a description: pass them to as_gadget(name, description) "
+                "or to Agent(name=..., description=...)"
+            )
+        return SubagentGadget(self, name, description, max_depth=max_depth)
+
+    def _start(
+        self,
+        prompt: UserPrompt | None,
+        signal: AbortSignal | None,
+        output_type: Any,
+        history: Sequence[Message] | None,
+        *,
+        scope: RunScope | None = None,
+    ) -> AgentStream[Any]:
         spec = self._output if output_type is None else output_spec(output_type, self.max_output_retries)
         config = self._run_config() if spec is None else self._typed_config(spec)
-        content = user_content(prompt)
-        if not isinstance(content, str):
+        content = None if prompt is None else user_content(prompt)
+        if content is not None and not isinstance(content, str):
             name = getattr(config.provider, "name", "")
             check_images_accepted([Message("user", content)], config.model_name, config.vision, provider=name)
+        if self.compaction is not None:
+            config = _with_controllers(config, compaction_hooks(as_compaction(self.compaction), config))
         tracing = resolve(self.instrument)
-        return AgentStream(config, content, signal, mcp_servers=self.mcp_servers, output=spec, tracing=tracing)
+        return AgentStream(
+            config,
+            content,
+            signal,
+            mcp_servers=self.mcp_servers,
+            output=spec,
+            tracing=tracing,
+            history=history,
+            session=self.session,
+            scope=scope,
+        )
 
     @overload
     def stream(
-        self, prompt: UserPrompt, *, signal: AbortSignal | None = None, output_type: None = None
+        self,
+        prompt: UserPrompt | None,
+        *,
+        signal: AbortSignal | None = None,
+        output_type: None = None,
+        history: Sequence[Message] | None = None,
     ) -> AgentStream[OutputT]: ...
     @overload
     def stream(
         self,
-        prompt: UserPrompt,
+        prompt: UserPrompt | None,
         *,
         signal: AbortSignal | None = None,
         output_type: type[RunOutputT] | Sequence[type[RunOutputT]],
+        history: Sequence[Message] | None = None,
     ) -> AgentStream[RunOutputT]: ...
     def stream(
-        self, prompt: UserPrompt, *, signal: AbortSignal | None = None, output_type: Any = None
+        self,
+        prompt: UserPrompt | None,
+        *,
+        signal: AbortSignal | None = None,
+        output_type: Any = None,
+        history: Sequence[Message] | None = None,
     ) -> AgentStream[Any]:
         """Start a run; iterate the returned :class:`AgentStream` for its events as they happen.
 
-        ``output_type`` overrides the agent's for this run.
+        ``output_type`` overrides the agent's for this run. ``history`` (an earlier result's
+        ``messages``, or :func:`~llmist.loads_messages` of a saved one) is the conversation the
+        run continues (default: the session's, else none); ``prompt`` ``None`` continues it
+        without a new user message.
         """
-        return self._start(prompt, signal, output_type)
+        return self._start(prompt, signal, output_type, history)
 
     @overload
     async def run(
-        self, prompt: UserPrompt, *, signal: AbortSignal | None = None, output_type: None = None
+        self,
+        prompt: UserPrompt | None,
+        *,
+        signal: AbortSignal | None = None,
+        output_type: None = None,
+        history: Sequence[Message] | None = None,
     ) -> AgentResult[OutputT]: ...
     @overload
     async def run(
         self,
-        prompt: UserPrompt,
+        prompt: UserPrompt | None,
         *,
         signal: AbortSignal | None = None,
         output_type: type[RunOutputT] | Sequence[type[RunOutputT]],
+        history: Sequence[Message] | None = None,
     ) -> AgentResult[RunOutputT]: ...
     async def run(
-        self, prompt: UserPrompt, *, signal: AbortSignal | None = None, output_type: Any = None
+        self,
+        prompt: UserPrompt | None,
+        *,
+        signal: AbortSignal | None = None,
+        output_type: Any = None,
+        history: Sequence[Message] | None = None,
     ) -> AgentResult[Any]:
-        """Run to the end and return the :class:`AgentResult` (``output_type`` overrides the agent's).
+        """Run to the end and return the :class:`AgentResult` (``output_type`` overrides the
+        agent's; ``history`` as in :meth:`stream`).
 
         ``prompt`` is text, or text and images: ``["What is this?", ImagePart.from_path("cat.png")]``.
         Images for a model known not to see them raise :class:`~llmist.ImagesNotSupportedError`.
         """
-        s = self._start(prompt, signal, output_type)
+        s = self._start(prompt, signal, output_type, history)
         async for _ in s.batches():
             pass
         assert s.result is not None
         return s.result
 
-    def run_sync(self, prompt: UserPrompt) -> AgentResult[OutputT]:
+    def run_sync(self, prompt: UserPrompt | None, *, history: Sequence[Message] | None = None) -> AgentResult[OutputT]:
         """``run`` for code without an event loop."""
-        return asyncio.run(self.run(prompt))
+        return asyncio.run(self.run(prompt, history=history))
 
     def render_system_prompt(self, gadgets: Sequence[Gadget]) -> str:
         """The system prompt for ``gadgets`` with this agent's syntax, markers and texts."""
@@ -267,12 +351,15 @@ class AgentStream(Generic[OutputT]):
     def __init__(
         self,
         config: RunConfig,
-        prompt: str | tuple[ContentPart, ...],
+        prompt: str | tuple[ContentPart, ...] | None,
         signal: AbortSignal | None,
         *,
         mcp_servers: Sequence[MCPServer] = (),
         output: OutputSpec | None = None,
         tracing: InstrumentationSettings | None = None,
+        history: Sequence[Message] | None = None,
+        session: Session | None = None,
+        scope: RunScope | None = None,
     ) -> None:
         self.signal = signal if signal is not None else AbortSignal()
         """Fire it (or call :meth:`cancel`) to cancel the run."""
@@ -283,35 +370,59 @@ class AgentStream(Generic[OutputT]):
         self._pending: deque[AgentEvent] = deque()
         tracer = None
         if output is not None:
-            prompt = with_text(prompt, output.instruction())
+            prompt = output.instruction() if prompt is None else with_text(prompt, output.instruction())
             config = _with_observers(config, output_hooks(output, self._give_up))
+        if session is not None:
+            config = _with_observers(config, session_hooks(session))
         if tracing is not None:
             from llmist.agent._tracing import RunTracer
 
             tracer = RunTracer(tracing, config)
             config = _with_observers(config, tracer.hooks())
-        self._gen: AsyncGenerator[Events, None] = self._events(config, prompt, mcp_servers)
+        self._gen: AsyncGenerator[Events, None] = self._events(config, prompt, mcp_servers, history, session)
+        if has_subagents(config.gadgets):
+            self._gen = run_with_subagents(self._gen, scope or RunScope(), self._add_subagent_usage)
         if output is not None:
             self._gen = typed_events(self._gen, self._type_result)
         if tracer is not None:
             self._gen = tracer.wrap(self._gen, lambda: self.result)
 
     def _events(
-        self, config: RunConfig, prompt: str | tuple[ContentPart, ...], mcp_servers: Sequence[MCPServer]
+        self,
+        config: RunConfig,
+        prompt: str | tuple[ContentPart, ...] | None,
+        mcp_servers: Sequence[MCPServer],
+        history: Sequence[Message] | None,
+        session: Session | None,
+    ) -> AsyncGenerator[Events, None]:
+        if session is not None:
+            return run_with_session(session, history, lambda loaded: self._loop(config, prompt, mcp_servers, loaded))
+        return self._loop(config, prompt, mcp_servers, history or ())
+
+    def _loop(
+        self,
+        config: RunConfig,
+        prompt: str | tuple[ContentPart, ...] | None,
+        mcp_servers: Sequence[MCPServer],
+        history: Sequence[Message],
     ) -> AsyncGenerator[Events, None]:
         if not mcp_servers:
-            return run_loop(config, prompt, self.signal, self._set_result)
+            return run_loop(config, prompt, self.signal, self._set_result, history)
         from llmist.agent._mcp_run import run_with_mcp
 
         return run_with_mcp(
             config,
             mcp_servers,
-            lambda run_config: run_loop(run_config, prompt, self.signal, self._set_result),
+            lambda run_config: run_loop(run_config, prompt, self.signal, self._set_result, history),
             self._output.gadgets if self._output is not None else (),
         )
 
     def _set_result(self, result: AgentResult[Any]) -> None:
         self.result = result
+
+    def _add_subagent_usage(self, scope: RunScope) -> None:
+        if self.result is not None:
+            self.result.usage = self.result.usage + scope.usage
 
     def _give_up(self, reason: str) -> None:
         self._gave_up = reason
@@ -348,6 +459,25 @@ def _with_observers(config: RunConfig, extra: Hooks) -> RunConfig:
     """``config`` whose observers are its own followed by ``extra``'s."""
     own = Hooks(observers=config.observers) if config.observers is not None else None
     return dataclasses.replace(config, observers=merge_hooks(own, extra).observers)
+
+
+def _with_controllers(config: RunConfig, extra: Hooks) -> RunConfig:
+    """``config`` whose controllers are ``extra``'s, then its own (the first that acts decides)."""
+    own = Hooks(controllers=config.controllers) if config.controllers is not None else None
+    return dataclasses.replace(config, controllers=merge_hooks(extra, own).controllers)
+
+
+def _subagent_gadget(subagent: Agent[Any] | SubagentGadget) -> SubagentGadget:
+    return subagent if isinstance(subagent, SubagentGadget) else subagent.as_gadget()
+
+
+def _checked_compaction(
+    compaction: Compaction | CompactionStrategy | None,
+) -> Compaction | CompactionStrategy | None:
+    """The option as given, once known to be usable (a wrong type fails here, not at the first run)."""
+    if compaction is not None:
+        as_compaction(compaction)
+    return compaction
 
 
 def _check_options(syntax: str, max_iterations: int) -> None:

@@ -8,9 +8,12 @@ from typing import TYPE_CHECKING, Any, Generic, Self, cast
 from typing_extensions import TypeVar
 
 from llmist.agent.agent import Agent, AgentStream, HumanInputHandler
+from llmist.agent.compaction import Compaction, CompactionStrategy
 from llmist.agent.hooks import Hooks, merge_hooks
 from llmist.agent.prompt import Syntax
 from llmist.agent.result import OutputT
+from llmist.agent.sessions import Session
+from llmist.agent.subagents import SubagentGadget
 from llmist.providers.base import Provider, Reasoning, ReasoningEffort
 
 if TYPE_CHECKING:
@@ -104,6 +107,19 @@ class AgentBuilder(Generic[OutputT]):
         """How much a reasoning model thinks: an effort, a token budget or a ``Reasoning`` (see
         ``Agent(reasoning=...)``)."""
         return self.with_option("reasoning", reasoning)
+
+    def with_session(self, session: Session) -> Self:
+        """Keep the conversation in ``session`` (``SQLiteSession(path, id)``) and continue it; see :doc:`sessions`."""
+        return self._set("session", session)
+
+    def with_compaction(self, compaction: Compaction | CompactionStrategy) -> Self:
+        """Compact the conversation near the context window; see :doc:`compaction`."""
+        return self._set("compaction", compaction)
+
+    def with_subagents(self, *subagents: Agent[Any] | SubagentGadget) -> Self:
+        """Add agents this one may call with a task; see :doc:`subagents`."""
+        self._opts.setdefault("subagents", []).extend(subagents)
+        return self
 
     def with_temperature(self, temperature: float | None) -> Self:
         """Sampling temperature (default 0; ``None`` leaves the provider's default)."""

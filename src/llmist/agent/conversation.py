@@ -7,8 +7,8 @@ do next, so a model can correct its call in the following response.
 from __future__ import annotations
 
 from llmist.agent._media import media_content
+from llmist.agent.messages import GadgetResultMessage
 from llmist.execution import GadgetExecutionResult
-from llmist.providers.base import Message
 
 __all__ = ["format_result", "not_run_message", "result_message"]
 
@@ -21,12 +21,14 @@ def format_result(r: GadgetExecutionResult) -> str:
     return f"Error in {head}:\n{r.error}\nFix the call and send it again, or continue without it."
 
 
-def result_message(r: GadgetExecutionResult, vision: bool | None = None) -> Message:
-    """``format_result`` as a ``gadget_result`` message, with the gadget's media (shown as images
-    when ``vision`` is ``True``, else described)."""
-    if r.media:
-        return Message("gadget_result", media_content(format_result(r), r.media, vision))
-    return Message("gadget_result", format_result(r))
+def result_message(r: GadgetExecutionResult, vision: bool | None = None) -> GadgetResultMessage:
+    """``format_result`` as a ``gadget_result`` message that also records the call, with the
+    gadget's media (shown as images when ``vision`` is ``True``, else described)."""
+    text = format_result(r)
+    content = media_content(text, r.media, vision) if r.media else text
+    return GadgetResultMessage(
+        "gadget_result", content, r.gadget_name, r.invocation_id, r.parameters, r.error is not None
+    )
 
 
 def not_run_message(limit: int) -> str:

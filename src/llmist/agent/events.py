@@ -4,7 +4,8 @@ Each event is a small frozen dataclass with a class-level ``type`` tag; :data:`A
 their union. From the syntax layer: ``TextEvent`` ("text"), ``ArgsPartialEvent``
 ("gadget_args_partial"), ``GadgetCallEvent`` ("gadget_call"). Added here:
 ``GadgetResultEvent`` ("gadget_result"), ``GadgetSkippedEvent`` ("gadget_skipped"),
-``LLMResponseEndEvent`` ("llm_response_end") and ``ReasoningEvent`` ("reasoning").
+``LLMResponseEndEvent`` ("llm_response_end"), ``ReasoningEvent`` ("reasoning") and
+``SubagentEvent`` ("subagent").
 """
 
 from __future__ import annotations
@@ -16,7 +17,14 @@ from llmist.execution import GadgetExecutionResult, GadgetSkip
 from llmist.providers.base import Usage
 from llmist.syntax import ArgsPartialEvent, GadgetCallEvent, TextEvent
 
-__all__ = ["AgentEvent", "GadgetResultEvent", "GadgetSkippedEvent", "LLMResponseEndEvent", "ReasoningEvent"]
+__all__ = [
+    "AgentEvent",
+    "GadgetResultEvent",
+    "GadgetSkippedEvent",
+    "LLMResponseEndEvent",
+    "ReasoningEvent",
+    "SubagentEvent",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +58,19 @@ class ReasoningEvent:
     content: str
 
 
+@dataclass(frozen=True, slots=True)
+class SubagentEvent:
+    """An event of a subagent's run, as it reaches the calling run's stream (see :doc:`subagents`)."""
+
+    type: ClassVar[str] = "subagent"
+    depth: int
+    """1 for a subagent of the top run, 2 for one of its subagents, ..."""
+    path: tuple[str, ...]
+    """``"gadget name:invocation id"`` of each subagent call from the top run down to this one."""
+    event: AgentEvent
+    """The subagent's own event (never itself a ``SubagentEvent``: deeper ones come tagged directly)."""
+
+
 AgentEvent: TypeAlias = (
     TextEvent
     | ArgsPartialEvent
@@ -58,5 +79,6 @@ AgentEvent: TypeAlias = (
     | GadgetSkippedEvent
     | LLMResponseEndEvent
     | ReasoningEvent
+    | SubagentEvent
 )
 """Any event ``Agent.stream()`` yields."""

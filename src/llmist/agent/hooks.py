@@ -28,6 +28,7 @@ from llmist.syntax import ArgsPartialEvent
 
 __all__ = [
     "ChunkContext",
+    "CompactionContext",
     "Controllers",
     "GadgetAction",
     "GadgetContext",
@@ -39,9 +40,11 @@ __all__ = [
     "LLMCompleteContext",
     "LLMErrorAction",
     "LLMErrorContext",
+    "MessagesAction",
     "Observers",
     "Proceed",
     "Recover",
+    "ReplaceMessages",
     "Rethrow",
     "SkipGadget",
     "SkipLLMCall",
@@ -127,6 +130,29 @@ class IterationContext:
     """Seconds since the run started."""
     gadget_calls: int
     """Calls made in this iteration."""
+    messages: Sequence[Message] = ()
+    """The conversation so far, this iteration's response and results included (a live view:
+    copy it to keep it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionContext:
+    """The conversation was compacted before a model call."""
+
+    iteration: int
+    """The iteration whose model call comes next."""
+    strategy: str
+    """Name of the strategy that compacted (``"sliding_window"``, ``"summarize"``...)."""
+    tokens_before: int
+    tokens_after: int
+    messages_before: int
+    messages_after: int
+    turns_dropped: int
+    """Whole turns (a response with its results) removed or replaced by a summary."""
+    usage: Usage = field(default_factory=Usage)
+    """Tokens the compaction itself used (a summarising model call), else zero."""
+    cost: float = 0.0
+    """USD the compaction cost (added to the run's model cost)."""
 
 
 # --- controller actions ------------------------------------------------------------------
@@ -163,9 +189,21 @@ class SkipGadget:
     result: str
 
 
+@dataclass(frozen=True, slots=True)
+class ReplaceMessages:
+    """Controller action before a model call: send ``messages`` instead of the conversation
+    (which becomes them), e.g. a compacted one. ``usage`` and ``cost`` of making them (a
+    summarising model call) join the run's totals."""
+
+    messages: Sequence[Message]
+    usage: Usage = field(default_factory=Usage)
+    cost: float = 0.0
+
+
 LLMCallAction: TypeAlias = Proceed | SkipLLMCall
 LLMErrorAction: TypeAlias = Rethrow | Recover
 GadgetAction: TypeAlias = Proceed | SkipGadget
+MessagesAction: TypeAlias = Proceed | ReplaceMessages
 
 _MaybeAwaitable: TypeAlias = T | Awaitable[T]
 
@@ -187,6 +225,8 @@ class Observers:
     on_gadget_complete: Callable[[GadgetExecutionResult], Any] | None = None
     on_gadget_skipped: Callable[[GadgetSkip], Any] | None = None
     on_iteration: Callable[[IterationContext], Any] | None = None
+    on_compaction: Callable[[CompactionContext], Any] | None = None
+    """The conversation was compacted (see :doc:`compaction`)."""
 
 
 @dataclass(slots=True)
@@ -209,6 +249,9 @@ class Interceptors:
 class Controllers:
     """Decision points (sync or async). Returning ``None`` means proceed."""
 
+    transform_messages: Callable[[LLMCallContext], _MaybeAwaitable[MessagesAction | None]] | None = None
+    """Before each model call (before ``before_llm_call``): return :class:`ReplaceMessages` to
+    change the conversation (compaction uses it)."""
     before_llm_call: Callable[[LLMCallContext], _MaybeAwaitable[LLMCallAction | None]] | None = None
     after_llm_error: Callable[[LLMErrorContext], _MaybeAwaitable[LLMErrorAction | None]] | None = None
     before_gadget: Callable[[GadgetContext], _MaybeAwaitable[GadgetAction | None]] | None = None

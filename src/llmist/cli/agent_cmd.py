@@ -14,7 +14,8 @@ from typing import Annotated, Any, Protocol
 import typer
 from rich.console import Console
 
-from llmist.agent import Agent, AgentEvent, AgentResult, Controllers, HookPresets, Hooks, Progress
+from llmist.agent import Agent, AgentEvent, AgentResult, Controllers, HookPresets, Hooks, Progress, SQLiteSession
+from llmist.agent.sessions import flush_pending
 from llmist.cli._approval import TerminalApprover
 from llmist.cli._common import CliError, fail, stderr, stdout
 from llmist.cli._config import Config, load_config
@@ -47,8 +48,21 @@ class _Sink(Protocol):
     def summary(self, result: AgentResult | None, *, error: str | None = None) -> None: ...
 
 
+_PromptArgument = Annotated[
+    str | None, typer.Argument(help="The task (with --session: optional, the run then continues the session).")
+]
+_SessionOption = Annotated[
+    str | None,
+    typer.Option(help="Keep the conversation under this name and continue it if it exists (saved each iteration)."),
+]
+_SessionDbOption = Annotated[
+    Path | None,
+    typer.Option(help="SQLite file of --session (default: $LLMIST_SESSION_DB, else the user data directory)."),
+]
+
+
 def agent_command(
-    prompt: Annotated[str, typer.Argument(help="The task.")],
+    prompt: _PromptArgument = None,
     model: Annotated[
         str | None, typer.Option("--model", "-m", help="Model: 'sonnet', 'openai:gpt-4o', 'mock', 'mock:SCRIPT.json'.")
     ] = None,
@@ -75,6 +89,8 @@ def agent_command(
         list[str] | None,
         typer.Option("--mcp", metavar="COMMAND", help="Command line of an MCP server whose tools to use (repeatable)."),
     ] = None,
+    session: _SessionOption = None,
+    session_db: _SessionDbOption = None,
 ) -> None:
     """Run an agent on PROMPT: the model calls gadgets, you watch each call and its result."""
     flags: dict[str, Any] = {
@@ -89,13 +105,35 @@ def agent_command(
         "system": system,
         "mcp_servers": mcp or None,
     }
+    if prompt is None and session is None:
+        fail("give a PROMPT (or --session NAME to continue a saved conversation)")
+    agent, sink = _prepare(profile, flags, as_json, yes)
+    agent.session = SQLiteSession(_session_db(session_db), session) if session is not None else None
+    raise typer.Exit(asyncio.run(_run(agent, prompt, sink)))
+
+
+def _prepare(profile: str | None, flags: dict[str, Any], as_json: bool, yes: bool) -> tuple[Agent, _Sink]:
+    """The configured agent and the sink its events go to (a bad configuration ends the command)."""
     sink: _Sink = JsonSink() if as_json else AgentView(stdout, model="?", max_iterations=1, live=stdout.is_terminal)
     try:
-        agent = _watched_agent(load_config(profile=profile, flags=flags), sink, stderr if as_json else stdout, yes)
+        config = load_config(profile=profile, flags=flags)
+        return _watched_agent(config, sink, stderr if as_json else stdout, yes), sink
     except (CliError, LlmistError, ProviderError, ValueError, ImportError) as exc:
         fail(str(exc))
-    code = asyncio.run(_run(agent, prompt, sink))
-    raise typer.Exit(code)
+
+
+def _session_db(path: Path | None) -> Path:
+    """The sessions' SQLite file: the flag, else ``$LLMIST_SESSION_DB``, else
+    ``$XDG_DATA_HOME/llmist/sessions.db`` (``~/.local/share`` without it); its folder is created."""
+    if path is None:
+        env = os.environ
+        if env.get("LLMIST_SESSION_DB"):
+            path = Path(env["LLMIST_SESSION_DB"])
+        else:
+            base = Path(env["XDG_DATA_HOME"]) if env.get("XDG_DATA_HOME") else Path.home() / ".local" / "share"
+            path = base / "llmist" / "sessions.db"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 def _watched_agent(config: Config, sink: _Sink, ask_console: Console, yes: bool) -> Agent:
@@ -172,7 +210,7 @@ def _mcp_servers(config: Config) -> list[Any]:
     return servers
 
 
-async def _run(agent: Agent, prompt: str, sink: _Sink) -> int:
+async def _run(agent: Agent, prompt: str | None, sink: _Sink) -> int:
     """Stream the run into ``sink``; Ctrl-C cancels it (twice: quit at once). The exit code."""
     stream = agent.stream(prompt)
     loop = asyncio.get_running_loop()
@@ -187,6 +225,7 @@ async def _run(agent: Agent, prompt: str, sink: _Sink) -> int:
         else:
             sink.stop()
             sys.stdout.flush()
+            flush_pending(timeout_s=2.0)  # the session's completed iterations: os._exit skips atexit
             os._exit(130)
 
     loop.add_signal_handler(signal.SIGINT, on_interrupt)
