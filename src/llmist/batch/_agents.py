@@ -78,6 +78,8 @@ class AgentSource:
         self._by_spec: dict[str, _BatchProvider] = {}
         self._shared: Agent[Any] | None = None
         self._factory: Callable[[Task], Agent[Any]] | None = None
+        self._last: tuple[Agent[Any], Agent[Any]] | None = None
+        """The factory's last agent and its copy, reused while the factory returns that agent."""
         if isinstance(agent_or_factory, Agent):
             self._shared = self._on_batch_provider(agent_or_factory)
         elif callable(agent_or_factory):
@@ -91,9 +93,13 @@ class AgentSource:
             return self._shared
         assert self._factory is not None
         agent = self._factory(task)
+        if self._last is not None and self._last[0] is agent:
+            return self._last[1]
         if not isinstance(agent, Agent):
             raise TypeError(f"the agent factory returned {type(agent).__name__}, expected an Agent")
-        return self._on_batch_provider(agent)
+        twin = self._on_batch_provider(agent)
+        self._last = (agent, twin)
+        return twin
 
     def _on_batch_provider(self, agent: Agent[Any]) -> Agent[Any]:
         """A shallow copy of ``agent`` (the caller's is left as it was) whose model is the batch's."""
