@@ -7,6 +7,7 @@ kill it mid-batch and run it again.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -87,6 +88,25 @@ def _main(out: str, log: str, count: int) -> None:
     asyncio.run(
         arun_batch(agent, prompts(count), out=out, concurrency=20, on_result=lambda _, r: print(r.id, flush=True))
     )
+
+
+@dataclass
+class LoggedFactory:
+    """An agent factory Ray can send to its workers: each model request appends
+    ``"<time.time()> <pid>"`` to the file ``log`` (one file shared by every process)."""
+
+    log: str
+
+    def __call__(self) -> Agent:
+        script = Script()
+        log = self.log
+
+        def respond(messages: Sequence[Message]) -> str:
+            with open(log, "a", encoding="utf-8") as f:
+                f.write(f"{time.time()} {os.getpid()}\n")
+            return script(messages)
+
+        return Agent(model=MockModel(respond, chunk_size=16), gadgets=[add])
 
 
 if __name__ == "__main__":

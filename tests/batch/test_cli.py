@@ -109,3 +109,18 @@ def test_the_progress_bar_shows_done_failed_running_and_cost(tmp_path: Path) -> 
     term.expect("20/20")
     assert term.wait() == 0
     assert "failed 0" in term.text and "running" in term.text and "$0.0000" in term.text
+
+
+@pytest.mark.slow
+def test_batch_on_ray_writes_the_same_results(tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    tasks = write_tasks(tmp_path / "tasks.jsonl", 6)
+    common = ["-m", f"mock:{SCRIPT}", "-g", str(TOOLS)]
+    local = llmist("batch", str(tasks), *common, "--out", str(tmp_path / "local.jsonl"))
+    remote = llmist(
+        "batch", str(tasks), *common, "--out", str(tmp_path / "ray.jsonl"), "--backend", "ray", "--workers", "2"
+    )
+    assert local.returncode == 0 and remote.returncode == 0, remote.stderr
+    same = [{k: v for k, v in r.items() if k != "duration_s"} for r in rows(tmp_path / "local.jsonl")]
+    other = [{k: v for k, v in r.items() if k != "duration_s"} for r in rows(tmp_path / "ray.jsonl")]
+    assert sorted(same, key=str) == sorted(other, key=str)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from llmist.batch._agents import AgentFactory, AgentSource, run_task
-from llmist.batch.limits import RateLimits, SharedLimits
+from llmist.batch.limits import BatchLimits
 from llmist.batch.results import TaskResult
 from llmist.batch.tasks import Task
 from llmist.gadgets import AbortSignal
@@ -42,12 +42,14 @@ class Engine(Protocol):
 
 
 class LocalEngine:
-    """Runs every task on the current event loop, all sharing one :class:`SharedLimits`."""
+    """Runs every task on the current event loop, all sharing ``limits`` (and ``retry``).
 
-    def __init__(
-        self, agent_or_factory: Any | AgentFactory, rate_limits: RateLimits | None, retry: RetryPolicy
-    ) -> None:
-        self._source = AgentSource(agent_or_factory, SharedLimits(rate_limits, retry), retry)
+    The asyncio backend gives it a :class:`~llmist.batch.SharedLimits`; each Ray worker runs one
+    with a proxy of the cluster's limiter actor.
+    """
+
+    def __init__(self, agent_or_factory: Any | AgentFactory, limits: BatchLimits, retry: RetryPolicy) -> None:
+        self._source = AgentSource(agent_or_factory, limits, retry)
         self._signals: set[AbortSignal] = set()
 
     async def start(self) -> None:

@@ -28,7 +28,7 @@ from typing import Any, Literal, TypeAlias
 
 from llmist.batch._agents import AgentFactory
 from llmist.batch.engine import DEFAULT_RETRY, Engine, LocalEngine
-from llmist.batch.limits import RateLimits
+from llmist.batch.limits import RateLimits, SharedLimits
 from llmist.batch.results import ResultsFile, TaskResult
 from llmist.batch.tasks import Task, as_tasks
 from llmist.providers import RetryPolicy
@@ -264,7 +264,7 @@ def _engine(
     backend: Any, agent_or_factory: Any, rate_limits: RateLimits | None, retry: RetryPolicy, concurrency: int
 ) -> Engine:
     if backend == "asyncio":
-        return LocalEngine(agent_or_factory, rate_limits, retry)
+        return LocalEngine(agent_or_factory, SharedLimits(rate_limits, retry), retry)
     if backend == "ray":
         from llmist.batch.ray_backend import RayBackend
 

@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from llmist.agent import Agent
-from llmist.batch import BatchRun, BatchSummary, RateLimit, iter_batch, load_tasks, sigint_stops
+from llmist.batch import BatchRun, BatchSummary, RateLimit, Task, iter_batch, load_tasks, sigint_stops
 from llmist.cli._common import CliError, fail, stderr, stdout
 from llmist.cli._config import Config, load_config
 from llmist.cli._mock_script import load_mock_script, mock_script_path
@@ -100,16 +100,8 @@ def batch_command(
     command again to do what is left: ids already done are skipped.
     """
     flags: dict[str, Any] = {"model": model, "gadgets": gadget or None, "max_iterations": max_iterations}
-    flags |= {"max_cost": max_cost, "system": system}
-    try:
-        factory = ConfiguredAgent(load_config(profile=profile, flags=flags))
-        factory().system_prompt  # noqa: B018  (loads the gadgets and resolves the model now: a bad one fails here)
-        task_list = load_tasks(tasks)
-        engine: Any = backend.value if backend is Backend.asyncio else _ray_backend(address, workers)
-    except FileNotFoundError as exc:
-        fail(f"tasks file not found: {exc.filename}")
-    except (CliError, LlmistError, ProviderError, ValueError, ImportError) as exc:
-        fail(str(exc))
+    factory, task_list = _prepare(profile, flags | {"max_cost": max_cost, "system": system}, tasks)
+    engine: Any = backend.value if backend is Backend.asyncio else _ray_backend(address, workers)
     limits = RateLimit(rpm, tpm) if rpm or tpm else None
     try:
         batch = iter_batch(
@@ -122,7 +114,20 @@ def batch_command(
     raise typer.Exit(_exit_code(summary))
 
 
+def _prepare(profile: str | None, flags: dict[str, Any], tasks: Path) -> tuple[ConfiguredAgent, list[Task]]:
+    """The agent factory and the tasks; a bad configuration, model, gadget file or task file ends the command."""
+    try:
+        factory = ConfiguredAgent(load_config(profile=profile, flags=flags))
+        factory().system_prompt  # noqa: B018  (loads the gadgets and resolves the model now: a bad one fails here)
+        return factory, load_tasks(tasks)
+    except FileNotFoundError as exc:
+        fail(f"tasks file not found: {exc.filename}")
+    except (CliError, LlmistError, ProviderError, ValueError, ImportError) as exc:
+        fail(str(exc))
+
+
 def _ray_backend(address: str | None, workers: int | None) -> Any:
+    """The Ray backend the flags describe (importing it needs no Ray yet: starting it does)."""
     from llmist.batch.ray_backend import RayBackend
 
     return RayBackend(address=address, workers=workers)
