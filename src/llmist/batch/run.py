@@ -226,7 +226,7 @@ class BatchRun:
 
 
 def _message(reason: StopReason, not_started: int, failed: int, cost: float, budget: float | None, out: Path) -> str:
-    rerun = f"run the batch again with --out {out} to do the rest"
+    rerun = f"run the batch again with the results file {out} to do the rest"
     if reason == "budget":
         return (
             f"Stopped by the budget: ${cost:.4f} spent of ${budget:.4f}; {not_started} task(s) not started. "
