@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -11,7 +13,9 @@ from pydantic import BaseModel
 
 from llmist import Agent
 from llmist.batch import BatchInputError, RateLimit, Task, TaskResult, arun_batch, iter_batch, run_batch
-from llmist.providers import RetryPolicy
+from llmist.providers import RateLimitError, RetryPolicy
+from llmist.providers._common import ReliableProvider
+from llmist.providers.base import LLMChunk, LLMRequest, Usage
 from llmist.testing import MockModel
 
 from .scripted import TASK_COST, Script, prompts, scripted_agent
@@ -216,3 +220,39 @@ def test_a_task_without_a_prompt_is_refused_naming_what_is_expected(tmp_path: Pa
 def test_run_batch_runs_without_an_event_loop(tmp_path: Path) -> None:
     summary = run_batch(Agent(model="mock"), ["a", "b"], out=tmp_path / "r.jsonl")
     assert summary.succeeded == 2 and summary.out == tmp_path / "r.jsonl"
+
+
+class _FlakyProvider(ReliableProvider):
+    """An SDK-style provider (own retry policy) whose first ``failures`` attempts get a 429."""
+
+    name = "flaky"
+
+    def __init__(self, failures: int) -> None:
+        super().__init__(retry=RetryPolicy(max_attempts=5, base_delay=0.001))
+        self.failures = failures
+        self.attempts: list[float] = []
+        """One entry per attempt (a list, so the batch's copy of the provider shares it)."""
+
+    async def _stream_once(self, request: LLMRequest) -> AsyncIterator[LLMChunk]:
+        self.attempts.append(time.monotonic())
+        if len(self.attempts) <= self.failures:
+            raise RateLimitError("slow down", provider="flaky", status_code=429, retry_after=0.001)
+        yield LLMChunk("fine", usage=Usage(1, 1), finish_reason="stop")
+
+
+async def test_the_batch_policy_replaces_a_providers_own_retries(tmp_path: Path) -> None:
+    provider = _FlakyProvider(failures=100)
+    policy = RetryPolicy(max_attempts=3, base_delay=0.001)
+    summary = await arun_batch(
+        Agent(model=provider), ["x"], out=tmp_path / "r.jsonl", retry=policy, handle_sigint=False
+    )
+    assert summary.failed == 1 and len(provider.attempts) == 3
+    assert provider.retry.max_attempts == 5  # the caller's provider is left as it was
+
+
+async def test_a_provider_retried_by_the_batch_succeeds_after_429s(tmp_path: Path) -> None:
+    provider = _FlakyProvider(failures=2)
+    summary = await arun_batch(
+        Agent(model=provider), ["x"], out=tmp_path / "r.jsonl", retry=FAST_RETRY, handle_sigint=False
+    )
+    assert summary.succeeded == 1 and len(provider.attempts) == 3

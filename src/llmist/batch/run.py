@@ -24,8 +24,9 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
+from llmist.agent import Agent
 from llmist.batch._agents import AgentFactory
 from llmist.batch.engine import DEFAULT_RETRY, Engine, LocalEngine
 from llmist.batch.limits import RateLimits, SharedLimits
@@ -52,6 +53,12 @@ DEFAULT_CONCURRENCY = 100
 
 StopReason: TypeAlias = Literal["completed", "budget", "stopped", "cancelled"]
 """Why a batch ended: every task ran, the budget was reached, ``stop()`` (Ctrl-C), ``cancel()`` (twice)."""
+
+if TYPE_CHECKING:
+    from llmist.batch.ray_backend import RayBackend
+
+Backend: TypeAlias = "Literal['asyncio', 'ray'] | RayBackend"
+"""Where the runs happen: this process's event loop, a Ray cluster (``ray.init()``), or a configured Ray backend."""
 
 TaskInput: TypeAlias = "Iterable[str | Task | Mapping[str, Any]]"
 """Prompts, :class:`Task` records, or mappings with ``prompt`` (and ``id``, ``inputs``)."""
@@ -240,7 +247,7 @@ def _message(reason: StopReason, not_started: int, failed: int, cost: float, bud
 
 
 def iter_batch(
-    agent_or_factory: Any | AgentFactory,
+    agent_or_factory: Agent[Any] | AgentFactory,
     tasks: TaskInput,
     *,
     concurrency: int = DEFAULT_CONCURRENCY,
@@ -248,7 +255,7 @@ def iter_batch(
     budget_usd: float | None = None,
     rate_limits: RateLimits | None = None,
     retry: RetryPolicy | None = None,
-    backend: Any = "asyncio",
+    backend: Backend = "asyncio",
 ) -> BatchRun:
     """A batch to iterate: ``async for result in iter_batch(agent, prompts): ...`` yields each
     :class:`TaskResult` as its run ends (already written to ``out``). See :func:`run_batch` for the arguments."""
@@ -261,7 +268,7 @@ def iter_batch(
 
 
 def _engine(
-    backend: Any, agent_or_factory: Any, rate_limits: RateLimits | None, retry: RetryPolicy, concurrency: int
+    backend: Backend, agent_or_factory: Any, rate_limits: RateLimits | None, retry: RetryPolicy, concurrency: int
 ) -> Engine:
     if backend == "asyncio":
         return LocalEngine(agent_or_factory, SharedLimits(rate_limits, retry), retry)
@@ -277,7 +284,7 @@ def _engine(
 
 
 async def arun_batch(
-    agent_or_factory: Any | AgentFactory,
+    agent_or_factory: Agent[Any] | AgentFactory,
     tasks: TaskInput,
     *,
     concurrency: int = DEFAULT_CONCURRENCY,
@@ -285,7 +292,7 @@ async def arun_batch(
     budget_usd: float | None = None,
     rate_limits: RateLimits | None = None,
     retry: RetryPolicy | None = None,
-    backend: Any = "asyncio",
+    backend: Backend = "asyncio",
     on_result: Callable[[BatchRun, TaskResult], object] | None = None,
     handle_sigint: bool = True,
 ) -> BatchSummary:
@@ -309,7 +316,7 @@ async def arun_batch(
 
 
 def run_batch(
-    agent_or_factory: Any | AgentFactory,
+    agent_or_factory: Agent[Any] | AgentFactory,
     tasks: TaskInput,
     *,
     concurrency: int = DEFAULT_CONCURRENCY,
@@ -317,7 +324,7 @@ def run_batch(
     budget_usd: float | None = None,
     rate_limits: RateLimits | None = None,
     retry: RetryPolicy | None = None,
-    backend: Any = "asyncio",
+    backend: Backend = "asyncio",
 ) -> BatchSummary:
     """Run an agent over every task and write one result line per run to ``out``.
 
