@@ -112,7 +112,8 @@ class ResultsFile:
         if end < len(raw):
             logger.warning("%s: dropping a partial last line (a run was cut off while it was written)", self.path)
             os.truncate(self.path, end)
-        for number, line in enumerate(raw[:end].decode("utf-8").splitlines(), start=1):
+        # Split on "\n" only: a JSON string may hold U+0085 or U+2028, which str.splitlines() breaks at.
+        for number, line in enumerate(raw[:end].decode("utf-8").split("\n"), start=1):
             if not line.strip():
                 continue
             try:
