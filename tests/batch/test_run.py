@@ -75,6 +75,7 @@ def test_a_results_file_that_is_not_one_says_which_line(tmp_path: Path) -> None:
         run_batch(Agent(model="mock"), ["x"], out=out)
 
 
+@pytest.mark.slow
 async def test_a_thousand_tasks_with_429s_all_succeed_within_the_concurrency(tmp_path: Path) -> None:
     script = Script(fail_every=13, pause_s=0.01)
     out = tmp_path / "results.jsonl"
