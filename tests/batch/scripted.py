@@ -55,7 +55,7 @@ class Script:
             self.active += 1
             self.most_active = max(self.most_active, self.active)
             n = int(task_of(messages).split()[-1])
-            return block_call("add", a=n, b=1)
+            return block_call("add", a=n, b=1, invocation_id=f"add_{n}")  # no process-wide counter in the text
         self.requests.append((now, "final"))
         self.active -= 1
         return f"sum {messages[-1].text.rsplit(chr(10), 1)[-1]}"
