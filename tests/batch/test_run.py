@@ -49,6 +49,13 @@ async def test_a_rerun_with_the_same_file_skips_the_ids_already_done(tmp_path: P
     assert sorted(str(r["id"]) for r in lines(out)) == ["0", "1", "2", "3", "4"]
 
 
+async def test_a_batch_with_every_task_done_says_there_was_nothing_to_do(tmp_path: Path) -> None:
+    out = tmp_path / "results.jsonl"
+    await arun_batch(scripted_agent(), prompts(2), out=out, handle_sigint=False)
+    again = await arun_batch(scripted_agent(), prompts(2), out=out, handle_sigint=False)
+    assert again.skipped == 2 and again.message.startswith("Nothing to do")
+
+
 async def test_failed_tasks_are_written_and_run_again_next_time(tmp_path: Path) -> None:
     out = tmp_path / "results.jsonl"
     broken = Agent(model=MockModel([RuntimeError("model down")]))

@@ -227,12 +227,15 @@ class BatchRun:
             usage=self.usage,
             duration_s=time.perf_counter() - self._began,
             stop_reason=reason,
-            message=_message(reason, not_started, self.failed, self.cost, self._budget, self._out),
+            message=_message(reason, not_started, self.failed, self.cost, self._budget, self._out, self._started == 0),
             out=self._out,
         )
 
 
-def _message(reason: StopReason, not_started: int, failed: int, cost: float, budget: float | None, out: Path) -> str:
+def _message(
+    reason: StopReason, not_started: int, failed: int, cost: float, budget: float | None, out: Path, nothing_ran: bool
+) -> str:
+    """The summary's sentence: how the batch ended and, when early, what to do."""
     rerun = f"run the batch again with the results file {out} to do the rest"
     if reason == "budget":
         return (
@@ -241,6 +244,8 @@ def _message(reason: StopReason, not_started: int, failed: int, cost: float, bud
         )
     if reason in ("stopped", "cancelled"):
         return f"Interrupted ({reason}): {not_started} task(s) not started, {failed} failed; {rerun}."
+    if nothing_ran:
+        return f"Nothing to do: every task is already done in {out}."
     if failed:
         return f"Every task ran; {failed} failed (their errors are in {out}); {rerun} (failed tasks run again)."
     return f"Every task ran; results in {out}."
