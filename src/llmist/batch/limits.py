@@ -27,7 +27,7 @@ from typing import Protocol, TypeAlias
 
 from llmist.providers import RateLimiter, RetryPolicy
 
-__all__ = ["BatchLimits", "RateLimit", "RateLimits", "SharedLimits"]
+__all__ = ["BatchLimits", "RateLimit", "RateLimits", "SharedLimits", "limit_for"]
 
 logger = logging.getLogger("llmist.batch")
 
@@ -108,7 +108,7 @@ class SharedLimits:
     def _gate(self, key: str) -> _Gate:
         gate = self._gates.get(key)
         if gate is None:
-            gate = self._gates[key] = _Gate(_limit_for(self._limits, key), self._clock, self._sleep)
+            gate = self._gates[key] = _Gate(limit_for(self._limits, key), self._clock, self._sleep)
         return gate
 
     async def acquire(self, key: str, tokens: int) -> None:
@@ -142,7 +142,8 @@ class SharedLimits:
         self._gate(key).streak = 0
 
 
-def _limit_for(limits: RateLimits | None, key: str) -> RateLimit | None:
+def limit_for(limits: RateLimits | None, key: str) -> RateLimit | None:
+    """The limit of ``key`` (``"provider:model"``): its own, else its provider's, else the one for all."""
     if limits is None or isinstance(limits, RateLimit):
         return limits
     return limits.get(key) or limits.get(key.partition(":")[0])

@@ -25,7 +25,7 @@ from typing import Any
 
 from llmist.batch._agents import AgentFactory
 from llmist.batch.engine import LocalEngine
-from llmist.batch.limits import RateLimits, SharedLimits
+from llmist.batch.limits import RateLimits, SharedLimits, limit_for
 from llmist.batch.results import TaskResult
 from llmist.batch.tasks import Task
 from llmist.gadgets import LlmistError
@@ -87,29 +87,41 @@ class _LimiterActor:
 
 
 class _RemoteLimits:
-    """A worker's view of the limiter actor (the :class:`~llmist.batch.limits.BatchLimits` protocol)."""
+    """A worker's view of the limiter actor (the :class:`~llmist.batch.limits.BatchLimits` protocol).
 
-    def __init__(self, actor: Any) -> None:
+    Only what the actor needs crosses to it: every request's ``acquire`` (the pause and the limits
+    live there), usage only for a key with a tokens-per-minute limit, and a success only from a
+    worker that saw a 429 on that key since (it ends the streak for the cluster).
+    """
+
+    def __init__(self, actor: Any, rate_limits: RateLimits | None) -> None:
         self._actor = actor
+        self._rate_limits = rate_limits
+        self._limited: set[str] = set()
 
     async def acquire(self, key: str, tokens: int) -> None:
         await self._actor.acquire.remote(key, tokens)
 
     def record(self, key: str, tokens: int) -> None:
-        self._actor.record.remote(key, tokens)
+        limit = limit_for(self._rate_limits, key)
+        if limit is not None and limit.tokens_per_minute:
+            self._actor.record.remote(key, tokens)
 
     def rate_limited(self, key: str, retry_after: float | None) -> None:
+        self._limited.add(key)
         self._actor.rate_limited.remote(key, retry_after)
 
     def succeeded(self, key: str) -> None:
-        self._actor.succeeded.remote(key)
+        if key in self._limited:
+            self._limited.discard(key)
+            self._actor.succeeded.remote(key)
 
 
 class _WorkerActor:
     """Runs many tasks at once on its event loop, every model request going through the limiter actor."""
 
-    def __init__(self, agent_or_factory: Any, limiter: Any, retry: RetryPolicy) -> None:
-        self._engine = LocalEngine(agent_or_factory, _RemoteLimits(limiter), retry)
+    def __init__(self, agent_or_factory: Any, limiter: Any, rate_limits: RateLimits | None, retry: RetryPolicy) -> None:
+        self._engine = LocalEngine(agent_or_factory, _RemoteLimits(limiter, rate_limits), retry)
 
     async def ready(self) -> bool:
         return True
@@ -154,7 +166,9 @@ class _RayEngine:
         limiter = ray.remote(num_cpus=0, max_concurrency=self._concurrency + _SPARE_CALLS)(_LimiterActor)
         self._limiter = limiter.remote(self._rate_limits, self._retry)
         worker = ray.remote(num_cpus=1, max_concurrency=per_worker, max_restarts=2, max_task_retries=2)(_WorkerActor)
-        self._workers = [worker.remote(self._agent_or_factory, self._limiter, self._retry) for _ in range(count)]
+        self._workers = [
+            worker.remote(self._agent_or_factory, self._limiter, self._rate_limits, self._retry) for _ in range(count)
+        ]
         self._load = [0] * count
         try:
             await asyncio.gather(*(w.ready.remote() for w in self._workers))
