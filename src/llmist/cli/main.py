@@ -10,6 +10,7 @@ from llmist.cli._common import fail
 from llmist.cli._config import LOG_LEVELS, ConfigError
 from llmist.cli._logging import configure_logging, log_settings
 from llmist.cli.agent_cmd import agent_command
+from llmist.cli.batch_cmd import batch_command
 from llmist.cli.complete_cmd import complete_command
 from llmist.cli.config_cmd import config_app
 from llmist.cli.gadget_cmd import gadget_app
@@ -51,6 +52,7 @@ def _global_options(
 
 
 app.command("agent")(agent_command)
+app.command("batch")(batch_command)
 app.command("complete")(complete_command)
 app.command("models")(models_command)
 app.command("parse")(parse_command)

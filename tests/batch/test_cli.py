@@ -1,0 +1,126 @@
+"""``llmist batch`` end to end: a real subprocess, a scripted model, a gadget file, a results file."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.cli.helpers import ROOT, Terminal, llmist
+
+TOOLS = ROOT / "examples" / "cli" / "tools.py"
+SCRIPT = ROOT / "examples" / "cli" / "add-script.json"
+
+
+def write_tasks(path: Path, count: int) -> Path:
+    path.write_text("".join(json.dumps({"id": f"t{n}", "prompt": f"add {n}"}) + "\n" for n in range(count)))
+    return path
+
+
+def rows(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+@pytest.mark.slow
+def test_batch_runs_every_task_with_the_gadgets_and_prints_a_summary(tmp_path: Path) -> None:
+    tasks, out = write_tasks(tmp_path / "tasks.jsonl", 5), tmp_path / "results.jsonl"
+    done = llmist(
+        "batch", str(tasks), "-m", f"mock:{SCRIPT}", "-g", str(TOOLS), "--out", str(out), "--concurrency", "2"
+    )
+    assert done.returncode == 0, done.stderr
+    assert sorted(str(r["id"]) for r in rows(out)) == [f"t{n}" for n in range(5)]
+    assert {r["output"] for r in rows(out)} == {"2 + 3 = 5."}
+    assert "succeeded" in done.stdout and "Every task ran" in done.stdout
+
+
+@pytest.mark.slow
+def test_batch_run_again_skips_what_is_done(tmp_path: Path) -> None:
+    tasks, out = write_tasks(tmp_path / "tasks.jsonl", 3), tmp_path / "results.jsonl"
+    llmist("batch", str(tasks), "-m", "mock", "--out", str(out))
+    again = llmist("batch", str(tasks), "-m", "mock", "--out", str(out))
+    assert again.returncode == 0
+    assert len(rows(out)) == 3
+    assert re.search(r"already done \(skipped\)\W+3\b", again.stdout)
+
+
+@pytest.mark.slow
+def test_batch_stopped_by_the_budget_exits_3_and_says_so(tmp_path: Path) -> None:
+    tools = tmp_path / "costly.py"
+    tools.write_text(
+        "from llmist import GadgetResult, gadget\n\n"
+        "@gadget(description='Add two integers')\n"
+        "def add(a: int, b: int) -> GadgetResult:\n"
+        "    return GadgetResult(str(a + b), cost=0.5)\n"
+    )
+    tasks, out = write_tasks(tmp_path / "tasks.jsonl", 10), tmp_path / "results.jsonl"
+    args = ["-m", f"mock:{SCRIPT}", "-g", str(tools), "--out", str(out), "--concurrency", "1", "--budget", "1"]
+    done = llmist("batch", str(tasks), *args)
+    assert done.returncode == 3, done.stderr
+    assert "Stopped by the budget" in done.stdout and len(rows(out)) == 2
+
+
+@pytest.mark.slow
+def test_a_bad_tasks_file_names_its_line(tmp_path: Path) -> None:
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text('{"id": "a", "prompt": "ok"}\n{"id": "b"}\n')
+    done = llmist("batch", str(tasks), "-m", "mock", "--out", str(tmp_path / "r.jsonl"))
+    assert done.returncode == 2
+    assert "tasks.jsonl:2: a task needs a string 'prompt'" in done.stderr
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_starting_runs_and_leaves_a_valid_file(tmp_path: Path) -> None:
+    script = tmp_path / "slow.json"
+    script.write_text(json.dumps({"delay_s": 0.05, "chunk_size": 2, "turns": ["a slow answer, one chunk at a time"]}))
+    tasks, out = write_tasks(tmp_path / "tasks.jsonl", 200), tmp_path / "results.jsonl"
+    term = Terminal("batch", str(tasks), "-m", f"mock:{script}", "--out", str(out), "--concurrency", "4")
+    term.expect(re.compile(r"\b[1-9]\d*/200").search)
+    term.interrupt()
+    assert term.wait(60) == 130
+    written = rows(out)
+    assert 1 <= len(written) < 200 and all(r["error"] is None for r in written)
+    assert "not started" in term.text and "Interrupted (stopped)" in term.text
+
+
+@pytest.mark.slow
+def test_ctrl_c_twice_cancels_the_runs_in_flight(tmp_path: Path) -> None:
+    script = tmp_path / "slow.json"
+    script.write_text(
+        json.dumps({"delay_s": 0.2, "chunk_size": 1, "turns": ["a very slow answer, one letter at a time"]})
+    )
+    tasks, out = write_tasks(tmp_path / "tasks.jsonl", 200), tmp_path / "results.jsonl"
+    term = Terminal("batch", str(tasks), "-m", f"mock:{script}", "--out", str(out), "--concurrency", "4")
+    term.expect("running")
+    term.interrupt()
+    term.expect("stopping")
+    term.interrupt()
+    assert term.wait(60) == 130
+    written = rows(out)
+    assert len(written) == 4 and all(r["stop_reason"] == "cancelled" for r in written)
+    assert "Interrupted (cancelled)" in term.text
+
+
+@pytest.mark.slow
+def test_the_progress_bar_shows_done_failed_running_and_cost(tmp_path: Path) -> None:
+    tasks, out = write_tasks(tmp_path / "tasks.jsonl", 20), tmp_path / "results.jsonl"
+    term = Terminal("batch", str(tasks), "-m", f"mock:{SCRIPT}", "-g", str(TOOLS), "--out", str(out))
+    term.expect("20/20")
+    assert term.wait() == 0
+    assert "failed 0" in term.text and "running" in term.text and "$0.0000" in term.text
+
+
+@pytest.mark.slow
+def test_batch_on_ray_writes_the_same_results(tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    tasks = write_tasks(tmp_path / "tasks.jsonl", 6)
+    common = ["-m", f"mock:{SCRIPT}", "-g", str(TOOLS)]
+    local = llmist("batch", str(tasks), *common, "--out", str(tmp_path / "local.jsonl"))
+    remote = llmist(
+        "batch", str(tasks), *common, "--out", str(tmp_path / "ray.jsonl"), "--backend", "ray", "--workers", "2"
+    )
+    assert local.returncode == 0 and remote.returncode == 0, remote.stderr
+    same = [{k: v for k, v in r.items() if k != "duration_s"} for r in rows(tmp_path / "local.jsonl")]
+    other = [{k: v for k, v in r.items() if k != "duration_s"} for r in rows(tmp_path / "ray.jsonl")]
+    assert sorted(same, key=str) == sorted(other, key=str)
