@@ -18,6 +18,13 @@ def event_record(event: AgentEvent) -> dict[str, Any]:
     return {"type": event.type, **dataclasses.asdict(event)}
 
 
+def _plain(value: object) -> object:
+    """What JSON cannot hold as is: bytes (a gadget's media) by their size, the rest as text."""
+    if isinstance(value, bytes | bytearray):
+        return f"<{len(value)} bytes>"
+    return str(value)
+
+
 class JsonSink:
     """Writes events, notices and the final result as JSON lines (same interface as ``AgentView``)."""
 
@@ -25,7 +32,7 @@ class JsonSink:
         self.out = out if out is not None else sys.stdout
 
     def _write(self, record: dict[str, Any]) -> None:
-        self.out.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        self.out.write(json.dumps(record, ensure_ascii=False, default=_plain) + "\n")
         self.out.flush()
 
     def start(self) -> None:

@@ -16,7 +16,16 @@ from rich.spinner import Spinner
 from rich.table import Table
 from rich.text import Text
 
-from llmist.agent import AgentEvent, AgentResult, GadgetResultEvent, GadgetSkippedEvent, LLMResponseEndEvent, Progress
+from llmist.agent import (
+    AgentEvent,
+    AgentResult,
+    GadgetResultEvent,
+    GadgetSkippedEvent,
+    LLMResponseEndEvent,
+    Progress,
+    ReasoningEvent,
+    SubagentEvent,
+)
 from llmist.execution import GadgetExecutionResult
 from llmist.syntax import ArgsPartialEvent, GadgetCallEvent, ParsedCall, TextEvent
 
@@ -61,6 +70,7 @@ class AgentView:
         self.notice: str | None = None
         self._in_response = False
         self._line = ""
+        self._thinking = False
         self._live: Live | None = (
             Live(_Bottom(self), console=console, refresh_per_second=12, transient=True) if live else None
         )
@@ -136,17 +146,41 @@ class AgentView:
         elif isinstance(event, LLMResponseEndEvent):
             self._flush_text()
             self.responses += 1
+        elif isinstance(event, ReasoningEvent):
+            self._text(event.content, thinking=True)
+        elif isinstance(event, SubagentEvent):
+            self._subagent(event)
 
-    def _text(self, content: str) -> None:
+    def _subagent(self, event: SubagentEvent) -> None:
+        """A subagent's calls and results, one line each, under the path of the calls that led there
+        (its prose stays in its own result, which the calling gadget returns)."""
+        inner = event.event
+        where = " › ".join(step.split(":")[0] for step in event.path)
+        if isinstance(inner, GadgetCallEvent):
+            call = inner.call
+            self._print(Text.assemble(("  " * event.depth + "▷ ", "cyan"), (where, "dim"), f" {call.gadget_name}"))
+        elif isinstance(inner, GadgetResultEvent):
+            mark, style = ("✗", "red") if inner.result.error is not None else ("✓", "green")
+            indent = "  " * event.depth
+            self._print(Text.assemble((f"{indent}{mark} ", style), (where, "dim"), f" {inner.result.gadget_name}"))
+
+    def _text(self, content: str, *, thinking: bool = False) -> None:
+        """Prose (or a reasoning model's thinking, dimmed) printed line by line as it streams."""
+        if thinking != self._thinking:
+            self._flush_text()
+            self._thinking = thinking
         *done, self._line = (self._line + content).split("\n")
         for line in done:
-            self._print(Text(line))
+            self._print(Text(line, style=self._style()))
 
     def _flush_text(self) -> None:
         if self._line:
             line, self._line = self._line, ""
             if line.strip():
-                self._print(Text(line))
+                self._print(Text(line, style=self._style()))
+
+    def _style(self) -> str:
+        return "dim italic" if self._thinking else ""
 
     def _call(self, call: ParsedCall) -> None:
         self.running[call.invocation_id] = _Running(call.gadget_name, call.invocation_id, time.perf_counter())
