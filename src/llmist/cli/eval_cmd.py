@@ -1,0 +1,122 @@
+"""``llmist eval [SUITE] -m MODEL``: how often tasks succeed on a model, per call syntax."""
+
+from __future__ import annotations
+
+import asyncio
+from enum import StrEnum
+from typing import Annotated, Any
+
+import typer
+from rich.text import Text
+
+from llmist.cli._common import CliError, fail, stderr, stdout
+from llmist.cli._loader import load_gadgets
+
+__all__ = ["eval_command"]
+
+
+class EvalSyntax(StrEnum):
+    """The syntaxes to evaluate."""
+
+    block = "block"
+    emoji = "emoji"
+    all = "all"
+
+
+def eval_command(
+    suite: Annotated[
+        str | None, typer.Argument(help="'builtin' (default), a .yaml file of cases, a .py file or module with SUITE.")
+    ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model",
+            "-m",
+            help="Model: 'llamacpp:NAME', 'ollama:qwen2.5:0.5b', 'openai:gpt-4o-mini'... "
+            "'mock' replays each case's reference solution (checks the harness).",
+        ),
+    ] = None,
+    syntax: Annotated[EvalSyntax, typer.Option(help="Call syntax to evaluate.")] = EvalSyntax.all,
+    runs: Annotated[int, typer.Option(min=1, help="Runs of each case per syntax.")] = 1,
+    out: Annotated[str | None, typer.Option("--out", "-o", help="Write every run as a JSON line to this file.")] = None,
+    compare: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--compare", metavar="RESULTS.jsonl", help="Earlier --out files to show side by side (repeatable)."
+        ),
+    ] = None,
+    case: Annotated[list[str] | None, typer.Option("--case", help="Only this case (repeatable).")] = None,
+    category: Annotated[list[str] | None, typer.Option("--category", help="Only this category (repeatable).")] = None,
+    gadget: Annotated[
+        list[str] | None, typer.Option("--gadget", "-g", help="Gadget file or module for a YAML suite (repeatable).")
+    ] = None,
+    label: Annotated[str | None, typer.Option(help="Name of the model in results and tables (default: -m).")] = None,
+    max_response_tokens: Annotated[
+        int | None, typer.Option(min=1, help="Cap on each response's length (small local models ramble).")
+    ] = None,
+    by_category: Annotated[bool, typer.Option("--by-category", help="Also print passes per category.")] = False,
+    min_success: Annotated[
+        float | None, typer.Option(min=0, max=1, help="Exit 1 when the best syntax's success rate is below this.")
+    ] = None,
+) -> None:
+    """Run a tool-use eval: each task in each syntax, graded by its answer and calls; prints a table."""
+    from llmist.evals import CaseResult, read_results, summarize, summary_table, write_results
+
+    if model is None and not compare:
+        fail("give a model with -m MODEL (or earlier results with --compare FILE)")
+    try:
+        earlier = [r for path in compare or () for r in read_results(path)]
+        fresh = _run(suite, model, syntax, runs, case, category, gadget, label, max_response_tokens) if model else []
+    except (CliError, ValueError, ImportError, OSError) as exc:
+        fail(str(exc))
+    if out is not None and fresh:
+        write_results(out, fresh)
+    results: list[CaseResult] = [*earlier, *fresh]
+    stdout.print(summary_table(summarize(results)))
+    if by_category:
+        from llmist.evals import category_table
+
+        stdout.print(category_table(results))
+    if min_success is not None:
+        best = max((s.success_rate for s in summarize(fresh or results)), default=0.0)
+        if best < min_success:
+            stderr.print(f"best success rate {best:.0%} is below --min-success {min_success:.0%}")
+            raise typer.Exit(1)
+
+
+def _run(
+    suite_source: str | None,
+    model: str,
+    syntax: EvalSyntax,
+    runs: int,
+    cases: list[str] | None,
+    categories: list[str] | None,
+    gadget_sources: list[str] | None,
+    label: str | None,
+    max_response_tokens: int | None,
+) -> list[Any]:
+    """Load the suite, run it on ``model`` and return the results (progress on stderr)."""
+    from llmist.evals import CaseResult, load_suite, reference_model, run_suite
+
+    gadgets = [g for source in gadget_sources or () for g in load_gadgets(source)]
+    suite = load_suite(suite_source, gadgets=gadgets, gadget_loader=load_gadgets).select(cases or (), categories or ())
+    syntaxes = ("block", "emoji") if syntax is EvalSyntax.all else (syntax.value,)
+    options = {} if max_response_tokens is None else {"max_response_tokens": max_response_tokens}
+
+    def progress(r: CaseResult) -> None:
+        mark = ("pass", "green") if r.passed else ("FAIL", "red")
+        why = f"  {'; '.join(r.failures)}" if r.failures else ""
+        stderr.print(Text.assemble(mark, f" {r.syntax:<5} {r.case} ({r.latency_s:.1f}s){why}"), soft_wrap=True)
+
+    chosen: Any = reference_model if model == "mock" else model
+    return asyncio.run(
+        run_suite(
+            suite,
+            chosen,
+            syntaxes=syntaxes,  # type: ignore[arg-type]
+            runs=runs,
+            agent_options=options,
+            on_result=progress,
+            model_label=label or model,
+        )
+    )
