@@ -28,7 +28,7 @@ from typing import TypeAlias
 
 from llmist.agent._config import RunConfig
 from llmist.agent._response import ModelWait, Response
-from llmist.agent._scheduling import ResponseCalls
+from llmist.agent._scheduling import ResponseCalls, note_repair
 from llmist.agent._state import RunState
 from llmist.agent.conversation import result_message
 from llmist.agent.events import AgentEvent
@@ -44,10 +44,13 @@ from llmist.agent.hooks import (
     call_controller,
     call_observer,
 )
+from llmist.agent.repairs import INVENTED_RESULT_NOTE, drop_invented_results
 from llmist.agent.result import AgentResult, StopReason
-from llmist.gadgets import AbortSignal
+from llmist.execution import GadgetExecutionResult
+from llmist.gadgets import AbortSignal, GadgetOutputViewer
 from llmist.providers.base import LLMChunk, LLMRequest, Message, Usage, new_message, new_request
 from llmist.syntax import EmojiCallParser, GadgetCallParser
+from llmist.syntax.writing import EMOJI_END, EMOJI_START
 
 __all__ = ["run_loop"]
 
@@ -55,6 +58,9 @@ logger = logging.getLogger("llmist.agent")
 
 Events: TypeAlias = list[AgentEvent]
 """The events one step produced, in order."""
+
+_VIEWER_NOTICE = f"Use {GadgetOutputViewer.name} with id"
+"""Part of the output store's notice for an output too large to show."""
 
 _NO_CALLS_NUDGE = (
     "Your last answer made no gadget calls. Continue the task with gadget calls, "
@@ -76,6 +82,8 @@ class _Run:
     stop: StopReason | None = None
     output: str = field(default="")
     """The last response's prose."""
+    viewer_taught: bool = False
+    """The output viewer's instructions went to the model."""
 
 
 async def run_loop(
@@ -87,7 +95,7 @@ async def run_loop(
     run = _Run(
         cfg,
         signal,
-        [cfg.system_message, Message("user", prompt)],
+        [cfg.system_message, *cfg.examples, Message("user", prompt)],
         state,
         ResponseCalls(cfg, state, signal),
         ModelWait(signal),
@@ -226,10 +234,16 @@ async def _next_turn(run: _Run, response: Response) -> None:
     """The response and its results join the conversation; the ``on_iteration`` observer; then
     the stop reason (or, for a response without calls, a nudge to go on)."""
     cfg, st, messages = run.cfg, run.state, run.messages
-    messages.append(new_message("assistant", "".join(response.raw)))
     n_calls = response.n_calls
+    text, invented = _without_invented_results(run, "".join(response.raw), n_calls)
+    messages.append(new_message("assistant", text))
     if n_calls:
-        messages.extend(result_message(r) for r in run.calls.ordered())
+        for r in run.calls.ordered():
+            messages.append(_taught(run, result_message(r), r))
+    if invented:
+        detail = f"dropped the result the model wrote itself: {invented[0][:80]!r}"
+        await note_repair(cfg, st, "invented_result", detail)
+        messages.append(Message("user", INVENTED_RESULT_NOTE))
     run.output = "".join(response.prose).strip()
     obs = cfg.observers
     if obs is not None and obs.on_iteration is not None:
@@ -239,6 +253,26 @@ async def _next_turn(run: _Run, response: Response) -> None:
     run.stop = _stop_reason(run, n_calls)
     if run.stop is None and n_calls == 0:
         messages.append(Message("user", _NO_CALLS_NUDGE))
+
+
+def _without_invented_results(run: _Run, text: str, n_calls: int) -> tuple[str, list[str]]:
+    """The response text without results the model wrote after its calls, and those results."""
+    if not n_calls:
+        return text, []
+    cfg = run.cfg
+    if cfg.syntax == "emoji":
+        return drop_invented_results(text, EMOJI_START, EMOJI_END)
+    return drop_invented_results(text, cfg.markers.start, cfg.markers.end)
+
+
+def _taught(run: _Run, message: Message, r: GadgetExecutionResult) -> Message:
+    """``message``, with the output viewer's instructions added the first time an output was
+    stored for it to read (the system prompt leaves the viewer out until then)."""
+    entry = run.cfg.viewer_entry
+    if entry is None or run.viewer_taught or r.result is None or _VIEWER_NOTICE not in r.result:
+        return message
+    run.viewer_taught = True
+    return new_message("gadget_result", f"{message.text}\n\n{entry}")
 
 
 def _stop_reason(run: _Run, n_calls: int) -> StopReason | None:
@@ -277,4 +311,5 @@ def _result(run: _Run) -> AgentResult:
         iterations=st.iteration,
         stop_reason=run.stop,
         messages=run.messages,
+        repairs=dict(st.repairs),
     )

@@ -24,7 +24,7 @@ from llmist.agent._output import (
 from llmist.agent.events import AgentEvent
 from llmist.agent.hooks import Hooks, merge_hooks
 from llmist.agent.instrumentation import InstrumentationSettings, resolve
-from llmist.agent.prompt import Markers, Syntax, render_system_prompt
+from llmist.agent.prompt import Markers, PromptStyle, Syntax, render_system_prompt
 from llmist.agent.result import AgentResult, OutputT
 from llmist.gadgets import AbortSignal, Gadget, as_gadget
 from llmist.providers.base import Provider
@@ -51,6 +51,12 @@ class Agent(Generic[OutputT]):
         gadgets: ``Gadget`` instances, ``Gadget`` subclasses or ``@gadget`` functions.
         system: Replaces the default preamble of the system prompt.
         system_extra: Added after the preamble.
+        prompt_style: ``"full"`` (every rule and parameter detail) or ``"compact"`` (one call form and
+            one line per gadget: for small models; see :doc:`local-models`).
+        few_shot: Example exchanges (task, call, result, answer) sent before the task, made from
+            the first ``GadgetExample`` with an ``output`` of up to this many gadgets.
+        strict: Turn the loop's repairs of a model's mistakes (an unknown gadget name, a repeated
+            call, an invented result) into a :class:`~llmist.RepairRefused` error ending the run.
         hooks: One :class:`Hooks` or several (merged in order).
         syntax: ``"block"`` (``!!!GADGET_START:``) or ``"emoji"`` (``🛠️[``).
         max_iterations: Most model calls per run.
@@ -89,6 +95,9 @@ class Agent(Generic[OutputT]):
         gadgets: Sequence[object] = (),
         system: str | None = None,
         system_extra: str | None = None,
+        prompt_style: PromptStyle = "full",
+        few_shot: int = 0,
+        strict: bool = False,
         hooks: Hooks | Sequence[Hooks] | None = None,
         syntax: Syntax = "block",
         max_iterations: int = 10,
@@ -113,7 +122,7 @@ class Agent(Generic[OutputT]):
         max_output_retries: int = DEFAULT_MAX_OUTPUT_RETRIES,
         instrument: InstrumentationSettings | bool | None = None,
     ) -> None:
-        _check_options(syntax, max_iterations)
+        _check_options(syntax, max_iterations, prompt_style, few_shot)
         self.model = model
         self.gadgets: list[Gadget] = _unique_gadgets(gadgets)
         self.hooks: Hooks | None = hooks if isinstance(hooks, Hooks) or hooks is None else merge_hooks(*hooks)
@@ -121,6 +130,9 @@ class Agent(Generic[OutputT]):
         self.markers = Markers(gadget_start_prefix, gadget_end_prefix, gadget_arg_prefix)
         self.system = system
         self.system_extra = system_extra
+        self.prompt_style: PromptStyle = prompt_style
+        self.few_shot = few_shot
+        self.strict = strict
         self.max_iterations = max_iterations
         self.max_gadgets_per_response = max_gadgets_per_response
         self.stop_on_no_calls = stop_on_no_calls
@@ -230,7 +242,12 @@ class Agent(Generic[OutputT]):
     def render_system_prompt(self, gadgets: Sequence[Gadget]) -> str:
         """The system prompt for ``gadgets`` with this agent's syntax, markers and texts."""
         return render_system_prompt(
-            gadgets, syntax=self.syntax, markers=self.markers, system=self.system, system_extra=self.system_extra
+            gadgets,
+            syntax=self.syntax,
+            markers=self.markers,
+            system=self.system,
+            system_extra=self.system_extra,
+            style=self.prompt_style,
         )
 
     def __repr__(self) -> str:
@@ -328,10 +345,14 @@ def _with_observers(config: RunConfig, extra: Hooks) -> RunConfig:
     return dataclasses.replace(config, observers=merge_hooks(own, extra).observers)
 
 
-def _check_options(syntax: str, max_iterations: int) -> None:
+def _check_options(syntax: str, max_iterations: int, prompt_style: str, few_shot: int) -> None:
     """Reject option values no run could use."""
     if syntax not in ("block", "emoji"):
         raise ValueError(f"syntax must be 'block' or 'emoji', got {syntax!r}")
+    if prompt_style not in ("full", "compact"):
+        raise ValueError(f"prompt_style must be 'full' or 'compact', got {prompt_style!r}")
+    if few_shot < 0:
+        raise ValueError(f"few_shot must be 0 or more, got {few_shot}")
     if max_iterations < 1:
         raise ValueError(f"max_iterations must be at least 1, got {max_iterations}")
 

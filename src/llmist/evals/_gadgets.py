@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from llmist.gadgets import ExecutionContext, Gadget, ModelRetry, TaskCompletionSignal, gadget
+from llmist.gadgets import ExecutionContext, Gadget, GadgetExample, ModelRetry, TaskCompletionSignal, gadget
 
 _WEATHER = {"paris": "18°C, sunny", "tokyo": "24°C, cloudy", "oslo": "-3°C, snow", "lima": "21°C, mist"}
 _CAPITALS = {"australia": "Canberra", "france": "Paris", "japan": "Tokyo", "canada": "Ottawa", "italy": "Rome"}
@@ -20,13 +20,13 @@ _BODY = {"body": True}
 _DEF = re.compile(r"^\s*(?:async\s+)?def\s", re.MULTILINE)
 
 
-@gadget(description="Add two integers.")
+@gadget(description="Add two integers.", examples=[GadgetExample({"a": 2, "b": 3}, "5", "Use add to compute 2 + 3.")])
 def add(a: Annotated[int, Field(description="First number")], b: Annotated[int, Field(description="Second")]) -> str:
     """Their sum."""
     return str(a + b)
 
 
-@gadget(description="Multiply two numbers.")
+@gadget(description="Multiply two numbers.", examples=[GadgetExample({"a": 3, "b": 1.5}, "4.5", "Multiply 3 by 1.5.")])
 def multiply(
     a: Annotated[float, Field(description="First number")], b: Annotated[float, Field(description="Second")]
 ) -> str:
@@ -35,7 +35,10 @@ def multiply(
     return str(int(product)) if product.is_integer() else str(product)
 
 
-@gadget(description="Current weather of a city.")
+@gadget(
+    description="Current weather of a city.",
+    examples=[GadgetExample({"city": "Lima"}, "Lima: 21°C, mist", "What is the weather in Lima?")],
+)
 def get_weather(city: Annotated[str, Field(description="City name")]) -> str:
     """The weather, or an error naming the known cities."""
     found = _WEATHER.get(city.strip().lower())
@@ -44,7 +47,10 @@ def get_weather(city: Annotated[str, Field(description="City name")]) -> str:
     return f"{city.strip().title()}: {found}"
 
 
-@gadget(description="Capital city of a country.")
+@gadget(
+    description="Capital city of a country.",
+    examples=[GadgetExample({"country": "Peru"}, "Lima", "What is the capital of Peru?")],
+)
 def capital_of(country: Annotated[str, Field(description="Country name")]) -> str:
     """The capital, or an error naming the known countries."""
     found = _CAPITALS.get(country.strip().lower())
@@ -53,13 +59,19 @@ def capital_of(country: Annotated[str, Field(description="Country name")]) -> st
     return found
 
 
-@gadget(description="Reverse the characters of a text.")
+@gadget(
+    description="Reverse the characters of a text.",
+    examples=[GadgetExample({"text": "abc"}, "cba", "Reverse the text abc.")],
+)
 def reverse_text(text: Annotated[str, Field(description="Text to reverse")]) -> str:
     """The text backwards."""
     return text[::-1]
 
 
-@gadget(description="Turn a feature flag on or off.")
+@gadget(
+    description="Turn a feature flag on or off.",
+    examples=[GadgetExample({"name": "beta", "enabled": False}, "flag beta is now OFF", "Turn the flag beta off.")],
+)
 def set_flag(
     name: Annotated[str, Field(description="Flag name")], enabled: Annotated[bool, Field(description="true or false")]
 ) -> str:
@@ -67,7 +79,10 @@ def set_flag(
     return f"flag {name} is now {'ON' if enabled else 'OFF'}"
 
 
-@gadget(description="Look up an order by its id (ids are strings: keep leading zeros).")
+@gadget(
+    description="Look up an order by its id (ids are strings: keep leading zeros).",
+    examples=[GadgetExample({"order_id": "7"}, "Order 7: 1 red gadget, pending", "Look up order 7.")],
+)
 def lookup_order(order_id: Annotated[str, Field(description="Order id, exactly as given")]) -> str:
     """The order, or an error."""
     found = _ORDERS.get(order_id.strip())
@@ -76,7 +91,10 @@ def lookup_order(order_id: Annotated[str, Field(description="Order id, exactly a
     return found
 
 
-@gadget(description="Repeat a word a number of times, joined without spaces.")
+@gadget(
+    description="Repeat a word a number of times, joined without spaces.",
+    examples=[GadgetExample({"word": "ab", "times": 2}, "abab", "Repeat ab twice.")],
+)
 def repeat_word(
     word: Annotated[str, Field(description="The word")], times: Annotated[int, Field(description="How often")]
 ) -> str:
@@ -84,26 +102,35 @@ def repeat_word(
     return word.strip() * times
 
 
-@gadget(description="Count the lines of a text.")
+@gadget(
+    description="Count the lines of a text.",
+    examples=[GadgetExample({"text": "one\ntwo"}, "2 lines", "Count the lines of: one, two.")],
+)
 def count_lines(text: Annotated[str, Field(description="The text, one item per line", json_schema_extra=_BODY)]) -> str:
     """How many non-empty lines."""
     return f"{sum(1 for line in text.splitlines() if line.strip())} lines"
 
 
-@gadget(description="Count the Python functions (def statements) in some code.")
+@gadget(
+    description="Count the Python functions (def statements) in some code.",
+    examples=[GadgetExample({"code": "def f():\n    pass"}, "1 functions", "How many functions in: def f(): pass")],
+)
 def count_functions(code: Annotated[str, Field(description="Python source code", json_schema_extra=_BODY)]) -> str:
     """How many ``def`` lines."""
     return f"{len(_DEF.findall(code))} functions"
 
 
-@gadget(description="Sum a list of numbers.")
+@gadget(description="Sum a list of numbers.", examples=[GadgetExample({"numbers": [1, 2]}, "3", "Sum 1 and 2.")])
 def sum_numbers(numbers: Annotated[list[float], Field(description="The numbers", json_schema_extra=_BODY)]) -> str:
     """The sum (integers shown without a decimal point)."""
     total = float(sum(numbers))
     return str(int(total)) if total.is_integer() else str(total)
 
 
-@gadget(description="Largest of a list of numbers.")
+@gadget(
+    description="Largest of a list of numbers.",
+    examples=[GadgetExample({"numbers": [4, 9]}, "9", "Which is larger, 4 or 9?")],
+)
 def max_of(numbers: Annotated[list[float], Field(description="The numbers", json_schema_extra=_BODY)]) -> str:
     """The largest number."""
     top = max(numbers)
@@ -117,7 +144,14 @@ class Person(BaseModel):
     age: Annotated[int, Field(description="Age in years")]
 
 
-@gadget(description="Register a user; returns the new user's id.")
+@gadget(
+    description="Register a user; returns the new user's id.",
+    examples=[
+        GadgetExample(
+            {"user": {"name": "Bo Li", "age": 20}}, "registered Bo Li (20) as user #120", "Register Bo Li, aged 20."
+        )
+    ],
+)
 def register_user(user: Annotated[Person, Field(description="The user: name and age")]) -> str:
     """An id made from the user."""
     return f"registered {user.name.strip()} ({user.age}) as user #{100 + user.age}"
@@ -143,13 +177,23 @@ class BookMeeting(Gadget):
     name = "book_meeting"
     description = "Book a meeting on a date at an hour."
     Params = MeetingParams
+    examples = (
+        GadgetExample(
+            {"date": "2024-12-01", "hour": 9},
+            "meeting booked on 2024-12-01 at 9:00",
+            "Book a meeting on 1 December 2024 at 9 am.",
+        ),
+    )
 
     def execute(self, params: MeetingParams, ctx: ExecutionContext) -> str:
         """A confirmation."""
         return f"meeting booked on {params.date} at {params.hour}:00"
 
 
-@gadget(description="Convert a temperature from Celsius.")
+@gadget(
+    description="Convert a temperature from Celsius.",
+    examples=[GadgetExample({"celsius": 0, "unit": "K"}, "273.15 K", "Convert 0 °C to Kelvin.")],
+)
 def convert_temperature(
     celsius: Annotated[float, Field(description="Degrees Celsius")],
     unit: Annotated[Literal["F", "K"], Field(description="Target unit")],
@@ -159,7 +203,10 @@ def convert_temperature(
     return f"{value:g} {unit}"
 
 
-@gadget(description="Look up a ticket by its id.")
+@gadget(
+    description="Look up a ticket by its id.",
+    examples=[GadgetExample({"ticket_id": "TCK-5"}, "TCK-5: wifi is down (status: closed)", "What is ticket 5 about?")],
+)
 def get_ticket(ticket_id: Annotated[str, Field(description="Ticket id", pattern=r"^TCK-\d+$")]) -> str:
     """The ticket."""
     return f"{ticket_id}: printer on floor 3 is jammed (status: open)"
@@ -169,7 +216,7 @@ def flaky_gadgets(name: str, description: str, answer: str) -> list[object]:
     """One gadget that fails its first call with a temporary error and then answers ``answer``."""
     calls = {"n": 0}
 
-    @gadget(name=name, description=description)
+    @gadget(name=name, description=description, examples=[GadgetExample({"key": "demo"}, answer.format(key="demo"))])
     def flaky(key: Annotated[str, Field(description="What to look up")]) -> str:
         calls["n"] += 1
         if calls["n"] == 1:
@@ -183,7 +230,10 @@ def retry_gadgets() -> list[object]:
     """A seat booking that asks for one retry (``ModelRetry``) before it succeeds."""
     calls = {"n": 0}
 
-    @gadget(description="Reserve a seat on the train.")
+    @gadget(
+        description="Reserve a seat on the train.",
+        examples=[GadgetExample({"seat": "3C"}, "seat 3C reserved, confirmation R-277", "Reserve seat 3C.")],
+    )
     def reserve_seat(seat: Annotated[str, Field(description="Seat, like 12A")]) -> str:
         calls["n"] += 1
         if calls["n"] == 1:
@@ -197,7 +247,9 @@ def note_gadgets() -> list[object]:
     """``save_note`` and ``read_note`` sharing one store (a read needs the save first)."""
     notes: dict[str, str] = {}
 
-    @gadget(description="Save a note under a key.")
+    @gadget(
+        description="Save a note under a key.", examples=[GadgetExample({"key": "a", "text": "hi"}, "saved note 'a'")]
+    )
     def save_note(
         key: Annotated[str, Field(description="Key")], text: Annotated[str, Field(description="Note")]
     ) -> str:
@@ -218,7 +270,10 @@ def folder_gadgets() -> list[object]:
     """``make_folder`` and ``save_file`` (which needs the folder to exist)."""
     folders: set[str] = set()
 
-    @gadget(description="Create a folder.")
+    @gadget(
+        description="Create a folder.",
+        examples=[GadgetExample({"name": "tmp"}, "created folder tmp", "Create the folder tmp.")],
+    )
     def make_folder(name: Annotated[str, Field(description="Folder name")]) -> str:
         folders.add(name.strip())
         return f"created folder {name.strip()}"
@@ -240,7 +295,9 @@ def counter_gadgets() -> list[object]:
     """``start_counter`` and ``count_to`` (which needs a started counter)."""
     started: set[str] = set()
 
-    @gadget(description="Start a named counter at zero.")
+    @gadget(
+        description="Start a named counter at zero.", examples=[GadgetExample({"name": "x"}, "counter x started at 0")]
+    )
     def start_counter(name: Annotated[str, Field(description="Counter name")]) -> str:
         started.add(name.strip())
         return f"counter {name.strip()} started at 0"
@@ -272,7 +329,10 @@ def list_users() -> str:
     return "\n".join(rows)
 
 
-@gadget(description="Finish the task: give the final answer. Call it once, at the end.")
+@gadget(
+    description="Finish the task: give the final answer. Call it once, at the end.",
+    examples=[GadgetExample({"answer": "Lima"}, "Lima", "Give the final answer Lima with finish.")],
+)
 def finish(answer: Annotated[str, Field(description="The final answer")]) -> str:
     """Ends the run with ``answer``."""
     raise TaskCompletionSignal(answer.strip())

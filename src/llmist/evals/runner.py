@@ -18,6 +18,7 @@ from llmist.evals.case import EvalCase, EvalSuite, SyntaxName
 from llmist.evals.grader import CallRecord, grade
 from llmist.evals.record import CaseResult
 from llmist.providers.base import Provider
+from llmist.providers.mock import estimate_tokens
 from llmist.syntax import GadgetCallEvent, TextEvent
 
 __all__ = ["ModelChoice", "count_stray_calls", "run_case", "run_suite"]
@@ -109,6 +110,7 @@ def _record(
     failures = [f"run failed: {error}"] if error else grade(case, output, stop, watch.calls)
     malformed = watch.stray + sum(1 for c in watch.calls if c.error and c.error.startswith(_MALFORMED_ERRORS))
     repairs = getattr(result, "repairs", None) or {}
+    usage_in, usage_out = _usage(result)
     return CaseResult(
         model=model,
         syntax=syntax,
@@ -121,13 +123,30 @@ def _record(
         malformed=malformed,
         repairs=dict(repairs),
         iterations=0 if result is None else result.iterations,
-        input_tokens=0 if result is None else result.usage.input_tokens,
-        output_tokens=0 if result is None else result.usage.output_tokens,
+        input_tokens=usage_in,
+        output_tokens=usage_out,
         cost=0.0 if result is None else result.cost,
         latency_s=latency,
         stop_reason=stop,
         output=output,
     )
+
+
+def _usage(result: AgentResult[Any] | None) -> tuple[int, int]:
+    """Tokens in and out: as the provider reported them, else estimated from the conversation
+    (servers such as llama.cpp's report no usage when streaming): each model call read every
+    message before its answer."""
+    if result is None:
+        return 0, 0
+    if result.usage.total_tokens:
+        return result.usage.input_tokens, result.usage.output_tokens
+    tokens_in = tokens_out = seen = 0
+    for m in result.messages:
+        if m.role == "assistant":
+            tokens_in += seen
+            tokens_out += estimate_tokens(m.text)
+        seen += estimate_tokens(m.text)
+    return tokens_in, tokens_out
 
 
 def _model_name(model: str | Provider) -> str:
