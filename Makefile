@@ -121,7 +121,9 @@ clean:
 EVAL_VENV  := .venv-eval
 EVAL_STAMP := $(EVAL_VENV)/.installed-stamp
 EVAL_CACHE ?= $(HOME)/.cache/llmist-eval/wheels
-EVAL_ARGS  ?= --by-category --max-response-tokens 300 --out benchmarks/results/eval-smollm2.jsonl
+# The settings that scored best on SmolLM2 (benchmarks/RESULTS.md): two example exchanges, the full prompt.
+EVAL_ARGS  ?= --few-shot 2 --by-category --max-response-tokens 300 \
+	--out benchmarks/results/eval-smollm2.jsonl
 
 $(EVAL_STAMP): pyproject.toml
 	@test -x $(EVAL_VENV)/bin/python || $(PYTHON) -m venv $(EVAL_VENV)

@@ -26,7 +26,8 @@ from llmist.agent.hooks import (
 )
 from llmist.agent.instrumentation import InstrumentationSettings, instrument
 from llmist.agent.presets import HookPresets, Progress
-from llmist.agent.prompt import Markers, Syntax, estimate_prompt_tokens, render_system_prompt
+from llmist.agent.prompt import Markers, PromptStyle, Syntax, estimate_prompt_tokens, render_system_prompt
+from llmist.agent.repairs import RepairEvent, RepairKind, RepairRefused
 from llmist.agent.result import AgentResult, StopReason
 
 __all__ = [
@@ -55,9 +56,13 @@ __all__ = [
     "Observers",
     "OutputValidationError",
     "Proceed",
+    "PromptStyle",
     "Progress",
     "RealModelRequestBlocked",
     "Recover",
+    "RepairEvent",
+    "RepairKind",
+    "RepairRefused",
     "Rethrow",
     "SkipGadget",
     "SkipLLMCall",

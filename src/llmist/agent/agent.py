@@ -56,7 +56,7 @@ class Agent(Generic[OutputT]):
         few_shot: Example exchanges (task, call, result, answer) sent before the task, made from
             the first ``GadgetExample`` with an ``output`` of up to this many gadgets.
         strict: Turn the loop's repairs of a model's mistakes (an unknown gadget name, a repeated
-            call, an invented result) into a :class:`~llmist.RepairRefused` error ending the run.
+            call, an invented result) into a :class:`~llmist.agent.RepairRefused` error ending the run.
         hooks: One :class:`Hooks` or several (merged in order).
         syntax: ``"block"`` (``!!!GADGET_START:``) or ``"emoji"`` (``🛠️[``).
         max_iterations: Most model calls per run.

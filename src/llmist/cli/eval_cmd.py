@@ -7,6 +7,7 @@ from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
+from rich.console import Console
 from rich.text import Text
 
 from llmist.cli._common import CliError, fail, stderr, stdout
@@ -104,11 +105,13 @@ def _report(earlier: list[Any], fresh: list[Any], by_category: bool, min_success
     from llmist.evals import summarize, summary_table
 
     results = [*earlier, *fresh]
-    stdout.print(summary_table(summarize(results)))
+    # Piped into a file or a report, the table keeps its width instead of a terminal's default 80.
+    out = stdout if stdout.is_terminal else Console(width=140, highlight=False)
+    out.print(summary_table(summarize(results)))
     if by_category:
         from llmist.evals import category_table
 
-        stdout.print(category_table(results))
+        out.print(category_table(results))
     if min_success is not None:
         best = max((s.success_rate for s in summarize(fresh or results)), default=0.0)
         if best < min_success:

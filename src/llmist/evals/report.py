@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from rich import box
 from rich.table import Table
 
 from llmist.evals.record import CaseResult
@@ -71,11 +72,11 @@ def _summary(model: str, syntax: str, rs: Sequence[CaseResult]) -> Summary:
 def summary_table(summaries: Sequence[Summary], *, title: str = "llmist eval") -> Table:
     """Models and syntaxes side by side: passed runs and success rate, malformed calls per
     attempted call, repairs made, and per run the mean model calls, tokens and seconds; total cost."""
-    table = Table(title=title, title_justify="left")
-    table.add_column("model")
-    table.add_column("syntax")
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("model", no_wrap=True)
+    table.add_column("syntax", no_wrap=True)
     for name in ("success", "bad/call", "repairs", "iters", "tokens", "cost", "secs"):
-        table.add_column(name, justify="right")
+        table.add_column(name, justify="right", no_wrap=True)
     for s in summaries:
         table.add_row(
             s.model,
@@ -95,7 +96,7 @@ def category_table(results: Sequence[CaseResult]) -> Table:
     """Passed runs per category (rows) for each model and syntax (columns)."""
     columns = list(dict.fromkeys((r.model, r.syntax) for r in results))
     categories = list(dict.fromkeys(r.category for r in results))
-    table = Table(title="by category", title_justify="left")
+    table = Table(title="by category", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("category")
     for model, syntax in columns:
         table.add_column(f"{model}\n{syntax}" if len({m for m, _ in columns}) > 1 else syntax, justify="right")
