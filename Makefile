@@ -46,7 +46,14 @@ test: test-pure test-newest-python
 	@echo "make test: skipped test-compiled: no C compiler or no Python headers ($(PYTHON)); the pure build was tested"
 endif
 
-test-pure: lint typecheck
+# CI (CI=true) also sets up the real local model, so the `real_model` tests run instead of skipping:
+# the one-off llama-cpp-python build takes about six minutes on two cores (its wheel is cached), the
+# tests about a minute, well inside CI's 90. Elsewhere they run when `make eval-local` was run once.
+ifeq ($(CI),true)
+REAL_MODEL_SETUP := eval-setup
+endif
+
+test-pure: lint typecheck $(REAL_MODEL_SETUP)
 	$(BIN)/pytest
 
 # What the compiled build's and the newest Python's test venvs need beside llmist itself (the core
