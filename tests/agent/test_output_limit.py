@@ -36,8 +36,16 @@ async def test_large_output_is_stored_and_read_back_with_the_viewer() -> None:
     assert result.output == "Done: line 200 ERROR"
 
 
-async def test_viewer_is_listed_in_the_prompt_when_limiting_is_on() -> None:
-    assert "GadgetOutputViewer" in Agent(model="mock", gadgets=[big_log]).system_prompt
+async def test_the_viewer_stays_out_of_the_prompt_until_an_output_is_stored() -> None:
+    assert "GadgetOutputViewer" not in Agent(model="mock", gadgets=[big_log]).system_prompt
+
+
+async def test_the_first_stored_output_comes_with_the_viewers_instructions() -> None:
+    agent = Agent(model=MockModel(_script), gadgets=[big_log], context_window=1000, gadget_output_limit_percent=10)
+    result = await agent.run("find errors")
+    notices = [m.text for m in result.messages if m.role == "gadget_result"]
+    assert "To read it, call GadgetOutputViewer:\n## GadgetOutputViewer" in notices[0]
+    assert "To read it" not in notices[1]
 
 
 async def test_limit_off_passes_outputs_whole_and_hides_the_viewer() -> None:

@@ -124,13 +124,14 @@ async def test_llmist_own_client_uses_llmist_own_server_over_http() -> None:
 async def test_an_http_server_that_dies_mid_run_gives_an_error_result_and_the_run_goes_on() -> None:
     async with http_serve() as url:
         server = MCPServerHTTP(url)
-        call = "!!!GADGET_START:add\n!!!ARG:a\n1\n!!!ARG:b\n2\n!!!GADGET_END"
+        # Two different calls: an identical second one would be answered with the first's result.
+        calls = [f"!!!GADGET_START:add\n!!!ARG:a\n{a}\n!!!ARG:b\n2\n!!!GADGET_END" for a in (1, 5)]
 
         def answer(conversation: Sequence[Message]) -> str:
             rounds = sum(m.role == "assistant" for m in conversation)
             if rounds == 1:  # the first call worked: stop the server before the second
                 _SERVING[url].kill()
-            return call if rounds < 2 else "went on without it"
+            return calls[rounds] if rounds < 2 else "went on without it"
 
         result = await Agent(model=MockModel(answer), mcp_servers=[server]).run("add twice")
     first, second = result.gadget_results

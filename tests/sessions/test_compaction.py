@@ -144,7 +144,7 @@ async def test_a_summary_by_the_agents_own_model_by_default() -> None:
 
     model = MockModel(respond)
     agent = Agent(
-        model=model, gadgets=[read_page], context_window=700,
+        model=model, gadgets=[read_page], context_window=400,
         compaction=Compaction(Summarize(keep_turns=1, max_summary_tokens=20), threshold=0.9, target=0.8),
     )  # fmt: skip
     await agent.run("Read.")

@@ -56,7 +56,8 @@ from llmist.agent.messages import (
     messages_to_json,
 )
 from llmist.agent.presets import HookPresets, Progress
-from llmist.agent.prompt import Markers, Syntax, estimate_prompt_tokens, render_system_prompt
+from llmist.agent.prompt import Markers, PromptStyle, Syntax, estimate_prompt_tokens, render_system_prompt
+from llmist.agent.repairs import RepairEvent, RepairKind, RepairRefused
 from llmist.agent.result import AgentResult, StopReason
 from llmist.agent.sessions import Session, SessionError, SQLiteSession
 from llmist.agent.subagents import DEFAULT_MAX_DEPTH, SubagentGadget, SubagentParams
@@ -98,9 +99,13 @@ __all__ = [
     "OutputValidationError",
     "Proceed",
     "Progress",
+    "PromptStyle",
     "RealModelRequestBlocked",
     "ReasoningEvent",
     "Recover",
+    "RepairEvent",
+    "RepairKind",
+    "RepairRefused",
     "ReplaceMessages",
     "Rethrow",
     "SQLiteSession",

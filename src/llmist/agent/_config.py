@@ -9,7 +9,14 @@ from typing import Any, Protocol, TypeAlias
 
 from llmist.agent._models import shared_registry
 from llmist.agent.hooks import Controllers, Hooks, Interceptors, Observers
-from llmist.agent.prompt import Markers, Syntax, render_system_prompt
+from llmist.agent.prompt import (
+    Markers,
+    PromptStyle,
+    Syntax,
+    example_exchanges,
+    render_gadget_entry,
+    render_system_prompt,
+)
 from llmist.gadgets import Gadget, GadgetOutputStore, GadgetOutputViewer, ModelClient, output_char_limit
 from llmist.providers.base import Message, Provider, Reasoning, Usage
 from llmist.providers.client import LLMClient
@@ -37,6 +44,9 @@ class AgentSettings(Protocol):
     markers: Markers
     system: str | None
     system_extra: str | None
+    prompt_style: PromptStyle
+    few_shot: int
+    strict: bool
     max_iterations: int
     max_gadgets_per_response: int | None
     stop_on_no_calls: bool
@@ -79,6 +89,11 @@ class RunConfig:
     cost_of: Callable[[Usage], float]
     llm_client: ModelClient
     """Lent to gadgets as ``ctx.llm``: the agent's ``llm_client``, else a client of its own model."""
+    examples: tuple[Message, ...] = ()
+    """Example exchanges sent before the task (``few_shot``)."""
+    viewer_entry: str | None = None
+    """The output viewer's instructions, sent with the first output it must read (the viewer is
+    left out of the system prompt: most runs never need it, and small models pay for every token)."""
     parsers: list[GadgetCallParser | EmojiCallParser] = field(default_factory=list)
     """Parsers of finished runs, reused by the next ones."""
     vision: bool | None = None
@@ -102,13 +117,20 @@ class RunConfig:
         listed = [*agent.gadgets, *extra_gadgets]
         if extra_gadgets:
             _check_unique(listed)
-        store: GadgetOutputStore | None = None
-        if char_limit is not None:
-            store = GadgetOutputStore(char_limit)
-            if not any(g.name == GadgetOutputViewer.name for g in listed):
-                listed.append(GadgetOutputViewer(store))
+        shown = list(listed)
+        store, viewer_entry = _output_viewer(agent, char_limit, listed)
         prompt = render_system_prompt(
-            listed, syntax=agent.syntax, markers=agent.markers, system=agent.system, system_extra=agent.system_extra
+            shown,
+            syntax=agent.syntax,
+            markers=agent.markers,
+            system=agent.system,
+            system_extra=agent.system_extra,
+            style=agent.prompt_style,
+        )
+        examples = (
+            example_exchanges(shown, syntax=agent.syntax, markers=agent.markers, limit=agent.few_shot)
+            if agent.few_shot
+            else []
         )
         hooks: Hooks | None = agent.hooks
         return cls(
@@ -129,6 +151,8 @@ class RunConfig:
             vision=sees_images(provider, model_name, registry),
             context_window=window,
             registry=registry,
+            examples=tuple(examples),
+            viewer_entry=viewer_entry,
         )
 
     def take_parser(self) -> GadgetCallParser | EmojiCallParser:
@@ -151,6 +175,27 @@ class RunConfig:
             return EmojiCallParser()
         m = self.markers
         return GadgetCallParser(start_prefix=m.start, end_prefix=m.end, arg_prefix=m.arg)
+
+
+def _output_viewer(
+    agent: AgentSettings, char_limit: int | None, listed: list[Gadget]
+) -> tuple[GadgetOutputStore | None, str | None]:
+    """The output store (with output limiting on) and, when the viewer is added to ``listed``
+    here, its instructions for the model."""
+    if char_limit is None:
+        return None, None
+    store = GadgetOutputStore(char_limit)
+    if any(g.name == GadgetOutputViewer.name for g in listed):
+        return store, None
+    viewer = GadgetOutputViewer(store)
+    listed.append(viewer)
+    return store, _viewer_entry(viewer, agent)
+
+
+def _viewer_entry(viewer: Gadget, agent: AgentSettings) -> str:
+    """How to call the viewer, in the agent's syntax and prompt style."""
+    entry = render_gadget_entry(viewer, syntax=agent.syntax, markers=agent.markers, style=agent.prompt_style)
+    return f"To read it, call {viewer.name}:\n{entry}"
 
 
 def _check_unique(gadgets: Sequence[Gadget]) -> None:

@@ -23,12 +23,13 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TypeAlias
 
 from llmist.agent._config import RunConfig
+from llmist.agent._media import with_text
 from llmist.agent._response import ModelWait, Response
-from llmist.agent._scheduling import ResponseCalls
+from llmist.agent._scheduling import ResponseCalls, note_repair
 from llmist.agent._state import RunState
 from llmist.agent.conversation import result_message
 from llmist.agent.events import AgentEvent
@@ -45,11 +46,14 @@ from llmist.agent.hooks import (
     call_controller,
     call_observer,
 )
-from llmist.agent.messages import AssistantMessage
+from llmist.agent.messages import AssistantMessage, GadgetResultMessage
+from llmist.agent.repairs import INVENTED_RESULT_NOTE, drop_invented_results
 from llmist.agent.result import AgentResult, StopReason
-from llmist.gadgets import AbortSignal
+from llmist.execution import GadgetExecutionResult
+from llmist.gadgets import AbortSignal, GadgetOutputViewer
 from llmist.providers.base import ContentPart, LLMChunk, LLMRequest, Message, Usage
 from llmist.syntax import EmojiCallParser, GadgetCallParser
+from llmist.syntax.writing import EMOJI_END, EMOJI_START
 
 __all__ = ["run_loop"]
 
@@ -57,6 +61,9 @@ logger = logging.getLogger("llmist.agent")
 
 Events: TypeAlias = list[AgentEvent]
 """The events one step produced, in order."""
+
+_VIEWER_NOTICE = f"Use {GadgetOutputViewer.name} with id"
+"""Part of the output store's notice for an output too large to show."""
 
 _NO_CALLS_NUDGE = (
     "Your last answer made no gadget calls. Continue the task with gadget calls, "
@@ -78,6 +85,8 @@ class _Run:
     stop: StopReason | None = None
     output: str = field(default="")
     """The last response's prose."""
+    viewer_taught: bool = False
+    """The output viewer's instructions went to the model."""
 
 
 async def run_loop(
@@ -93,7 +102,7 @@ async def run_loop(
     run = _Run(
         cfg,
         signal,
-        start_messages(cfg.system_message, prompt, history),
+        start_messages(cfg.system_message, prompt, history, cfg.examples),
         state,
         ResponseCalls(cfg, state, signal),
         ModelWait(signal),
@@ -120,12 +129,18 @@ async def run_loop(
 
 
 def start_messages(
-    system: Message, prompt: str | tuple[ContentPart, ...] | None, history: Sequence[Message]
+    system: Message,
+    prompt: str | tuple[ContentPart, ...] | None,
+    history: Sequence[Message],
+    examples: Sequence[Message] = (),
 ) -> list[Message]:
     """The conversation a run starts from: this agent's system prompt (a system message at the
-    head of ``history`` is replaced: the gadgets may have changed), the history, the prompt."""
+    head of ``history`` is replaced: the gadgets may have changed), the history, the prompt.
+
+    The example exchanges (``few_shot``) open a new conversation only: a continued one holds
+    them already."""
     rest = history[1:] if history and history[0].role == "system" else history
-    messages = [system, *rest]
+    messages = [system, *rest] if rest else [system, *examples]
     if prompt is not None:
         messages.append(Message("user", prompt))
     if len(messages) == 1:
@@ -265,10 +280,16 @@ async def _next_turn(run: _Run, response: Response) -> None:
     """The response and its results join the conversation; the ``on_iteration`` observer; then
     the stop reason (or, for a response without calls, a nudge to go on)."""
     cfg, st, messages = run.cfg, run.state, run.messages
-    messages.append(AssistantMessage("assistant", "".join(response.raw), response.usage))
     n_calls = response.n_calls
+    text, invented = _without_invented_results(run, "".join(response.raw), n_calls)
+    messages.append(AssistantMessage("assistant", text, response.usage))
     if n_calls:
-        messages.extend(result_message(r, cfg.vision) for r in run.calls.ordered())
+        for r in run.calls.ordered():
+            messages.append(_taught(run, result_message(r, cfg.vision), r))
+    if invented:
+        detail = f"dropped the result the model wrote itself: {invented[0][:80]!r}"
+        await note_repair(cfg, st, "invented_result", detail)
+        messages.append(Message("user", INVENTED_RESULT_NOTE))
     run.output = "".join(response.prose).strip()
     obs = cfg.observers
     if obs is not None and obs.on_iteration is not None:
@@ -278,6 +299,26 @@ async def _next_turn(run: _Run, response: Response) -> None:
     run.stop = _stop_reason(run, n_calls)
     if run.stop is None and n_calls == 0:
         messages.append(Message("user", _NO_CALLS_NUDGE))
+
+
+def _without_invented_results(run: _Run, text: str, n_calls: int) -> tuple[str, list[str]]:
+    """The response text without results the model wrote after its calls, and those results."""
+    if not n_calls:
+        return text, []
+    cfg = run.cfg
+    if cfg.syntax == "emoji":
+        return drop_invented_results(text, EMOJI_START, EMOJI_END)
+    return drop_invented_results(text, cfg.markers.start, cfg.markers.end)
+
+
+def _taught(run: _Run, message: GadgetResultMessage, r: GadgetExecutionResult) -> GadgetResultMessage:
+    """``message``, with the output viewer's instructions added the first time an output was
+    stored for it to read (the system prompt leaves the viewer out until then)."""
+    entry = run.cfg.viewer_entry
+    if entry is None or run.viewer_taught or r.result is None or _VIEWER_NOTICE not in r.result:
+        return message
+    run.viewer_taught = True
+    return replace(message, content=with_text(message.content, entry))
 
 
 def _stop_reason(run: _Run, n_calls: int) -> StopReason | None:
@@ -316,4 +357,5 @@ def _result(run: _Run) -> AgentResult:
         iterations=st.iteration,
         stop_reason=run.stop,
         messages=run.messages,
+        repairs=dict(st.repairs),
     )

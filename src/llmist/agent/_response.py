@@ -145,7 +145,7 @@ class Response:
     async def _call(self, ev: GadgetCallEvent) -> list[AgentEvent]:
         """Start a parsed call; the events of results known at once (a call not run)."""
         self.n_calls += 1
-        return [await self.calls.finished(r) for r in self.calls.submit(ev.call, self.n_calls)]
+        return [await self.calls.finished(r) for r in await self.calls.admit(ev.call, self.n_calls)]
 
 
 class ModelWait:

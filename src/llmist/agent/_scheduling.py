@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 from typing import Any
 
 from llmist.agent._config import RunConfig
@@ -12,6 +13,14 @@ from llmist.agent._state import RunState
 from llmist.agent.conversation import not_run_message
 from llmist.agent.events import AgentEvent, GadgetResultEvent, GadgetSkippedEvent
 from llmist.agent.hooks import GadgetContext, SkipGadget, call_controller, call_observer
+from llmist.agent.repairs import (
+    RepairEvent,
+    RepairKind,
+    RepairRefused,
+    call_signature,
+    same_name,
+    unknown_gadget_text,
+)
 from llmist.execution import (
     BeforeGadgetDecision,
     GadgetCallInfo,
@@ -23,7 +32,7 @@ from llmist.execution.results import call_result
 from llmist.gadgets import AbortSignal
 from llmist.syntax import ParsedCall
 
-__all__ = ["ResponseCalls", "result_event"]
+__all__ = ["ResponseCalls", "note_repair", "result_event"]
 
 _LAST = 1 << 30
 _CANCELLED = "Cancelled: the run was cancelled before this call started"
@@ -50,6 +59,11 @@ class ResponseCalls:
         self._resp: list[GadgetExecutionResult] = []
         self.completion: str | None = None
         """The ``TaskCompletionSignal`` summary, once a gadget raised it."""
+        self._names = [g.name for g in cfg.gadgets]
+        self._signatures: dict[str, tuple[str, str, str]] = {}
+        """Invocation id -> what the call wrote, for calls that may be repeated."""
+        self._done: dict[tuple[str, str, str], GadgetExecutionResult] = {}
+        """Successful calls of the run by what they wrote."""
 
     # --- per response -------------------------------------------------------------------
 
@@ -76,6 +90,32 @@ class ResponseCalls:
             )
         sched.submit(call)
         return []
+
+    async def admit(self, call: ParsedCall, n: int) -> list[GadgetExecutionResult]:
+        """:meth:`submit` after the loop's repairs: a misspelt gadget name fixed, an unknown one
+        answered with the closest names, a repeated call answered with its earlier result."""
+        name = call.gadget_name
+        if name not in self._names:
+            fixed = same_name(name, self._names)
+            if fixed is None:
+                text = unknown_gadget_text(name, self._names)
+                await note_repair(self._cfg, self._st, "unknown_gadget", text, call.invocation_id)
+                return [call_result(call, None, text, "error")]
+            detail = f"gadget {name!r} read as {fixed!r}"
+            await note_repair(self._cfg, self._st, "gadget_name", detail, call.invocation_id)
+            call = dataclasses.replace(call, gadget_name=fixed)
+        signature = call_signature(call)
+        earlier = self._done.get(signature)
+        if earlier is not None and not earlier.breaks_loop:
+            detail = f"{call.gadget_name} call identical to {earlier.invocation_id} answered with its result"
+            await note_repair(self._cfg, self._st, "repeated_call", detail, call.invocation_id)
+            note = (
+                f"\n(Note: this call is identical to {earlier.invocation_id}, made earlier in this run; "
+                "this is its result again. Use it instead of repeating the call.)"
+            )
+            return [call_result(call, f"{earlier.result or ''}{note}", None, "success")]
+        self._signatures[call.invocation_id] = signature
+        return self.submit(call, n)
 
     def take_ready(self) -> list[GadgetExecutionResult]:
         """Results finished so far (without waiting)."""
@@ -113,6 +153,9 @@ class ResponseCalls:
         st.gadget_cost += r.cost
         self._resp.append(r)
         self._by_id[r.invocation_id] = r
+        signature = self._signatures.pop(r.invocation_id, None)
+        if signature is not None and r.ok and r.skip is None:
+            self._done.setdefault(signature, r)
         if r.breaks_loop and self.completion is None:
             self.completion = r.result or ""
         return r
@@ -197,6 +240,19 @@ class ResponseCalls:
             await sched.__aexit__(None, None, None)
         if self._executor is not None:
             self._signal.remove_listener(self._on_abort)
+
+
+async def note_repair(
+    cfg: RunConfig, st: RunState, kind: RepairKind, detail: str, invocation_id: str | None = None
+) -> None:
+    """Count a repair and tell the ``on_repair`` observer; in strict mode raise instead."""
+    event = RepairEvent(kind, st.iteration, detail, invocation_id)
+    if cfg.agent.strict:
+        raise RepairRefused(event)
+    st.repairs[kind] = st.repairs.get(kind, 0) + 1
+    obs = cfg.observers
+    if obs is not None and obs.on_repair is not None:
+        await call_observer(obs.on_repair, event)
 
 
 def result_event(r: GadgetExecutionResult) -> AgentEvent:

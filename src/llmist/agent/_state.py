@@ -13,7 +13,7 @@ __all__ = ["RunState"]
 class RunState:
     """Mutable totals of one run (the loop and the run's calls both add to them)."""
 
-    __slots__ = ("gadget_cost", "iteration", "llm_cost", "results", "started", "usage")
+    __slots__ = ("gadget_cost", "iteration", "llm_cost", "repairs", "results", "started", "usage")
 
     def __init__(self) -> None:
         self.iteration = 0
@@ -23,3 +23,5 @@ class RunState:
         self.results: list[GadgetExecutionResult] = []
         """Every finished call of the run, in completion order."""
         self.started = time.perf_counter()
+        self.repairs: dict[str, int] = {}
+        """Repairs made, by kind."""

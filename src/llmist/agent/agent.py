@@ -28,7 +28,7 @@ from llmist.agent.compaction import Compaction, CompactionStrategy
 from llmist.agent.events import AgentEvent
 from llmist.agent.hooks import Hooks, merge_hooks
 from llmist.agent.instrumentation import InstrumentationSettings, resolve
-from llmist.agent.prompt import Markers, Syntax, render_system_prompt
+from llmist.agent.prompt import Markers, PromptStyle, Syntax, render_system_prompt
 from llmist.agent.result import AgentResult, OutputT
 from llmist.agent.sessions import Session
 from llmist.agent.subagents import DEFAULT_MAX_DEPTH, RunScope, SubagentGadget, has_subagents, run_with_subagents
@@ -58,6 +58,12 @@ class Agent(Generic[OutputT]):
         gadgets: ``Gadget`` instances, ``Gadget`` subclasses or ``@gadget`` functions.
         system: Replaces the default preamble of the system prompt.
         system_extra: Added after the preamble.
+        prompt_style: ``"full"`` (every rule and parameter detail) or ``"compact"`` (one call form and
+            one line per gadget: for small models; see :doc:`local-models`).
+        few_shot: Example exchanges (task, call, result, answer) sent before the task, made from
+            the first ``GadgetExample`` with an ``output`` of up to this many gadgets.
+        strict: Turn the loop's repairs of a model's mistakes (an unknown gadget name, a repeated
+            call, an invented result) into a :class:`~llmist.agent.RepairRefused` error ending the run.
         hooks: One :class:`Hooks` or several (merged in order).
         syntax: ``"block"`` (``!!!GADGET_START:``) or ``"emoji"`` (``🛠️[``).
         max_iterations: Most model calls per run.
@@ -101,6 +107,8 @@ class Agent(Generic[OutputT]):
     """
 
     _config: RunConfig | None
+    _output: OutputSpec | None
+    _output_config: RunConfig | None
 
     def __init__(
         self,
@@ -109,6 +117,9 @@ class Agent(Generic[OutputT]):
         gadgets: Sequence[object] = (),
         system: str | None = None,
         system_extra: str | None = None,
+        prompt_style: PromptStyle = "full",
+        few_shot: int = 0,
+        strict: bool = False,
         hooks: Hooks | Sequence[Hooks] | None = None,
         syntax: Syntax = "block",
         max_iterations: int = 10,
@@ -139,27 +150,25 @@ class Agent(Generic[OutputT]):
         description: str | None = None,
         subagents: Sequence[Agent[Any] | SubagentGadget] = (),
     ) -> None:
-        _check_options(syntax, max_iterations)
-        self.model = model
-        self.name, self.description = name, description
+        _check_options(syntax, max_iterations, prompt_style, few_shot)
+        self.model, self.name, self.description = model, name, description
         self.gadgets: list[Gadget] = _unique_gadgets([*gadgets, *(_subagent_gadget(s) for s in subagents)])
         self.hooks: Hooks | None = hooks if isinstance(hooks, Hooks) or hooks is None else merge_hooks(*hooks)
-        self.syntax: Syntax = syntax
-        self.markers = Markers(gadget_start_prefix, gadget_end_prefix, gadget_arg_prefix)
+        self.syntax, self.markers = syntax, Markers(gadget_start_prefix, gadget_end_prefix, gadget_arg_prefix)
         # Grouped as the docstring lists them; each is read at the start of every run.
         self.system, self.system_extra = system, system_extra
+        self.prompt_style, self.few_shot, self.strict = prompt_style, few_shot, strict
         self.max_iterations, self.max_gadgets_per_response = max_iterations, max_gadgets_per_response
         self.stop_on_no_calls, self.max_cost, self.max_tokens = stop_on_no_calls, max_cost, max_tokens
         self.gadget_output_limit, self.gadget_output_limit_percent = gadget_output_limit, gadget_output_limit_percent
         self.context_window, self.gadget_timeout_s = context_window, gadget_timeout_s
         self.on_human_input = on_human_input
         self.temperature, self.max_response_tokens = temperature, max_response_tokens
-        self.reasoning: Reasoning | None = Reasoning.of(reasoning)
+        self.reasoning = Reasoning.of(reasoning)
         self.model_registry, self.llm_client, self.mcp_servers = model_registry, llm_client, list(mcp_servers)
         self.output_type, self.max_output_retries, self.instrument = output_type, max_output_retries, instrument
         self.session, self.compaction = session, _checked_compaction(compaction)
-        self._output: OutputSpec | None = output_spec(output_type, max_output_retries)
-        self._output_config: RunConfig | None = None
+        self._output, self._output_config = output_spec(output_type, max_output_retries), None
 
     @property
     def model(self) -> str | Provider:
@@ -324,7 +333,12 @@ class Agent(Generic[OutputT]):
     def render_system_prompt(self, gadgets: Sequence[Gadget]) -> str:
         """The system prompt for ``gadgets`` with this agent's syntax, markers and texts."""
         return render_system_prompt(
-            gadgets, syntax=self.syntax, markers=self.markers, system=self.system, system_extra=self.system_extra
+            gadgets,
+            syntax=self.syntax,
+            markers=self.markers,
+            system=self.system,
+            system_extra=self.system_extra,
+            style=self.prompt_style,
         )
 
     def __repr__(self) -> str:
@@ -470,10 +484,14 @@ def _checked_compaction(
     return compaction
 
 
-def _check_options(syntax: str, max_iterations: int) -> None:
+def _check_options(syntax: str, max_iterations: int, prompt_style: str, few_shot: int) -> None:
     """Reject option values no run could use."""
     if syntax not in ("block", "emoji"):
         raise ValueError(f"syntax must be 'block' or 'emoji', got {syntax!r}")
+    if prompt_style not in ("full", "compact"):
+        raise ValueError(f"prompt_style must be 'full' or 'compact', got {prompt_style!r}")
+    if few_shot < 0:
+        raise ValueError(f"few_shot must be 0 or more, got {few_shot}")
     if max_iterations < 1:
         raise ValueError(f"max_iterations must be at least 1, got {max_iterations}")
 

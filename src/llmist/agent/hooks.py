@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias, TypeVar
 
+from llmist.agent.repairs import RepairEvent
 from llmist.execution import DependencySkipDecision, DependencySkipInfo, GadgetExecutionResult, GadgetSkip
 from llmist.providers.base import Message, Usage
 from llmist.syntax import ArgsPartialEvent
@@ -227,6 +228,8 @@ class Observers:
     on_iteration: Callable[[IterationContext], Any] | None = None
     on_compaction: Callable[[CompactionContext], Any] | None = None
     """The conversation was compacted (see :doc:`compaction`)."""
+    on_repair: Callable[[RepairEvent], Any] | None = None
+    """The loop repaired a model's mistake (see :mod:`llmist.agent.repairs`)."""
 
 
 @dataclass(slots=True)

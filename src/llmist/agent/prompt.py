@@ -12,12 +12,27 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-from llmist.gadgets import Gadget, render_gadget
+from llmist.gadgets import Gadget, render_call, render_gadget
+from llmist.providers.base import Message
+from llmist.syntax.schema import json_schema
 
-__all__ = ["DEFAULT_PREAMBLE", "Markers", "Syntax", "estimate_prompt_tokens", "render_system_prompt"]
+__all__ = [
+    "DEFAULT_PREAMBLE",
+    "Markers",
+    "PromptStyle",
+    "Syntax",
+    "estimate_prompt_tokens",
+    "example_exchanges",
+    "render_gadget_entry",
+    "render_system_prompt",
+]
 
 Syntax: TypeAlias = Literal["block", "emoji"]
 """The call syntax a model writes: ``"block"`` (``!!!GADGET_START:``) or ``"emoji"`` (``🛠️[``)."""
+
+PromptStyle: TypeAlias = Literal["full", "compact"]
+"""How much the system prompt teaches: ``"full"`` (every rule, every parameter's type, default
+and description) or ``"compact"`` (for small models: one call form, one line per gadget)."""
 
 DEFAULT_PREAMBLE = "You are a helpful assistant that completes tasks by calling gadgets (tools)."
 
@@ -75,6 +90,50 @@ has spaces. The body (may be empty) fills its body parameter, written as is, sev
 - When the task is done, answer in plain text without any block."""
 
 
+def _compact_syntax(syntax: Syntax, m: Markers) -> str:
+    if syntax == "emoji":
+        form = "🛠️[tool_name argument1 argument2]\n🛠️[/end]"
+        where = "arguments in the order listed; a body parameter goes on the lines before 🛠️[/end]"
+    else:
+        form = f"{m.start}tool_name\n{m.arg}parameter_name\nvalue\n{m.end}"
+        where = f"one {m.arg} line per parameter; nested: {m.arg}user/name, lists: {m.arg}items/0"
+    return (
+        f"To call a tool, write exactly this form ({where}):\n{form}\n"
+        "Then stop: the result comes back in the next message. Never write a result yourself. "
+        "When you have what you need, answer in plain text."
+    )
+
+
+def _compact_gadget(gadget: Gadget, syntax: Syntax) -> str:
+    """One line: name, description, the parameters' names and types (emoji: the body field last)."""
+    schema = json_schema(gadget.Params)
+    props = schema.properties
+    required = set(schema.root.get("required") or ())
+    body = next((n for n, p in props.items() if schema.resolve(p).get("body") is True), None)
+    names = [n for n in props if n != body] + ([body] if body is not None else [])
+    facts = []
+    for n in names:
+        field = schema.resolve(props[n])
+        enum = field.get("enum")
+        kind = " or ".join(str(v) for v in enum) if isinstance(enum, list) else schema.kind(field) or "value"
+        if kind == "array":
+            kind = f"list of {schema.kind(field.get('items')) or 'value'}"
+        elif kind == "object" and isinstance(field.get("properties"), dict):
+            kind = "object with " + ", ".join(field["properties"])
+        extra = ("" if n in required else ", optional") + (", the body" if syntax == "emoji" and n == body else "")
+        facts.append(f"{n} ({kind}{extra})")
+    return f"- {gadget.name}: {' '.join(gadget.description.split())} Parameters: {', '.join(facts) or 'none'}"
+
+
+def render_gadget_entry(
+    gadget: Gadget, *, syntax: Syntax = "block", markers: Markers = Markers(), style: PromptStyle = "full"
+) -> str:
+    """One gadget's entry in the system prompt, in ``style``."""
+    if style == "compact":
+        return _compact_gadget(gadget, syntax)
+    return render_gadget(gadget, syntax, start_prefix=markers.start, end_prefix=markers.end, arg_prefix=markers.arg)
+
+
 def render_system_prompt(
     gadgets: Sequence[Gadget],
     *,
@@ -82,19 +141,21 @@ def render_system_prompt(
     markers: Markers = Markers(),
     system: str | None = None,
     system_extra: str | None = None,
+    style: PromptStyle = "full",
 ) -> str:
     """Build the system prompt: preamble (``system`` replaces the default), ``system_extra``,
     then, when there are gadgets, the syntax rules with a worked example and each gadget's
-    rendered instructions (schema and examples in the active syntax)."""
+    rendered instructions (schema and examples in the active syntax). ``style="compact"``
+    teaches one call form and lists each gadget on one line, for small models."""
     parts = [DEFAULT_PREAMBLE if system is None else system]
     if system_extra:
         parts.append(system_extra)
-    if gadgets:
+    if gadgets and style == "compact":
+        parts.append(_compact_syntax(syntax, markers))
+        parts.append("Tools:\n" + "\n".join(_compact_gadget(g, syntax) for g in gadgets))
+    elif gadgets:
         parts.append(_block_syntax(markers) if syntax == "block" else _emoji_syntax())
-        rendered = "\n\n".join(
-            render_gadget(g, syntax, start_prefix=markers.start, end_prefix=markers.end, arg_prefix=markers.arg)
-            for g in gadgets
-        )
+        rendered = "\n\n".join(render_gadget_entry(g, syntax=syntax, markers=markers) for g in gadgets)
         parts.append("# Gadgets\n" + rendered)
     return "\n\n".join(p for p in parts if p)
 
@@ -109,3 +170,37 @@ def estimate_prompt_tokens(text: str) -> int:
         return len(tiktoken.get_encoding("cl100k_base").encode(text))
     except Exception:  # encoding files not available offline
         return (len(text) + 3) // 4
+
+
+def example_exchanges(
+    gadgets: Sequence[Gadget], *, syntax: Syntax = "block", markers: Markers = Markers(), limit: int = 2
+) -> list[Message]:
+    """Earlier turns showing the model a whole exchange: a task, the call, its result, the answer.
+
+    Built from the first example (``GadgetExample``) of up to ``limit`` gadgets that have one
+    with an ``output``; its ``comment`` is the task (else "Use <gadget>."). Small models copy
+    the form of a call they have seen answered far better than they follow written rules.
+    """
+    from llmist.agent.conversation import result_message
+    from llmist.execution import GadgetExecutionResult
+
+    turns: list[Message] = []
+    for g in gadgets:
+        example = next((e for e in g.examples if e.output is not None), None)
+        if example is None or len(turns) >= 4 * limit:
+            continue
+        try:
+            call = render_call(
+                g, example.params, syntax, start_prefix=markers.start, end_prefix=markers.end, arg_prefix=markers.arg
+            )
+        except ValueError:  # a value the emoji header cannot hold: no example beats a wrong one
+            continue
+        n = len(turns) // 4 + 1
+        done = GadgetExecutionResult(g.name, f"example_{n}", dict(example.params), example.output, None, 0.0)
+        turns += [
+            Message("user", example.comment or f"Use {g.name}."),
+            Message("assistant", call),
+            result_message(done),
+            Message("assistant", f"The result is: {example.output}"),
+        ]
+    return turns

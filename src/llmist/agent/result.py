@@ -39,6 +39,9 @@ class AgentResult(Generic[OutputT]):
     stop_reason: StopReason
     messages: list[Message] = field(default_factory=list)
     """The whole conversation, system prompt first."""
+    repairs: dict[str, int] = field(default_factory=dict)
+    """Repairs the loop made of the model's mistakes, by kind (``"unknown_gadget"``,
+    ``"gadget_name"``, ``"repeated_call"``, ``"invented_result"``); see :mod:`llmist.agent.repairs`."""
 
     @property
     def cost(self) -> float:

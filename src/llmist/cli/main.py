@@ -13,6 +13,7 @@ from llmist.cli.agent_cmd import agent_command
 from llmist.cli.batch_cmd import batch_command
 from llmist.cli.complete_cmd import complete_command
 from llmist.cli.config_cmd import config_app
+from llmist.cli.eval_cmd import eval_command
 from llmist.cli.gadget_cmd import gadget_app
 from llmist.cli.mcp_cmd import mcp_app
 from llmist.cli.models_cmd import models_command
@@ -54,6 +55,7 @@ def _global_options(
 app.command("agent")(agent_command)
 app.command("batch")(batch_command)
 app.command("complete")(complete_command)
+app.command("eval")(eval_command)
 app.command("models")(models_command)
 app.command("parse")(parse_command)
 app.add_typer(gadget_app)

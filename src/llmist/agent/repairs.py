@@ -1,0 +1,140 @@
+"""Loop-level repairs of what models (small ones most of all) really write, each one visible.
+
+- ``gadget_name``: a call names a gadget in another case or spelling (``Get-Weather`` for
+  ``get_weather``) that matches exactly one gadget: the call runs as that gadget.
+- ``unknown_gadget``: a call names no gadget: the model is answered with the closest names.
+- ``repeated_call``: a call identical to an earlier successful one of the run: not run again;
+  the model gets the earlier result with a note.
+- ``invented_result``: after its calls the model wrote a result itself: that text is dropped
+  from the conversation and the model is told that results come from the system.
+
+Every repair adds to ``AgentResult.repairs`` and calls the ``on_repair`` observer with a
+:class:`RepairEvent`. ``Agent(strict=True)`` turns each into a :class:`RepairRefused` error.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar, Literal, TypeAlias
+
+from llmist.gadgets import LlmistError
+from llmist.syntax import ParsedCall
+
+__all__ = [
+    "INVENTED_RESULT_NOTE",
+    "RepairEvent",
+    "RepairKind",
+    "RepairRefused",
+    "call_signature",
+    "closest_names",
+    "drop_invented_results",
+    "same_name",
+    "unknown_gadget_text",
+]
+
+RepairKind: TypeAlias = Literal["gadget_name", "unknown_gadget", "repeated_call", "invented_result"]
+"""What a repair fixed (the keys of ``AgentResult.repairs``)."""
+
+INVENTED_RESULT_NOTE = (
+    "Note: after your call you wrote its result yourself; that text was removed. Results come only "
+    "from the system, in messages like the ones above. After a call, stop and wait for its result."
+)
+"""What the model is told when its invented result was dropped."""
+
+# What an invented result starts with: "Result: 3", "Output of add:", "The result is 6912",
+# "This will output ...", "Observation:", a chat template's result tag, an output fence.
+_INVENTED = re.compile(
+    r"\A\s*(?:\*\*)?(?:"
+    r"(?:the\s+)?(?:tool\s+|gadget\s+)?(?:result|results|output|observation|response)s?\b[^\n]{0,60}?(?::|=|\bis\b)"
+    r"|this\s+will\s+(?:output|return|print)"
+    r"|<tool_response>|<result>|```(?:output|result)"
+    r")",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RepairEvent:
+    """A repair the loop made (the ``on_repair`` observer's argument)."""
+
+    type: ClassVar[str] = "repair"
+    kind: RepairKind
+    iteration: int
+    """The model response (1-based) that needed it."""
+    detail: str
+    """What was wrong and what the loop did about it."""
+    invocation_id: str | None = None
+    """The call repaired, when the repair was about one call."""
+
+
+class RepairRefused(LlmistError):
+    """``Agent(strict=True)``: the model wrote something the loop would have had to repair."""
+
+    def __init__(self, event: RepairEvent) -> None:
+        super().__init__(
+            f"strict mode: response {event.iteration} needed a repair ({event.kind}): {event.detail}. "
+            "Without strict=True the loop repairs this and counts it in AgentResult.repairs."
+        )
+        self.event = event
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[\s_\-]", "", name).lower()
+
+
+def same_name(name: str, names: Iterable[str]) -> str | None:
+    """The one gadget name ``name`` matches ignoring case, spaces, ``_`` and ``-``; ``None`` when
+    none or several do."""
+    want = _key(name)
+    found = [n for n in names if _key(n) == want]
+    return found[0] if len(found) == 1 else None
+
+
+def closest_names(name: str, names: Sequence[str], n: int = 3) -> list[str]:
+    """Up to ``n`` gadget names closest to ``name``, best first."""
+    by_key = {_key(x): x for x in names}
+    close = difflib.get_close_matches(_key(name), list(by_key), n=n, cutoff=0.6)
+    return [by_key[k] for k in close]
+
+
+def unknown_gadget_text(name: str, names: Sequence[str]) -> str:
+    """The error a call of an unknown gadget gets: the closest names, then every name."""
+    close = closest_names(name, names)
+    hint = f" The closest: {', '.join(close)}." if close else ""
+    listed = ", ".join(sorted(names)) or "none"
+    return f"Unknown gadget {name!r}.{hint} Call one of the gadgets by its exact name: {listed}."
+
+
+def call_signature(call: ParsedCall) -> tuple[str, str, str]:
+    """What makes two calls identical: the gadget and the parameters as written (ids aside)."""
+    if call.syntax == "emoji":
+        return call.gadget_name, " ".join((call.raw_args or "").split()), (call.body or "").strip()
+    return call.gadget_name, "\n".join(line.strip() for line in call.parameters_raw.strip().splitlines()), ""
+
+
+def drop_invented_results(text: str, start: str, end: str) -> tuple[str, list[str]]:
+    """``text`` without the invented results that follow its calls, and those results.
+
+    After each end marker ``end``, the text up to the next start marker ``start`` (or the end)
+    is an invented result when it opens like one ("Result: ...", "The output is ...").
+    """
+    kept: list[str] = []
+    dropped: list[str] = []
+    pos = 0
+    while (found := text.find(end, pos)) != -1:
+        after = found + len(end)
+        nxt = text.find(start, after)
+        stop = len(text) if nxt == -1 else nxt
+        kept.append(text[pos:after])
+        stretch = text[after:stop]
+        if stretch.strip() and _INVENTED.match(stretch):
+            dropped.append(stretch.strip())
+            kept.append("\n" if nxt != -1 else "")
+        else:
+            kept.append(stretch)
+        pos = stop
+    kept.append(text[pos:])
+    return "".join(kept), dropped

