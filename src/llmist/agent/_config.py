@@ -23,7 +23,15 @@ from llmist.providers.client import LLMClient
 from llmist.providers.vision import sees_images
 from llmist.syntax import EmojiCallParser, GadgetCallParser
 
-__all__ = ["DEFAULT_CONTEXT_WINDOW", "AgentSettings", "HumanInputHandler", "RunConfig", "default_registry", "pricer"]
+__all__ = [
+    "DEFAULT_CONTEXT_WINDOW",
+    "AgentSettings",
+    "HumanInputHandler",
+    "RunConfig",
+    "agent_system_prompt",
+    "default_registry",
+    "pricer",
+]
 
 HumanInputHandler: TypeAlias = Callable[[str], "str | Awaitable[str]"]
 """Answers a gadget's ``HumanInputRequired`` question (sync or async)."""
@@ -67,6 +75,18 @@ class AgentSettings(Protocol):
     def model(self) -> str | Provider:
         """The agent's model: a model string or a provider instance."""
         ...
+
+
+def agent_system_prompt(agent: AgentSettings, gadgets: Sequence[Gadget]) -> str:
+    """The system prompt for ``gadgets`` with ``agent``'s syntax, markers, texts and style."""
+    return render_system_prompt(
+        gadgets,
+        syntax=agent.syntax,
+        markers=agent.markers,
+        system=agent.system,
+        system_extra=agent.system_extra,
+        style=agent.prompt_style,
+    )
 
 
 @dataclass(slots=True)
@@ -119,14 +139,7 @@ class RunConfig:
             _check_unique(listed)
         shown = list(listed)
         store, viewer_entry = _output_viewer(agent, char_limit, listed)
-        prompt = render_system_prompt(
-            shown,
-            syntax=agent.syntax,
-            markers=agent.markers,
-            system=agent.system,
-            system_extra=agent.system_extra,
-            style=agent.prompt_style,
-        )
+        prompt = agent_system_prompt(agent, shown)
         examples = (
             example_exchanges(shown, syntax=agent.syntax, markers=agent.markers, limit=agent.few_shot)
             if agent.few_shot

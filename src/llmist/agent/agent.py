@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeAlias, overload
 from typing_extensions import TypeVar
 
 from llmist.agent._compaction_run import as_compaction, compaction_hooks
-from llmist.agent._config import HumanInputHandler, RunConfig
+from llmist.agent._config import HumanInputHandler, RunConfig, agent_system_prompt
 from llmist.agent._loop import Events, run_loop
 from llmist.agent._media import UserPrompt, user_content, with_text
 from llmist.agent._models import resolve_agent_model
@@ -28,7 +28,7 @@ from llmist.agent.compaction import Compaction, CompactionStrategy
 from llmist.agent.events import AgentEvent
 from llmist.agent.hooks import Hooks, merge_hooks
 from llmist.agent.instrumentation import InstrumentationSettings, resolve
-from llmist.agent.prompt import Markers, PromptStyle, Syntax, render_system_prompt
+from llmist.agent.prompt import Markers, PromptStyle, Syntax
 from llmist.agent.result import AgentResult, OutputT
 from llmist.agent.sessions import Session
 from llmist.agent.subagents import DEFAULT_MAX_DEPTH, RunScope, SubagentGadget, has_subagents, run_with_subagents
@@ -332,14 +332,7 @@ class Agent(Generic[OutputT]):
 
     def render_system_prompt(self, gadgets: Sequence[Gadget]) -> str:
         """The system prompt for ``gadgets`` with this agent's syntax, markers and texts."""
-        return render_system_prompt(
-            gadgets,
-            syntax=self.syntax,
-            markers=self.markers,
-            system=self.system,
-            system_extra=self.system_extra,
-            style=self.prompt_style,
-        )
+        return agent_system_prompt(self._untyped(), gadgets)
 
     def __repr__(self) -> str:
         return f"Agent(model={self.model!r}, gadgets={[g.name for g in self.gadgets]}, syntax={self.syntax!r})"
