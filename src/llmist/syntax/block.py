@@ -19,7 +19,7 @@ from mypy_extensions import mypyc_attr
 from llmist.syntax._base import TextStretches, holdback, next_auto_id
 from llmist.syntax._fast import block_call_event, partial_event, text_event
 from llmist.syntax._rope import ValueRope
-from llmist.syntax.events import GadgetCallEvent, SyntaxEvent
+from llmist.syntax.events import ArgsPartialEvent, GadgetCallEvent, SyntaxEvent
 from llmist.syntax.pointers import BlockParseError, arguments_span, assemble_params, parse_block_span, stripped_span
 
 __all__ = ["DEFAULT_ARG_PREFIX", "DEFAULT_END_PREFIX", "DEFAULT_START_PREFIX", "GadgetCallParser"]
@@ -263,9 +263,8 @@ class GadgetCallParser(TextStretches):
         rope.append(piece)
         block.vlen += len(piece)
         block.nl = piece[-1] == "\n"
-        out: list[SyntaxEvent] = []
-        self._emit(block, False, out)
-        return out or _NO_EVENTS
+        event = self._partial(block, False)
+        return _NO_EVENTS if event is None else (event,)
 
     def _feed_text(self, chunk: str) -> Sequence[SyntaxEvent]:
         """A chunk of prose after the first stretch: emitted at once unless a start marker may
@@ -507,20 +506,26 @@ class GadgetCallParser(TextStretches):
         block.vlen, block.nl, block.field, block.prev = 0, False, "", -1
 
     def _emit(self, block: _Streaming, complete: bool, out: list[SyntaxEvent]) -> None:
+        """Add the current value's partial to ``out``, if it deserves one (see :meth:`_partial`)."""
+        event = self._partial(block, complete)
+        if event is not None:
+            out.append(event)
+
+    def _partial(self, block: _Streaming, complete: bool) -> ArgsPartialEvent | None:
         """A partial for the current value if it grew (spaced out when large) or just completed."""
         field = block.field
         size = block.vlen - block.nl
         prev = block.prev
         if complete:
             if size <= prev and field in block.completed:
-                return
+                return None
         elif not _deserves_partial(size, prev):
-            return
+            return None
         block.prev = max(size, prev)
         if complete:
             block.completed.add(field)
         delta = _delta(block.rope, size, prev, block.nl)
-        out.append(partial_event(block.id, block.name, field, block.rope.value(size), delta, complete))
+        return partial_event(block.id, block.name, field, block.rope.value(size), delta, complete)
 
     def _empty_argument(self, block: _Streaming, path: str, out: list[SyntaxEvent]) -> None:
         """An argument with no value line: its value is ``""``, complete (one partial says so)."""
