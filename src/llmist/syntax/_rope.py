@@ -75,13 +75,11 @@ _EMPTY: Final = RopeNode(None, "")
 class ValueRope:
     """The parser's handle on one value as it streams in: appends, and hands out nodes."""
 
-    __slots__ = ("_base", "_recent", "_recent_size", "size", "tip")
+    __slots__ = ("_base", "_recent", "_recent_size", "tip")
 
     def __init__(self) -> None:
         self.tip: RopeNode = _EMPTY
         """The node holding everything appended so far."""
-        self.size = 0
-        """Characters appended so far."""
         self._base: RopeNode = _EMPTY
         """The node the recent pieces were appended after."""
         self._recent: list[str] = []
@@ -89,7 +87,6 @@ class ValueRope:
 
     def append(self, piece: str) -> None:
         """Add text at the end of the value."""
-        self.size += len(piece)
         recent = self._recent
         recent.append(piece)
         self._recent_size += len(piece)
@@ -105,6 +102,11 @@ class ValueRope:
         self._base = self.tip
         recent.clear()
         self._recent_size = 0
+
+    @property
+    def size(self) -> int:
+        """Characters appended so far."""
+        return self.tip.size
 
     def take(self, size: int) -> str:
         """The first ``size`` characters: the parser's last read of a value."""

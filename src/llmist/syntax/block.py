@@ -77,7 +77,6 @@ class _Streaming:
         "prev",
         "raw",
         "rope",
-        "vlen",
     )
 
     def __init__(self, header: _Header) -> None:
@@ -95,7 +94,6 @@ class _Streaming:
         """Path of the value being read, or "" (before the first argument, or no path)."""
         self.rope = ValueRope()
         """The current value's text, in pieces (joined only if an event's ``value`` is read)."""
-        self.vlen = 0
         self.nl = False
         """The value text ends with a newline (not part of the value until more follows)."""
         self.prev = -1
@@ -259,9 +257,7 @@ class GadgetCallParser(TextStretches):
             if not end:
                 return _NO_EVENTS
             piece = s[:end] if self._carry else s
-        rope = block.rope
-        rope.append(piece)
-        block.vlen += len(piece)
+        block.rope.append(piece)
         block.nl = piece[-1] == "\n"
         event = self._partial(block, False)
         return _NO_EVENTS if event is None else (event,)
@@ -465,7 +461,6 @@ class GadgetCallParser(TextStretches):
                         block.raw.append(piece)
                     else:
                         block.rope.append(piece)
-                        block.vlen += len(piece)
                         block.nl = piece[-1] == "\n"
                 if ag < 0:
                     return
@@ -492,7 +487,7 @@ class GadgetCallParser(TextStretches):
         # The newline before the next marker is not part of a value. In TypeScript-compatible
         # mode the call's body is stripped, so its last value is, and the raw body then needs
         # no stripping copy.
-        value = block.rope.take(block.vlen - block.nl)
+        value = block.rope.take(block.rope.size - block.nl)
         if last and self._typescript_compat:
             value = value.rstrip()
             block.raw.append(value)
@@ -503,7 +498,7 @@ class GadgetCallParser(TextStretches):
         block.arguments.append((block.field, value))
         block.emitted[block.field] = block.prev
         block.rope = ValueRope()
-        block.vlen, block.nl, block.field, block.prev = 0, False, "", -1
+        block.nl, block.field, block.prev = False, "", -1
 
     def _emit(self, block: _Streaming, complete: bool, out: list[SyntaxEvent]) -> None:
         """Add the current value's partial to ``out``, if it deserves one (see :meth:`_partial`)."""
@@ -514,7 +509,7 @@ class GadgetCallParser(TextStretches):
     def _partial(self, block: _Streaming, complete: bool) -> ArgsPartialEvent | None:
         """A partial for the current value if it grew (spaced out when large) or just completed."""
         field = block.field
-        size = block.vlen - block.nl
+        size = block.rope.size - block.nl
         prev = block.prev
         if complete:
             if size <= prev and field in block.completed:
