@@ -21,11 +21,11 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, cast, get_args
 
 from llmist.gadgets import LlmistError
-from llmist.providers.base import ContentPart, ImagePart, Message, Role, TextPart, Usage
+from llmist.providers.base import ContentPart, ImagePart, Message, Role, TextPart, ToolCall, Usage
 
 __all__ = [
     "MESSAGES_FORMAT",
@@ -159,11 +159,40 @@ def message_to_json(m: Message) -> dict[str, Any]:
             "parameters": m.parameters,
             "is_error": m.is_error,
         }
+    # Native tool calls (syntax="native") only when present, so conversations of the text
+    # syntaxes read as before.
+    if m.tool_calls:
+        out["tool_calls"] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in m.tool_calls]
+    if m.tool_call_id is not None:
+        out["tool_call_id"] = m.tool_call_id
     return out
 
 
 def message_from_json(data: Any, index: int = 0) -> Message:
     """One message from a dict written by :func:`message_to_json` (``index`` names it in errors)."""
+    message = _message_from_json(data, index)
+    calls, answers = data.get("tool_calls"), data.get("tool_call_id")
+    if calls is None and answers is None:
+        return message
+    if answers is not None and not isinstance(answers, str):
+        raise MessageFormatError(f"message {index}: 'tool_call_id' must be a string, got {type(answers).__name__}")
+    return replace(message, tool_calls=_tool_calls_from_json(calls, index), tool_call_id=answers)
+
+
+def _tool_calls_from_json(data: Any, index: int) -> tuple[ToolCall, ...]:
+    if data is None:
+        return ()
+    fields = ("id", "name", "arguments")
+    if not isinstance(data, list) or not all(
+        isinstance(c, dict) and all(isinstance(c.get(f), str) for f in fields) for c in data
+    ):
+        raise MessageFormatError(
+            f"message {index}: 'tool_calls' must be a list of objects with string 'id', 'name' and 'arguments'"
+        )
+    return tuple(ToolCall(c["id"], c["name"], c["arguments"]) for c in data)
+
+
+def _message_from_json(data: Any, index: int) -> Message:
     if not isinstance(data, dict):
         raise MessageFormatError(f"message {index}: expected an object, got {type(data).__name__}")
     role = cast("Role", data.get("role"))

@@ -47,9 +47,11 @@ def bind_call(gadget: Gadget, call: ParsedCall, *, arg_prefix: str = "!!!ARG:") 
     _check_size(gadget, call)
     schema = json_schema(gadget.Params)
     if call.parse_error is not None:
-        raise InvalidParametersError(_parse_error_text(gadget, call.parse_error, arg_prefix))
+        raise InvalidParametersError(_parse_error_text(gadget, call.parse_error, arg_prefix, call.syntax == "native"))
     if call.syntax == "emoji":
         raw = _bind_emoji(gadget, schema, call.raw_args or "", call.body)
+    elif call.syntax == "native":
+        raw = dict(call.parameters or {})  # decoded JSON: typed already, the schema validates it
     else:
         raw = _block_params(gadget, call, arg_prefix)
     return _prepare(schema, raw)
@@ -96,8 +98,13 @@ def _short(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _parse_error_text(gadget: Gadget, parse_error: str, arg_prefix: str) -> str:
+def _parse_error_text(gadget: Gadget, parse_error: str, arg_prefix: str, native: bool = False) -> str:
     summary = render_parameters(gadget) or "(no parameters)"
+    if native:
+        return (
+            f"Could not read the arguments of {gadget.name}: {parse_error}\n"
+            f"Call the tool again with its arguments as one JSON object.\nParameters:\n{summary}"
+        )
     return (
         f"Could not parse the parameters of {gadget.name}: {parse_error}\n"
         f"Write each parameter as a line `{arg_prefix}<name>` followed by its value; nested fields as "

@@ -17,6 +17,8 @@ from llmist.providers.base import (
     ReasoningEffort,
     Role,
     TextPart,
+    ToolCall,
+    ToolSpec,
     Usage,
     complete,
 )
@@ -78,6 +80,8 @@ __all__ = [
     "Role",
     "StreamInterruptedError",
     "TextPart",
+    "ToolCall",
+    "ToolSpec",
     "UnknownModelError",
     "Usage",
     "complete",

@@ -4,6 +4,12 @@ Every model backend (OpenAI, Anthropic, Gemini, OpenAI-compatible servers, the m
 implements :class:`Provider`: given an :class:`LLMRequest`, it streams :class:`LLMChunk`
 objects: text (and reasoning text, kept apart) as it arrives, and at the end one chunk
 carrying the :class:`Usage` and the finish reason.
+
+Native tool calling (``Agent(syntax="native")``) uses three more fields: the request's
+``tools`` (:class:`ToolSpec`), the chunks' ``tool_calls`` (:class:`ToolCall`, each sent once,
+whole, as soon as the provider has all of it), and on the conversation's messages
+``tool_calls`` (an assistant message's calls) and ``tool_call_id`` (a ``gadget_result`` that
+answers one of them). A provider sends such messages in its API's own tool-call form.
 """
 
 from __future__ import annotations
@@ -11,7 +17,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol, TypeAlias, runtime_checkable
+from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
 from llmist.gadgets.media import describe_size, sniff_media_type
 
@@ -27,6 +33,8 @@ __all__ = [
     "ReasoningEffort",
     "Role",
     "TextPart",
+    "ToolCall",
+    "ToolSpec",
     "Usage",
     "complete",
 ]
@@ -102,12 +110,42 @@ ContentPart: TypeAlias = TextPart | ImagePart
 
 
 @dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A call the model made through its provider's native tool-calling API, whole."""
+
+    id: str
+    """The provider's id of the call (OpenAI ``call_...``, Anthropic ``toolu_...``); the result
+    answers it by this id. Providers that give none (some Gemini models) get one made up."""
+    name: str
+    """The tool (gadget) named."""
+    arguments: str
+    """The arguments as the JSON text the model wrote (Gemini's already-decoded arguments are
+    encoded back), so a model's malformed JSON reaches the loop as written."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A gadget as a native tool: what the provider's tool-calling API is told about it."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    """The JSON schema of the arguments (an ``object`` schema)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Message:
     """One conversation message."""
 
     role: Role
     content: str | tuple[ContentPart, ...]
     """Text, or parts (text and images) for multi-modal user messages."""
+    # Keyword-only, so the richer messages of the agent layer keep their positional fields.
+    tool_calls: tuple[ToolCall, ...] = field(default=(), kw_only=True)
+    """An assistant message's native tool calls (``syntax="native"``), after its text."""
+    tool_call_id: str | None = field(default=None, kw_only=True)
+    """A ``gadget_result`` that answers the native tool call of this id; ``None``: a result sent
+    as user text (the block and emoji syntaxes)."""
 
     @property
     def text(self) -> str:
@@ -155,6 +193,8 @@ class LLMChunk:
     usage: Usage | None = None
     finish_reason: str | None = None
     """``"stop"``, ``"length"``, ... as the provider reports it, on the final chunk."""
+    tool_calls: tuple[ToolCall, ...] = ()
+    """Native tool calls completed with this chunk (only when the request offered ``tools``)."""
 
 
 ReasoningEffort: TypeAlias = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
@@ -239,6 +279,8 @@ class LLMRequest:
     """Provider-specific options passed through unchanged."""
     reasoning: Reasoning | None = None
     """Thinking effort or budget for reasoning models; ``None`` leaves the model's default."""
+    tools: tuple[ToolSpec, ...] = ()
+    """Tools offered to the provider's native tool-calling API (empty: none, text only)."""
 
 
 @runtime_checkable
@@ -261,6 +303,8 @@ class LLMResponse:
     reasoning: str = ""
     usage: Usage = field(default_factory=Usage)
     finish_reason: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    """The native tool calls the model made, in order."""
 
 
 async def complete(provider: Provider, request: LLMRequest) -> LLMResponse:
@@ -269,11 +313,13 @@ async def complete(provider: Provider, request: LLMRequest) -> LLMResponse:
     reasoning: list[str] = []
     usage = Usage()
     finish_reason: str | None = None
+    tool_calls: list[ToolCall] = []
     async for chunk in provider.stream(request):
         text.append(chunk.text)
         reasoning.append(chunk.reasoning)
+        tool_calls.extend(chunk.tool_calls)
         if chunk.usage is not None:
             usage = chunk.usage
         if chunk.finish_reason is not None:
             finish_reason = chunk.finish_reason
-    return LLMResponse("".join(text), "".join(reasoning), usage, finish_reason)
+    return LLMResponse("".join(text), "".join(reasoning), usage, finish_reason, tuple(tool_calls))

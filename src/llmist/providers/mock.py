@@ -9,6 +9,11 @@ or asks a function of the conversation (sync or async), so a test can react to g
 
     model = MockModel(lambda messages: "done" if "5" in messages[-1].text else "...")
 
+A :class:`MockReply` scripts native tool calls (for ``Agent(syntax="native")``): its text
+streams first, then each call arrives whole, as a provider's tool-calling API delivers it::
+
+    model = MockModel([MockReply(tool_calls=[ToolCall("call_1", "add", '{"a": 2, "b": 3}')]), "5"])
+
 Responses stream in chunks (``chunk_size``, explicit boundaries, or a chunker function) with an
 optional delay per chunk, so tests reproduce how a small local model's ragged streaming splits
 markers. Every request is recorded; :meth:`MockModel.assert_complete` fails when scripted turns
@@ -21,15 +26,25 @@ import asyncio
 import inspect
 import itertools
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import TypeAlias
 
-from llmist.providers.base import LLMChunk, LLMRequest, Message, Usage
+from llmist.providers.base import LLMChunk, LLMRequest, Message, ToolCall, Usage
 from llmist.providers.registry import register_provider
 
-__all__ = ["MockModel", "MockModelExhausted", "MockResponder", "MockSplit", "estimate_tokens"]
+__all__ = ["MockModel", "MockModelExhausted", "MockReply", "MockResponder", "MockSplit", "estimate_tokens"]
 
-MockResponder: TypeAlias = Callable[[Sequence[Message]], "str | Awaitable[str]"]
-"""A function of the conversation that returns (or resolves to) the next response text."""
+
+@dataclass(frozen=True, slots=True)
+class MockReply:
+    """A scripted response with native tool calls: ``text`` streams first, then ``tool_calls``."""
+
+    text: str = ""
+    tool_calls: Sequence[ToolCall] = ()
+
+
+MockResponder: TypeAlias = Callable[[Sequence[Message]], "str | MockReply | Awaitable[str | MockReply]"]
+"""A function of the conversation that returns (or resolves to) the next response."""
 
 MockSplit: TypeAlias = "int | Sequence[int] | Callable[[str], Iterable[str]]"
 """How a response is cut into chunks: a chunk size, explicit cut offsets, or a chunker function."""
@@ -48,8 +63,9 @@ class MockModel:
     """A scripted model that streams canned responses (see the module docstring).
 
     Args:
-        responses: One entry per model call: a string, or an exception instance to raise
-            (to test error handling); or a function of the conversation returning the next text.
+        responses: One entry per model call: a string, a :class:`MockReply` (text and native
+            tool calls), or an exception instance to raise (to test error handling); or a
+            function of the conversation returning the next one.
         chunk_size: Characters per streamed chunk; ``None`` sends each response as one chunk.
         split: Instead of ``chunk_size``: explicit cut offsets (``[3, 10]`` gives
             ``text[:3], text[3:10], text[10:]``) or a function returning the chunks.
@@ -66,7 +82,7 @@ class MockModel:
 
     def __init__(
         self,
-        responses: Sequence[str | BaseException] | MockResponder,
+        responses: Sequence[str | MockReply | BaseException] | MockResponder,
         *,
         chunk_size: int | None = None,
         split: Sequence[int] | Callable[[str], Iterable[str]] | None = None,
@@ -81,7 +97,7 @@ class MockModel:
         if chunk_size is not None and split is not None:
             raise ValueError("pass chunk_size or split, not both")
         self.name = name
-        self._script: list[str | BaseException] | None = None
+        self._script: list[str | MockReply | BaseException] | None = None
         self._responder: MockResponder | None = None
         if callable(responses):
             self._responder = responses
@@ -125,8 +141,9 @@ class MockModel:
         self.requests.clear()
         self.responses.clear()
 
-    def _next_text(self, request: LLMRequest) -> str | Awaitable[str]:
-        """The next response: a ``str``, or an awaitable of one (from an async responder)."""
+    def _next_text(self, request: LLMRequest) -> str | MockReply | Awaitable[str | MockReply]:
+        """The next response: a ``str`` or :class:`MockReply`, or an awaitable of one (from an
+        async responder)."""
         turn = len(self.requests)
         self.requests.append(request)
         if self._responder is not None:
@@ -166,12 +183,19 @@ class MockModel:
 
     async def stream(self, request: LLMRequest) -> AsyncIterator[LLMChunk]:
         """Stream the next scripted response in chunks; the last chunk carries usage."""
-        text = self._next_text(request)
-        if type(text) is not str:  # not the common case: skip the awaitable check for plain text
-            if inspect.isawaitable(text):
-                text = await text
-            if not isinstance(text, str):
-                raise TypeError(f"MockModel responder must return str, got {type(text).__name__}")
+        reply = self._next_text(request)
+        calls: Sequence[ToolCall] = ()
+        if type(reply) is str:  # the common case first: plain text needs no other check
+            text = reply
+        else:
+            if inspect.isawaitable(reply):
+                reply = await reply
+            if isinstance(reply, MockReply):
+                text, calls = reply.text, reply.tool_calls
+            elif isinstance(reply, str):
+                text = reply
+            else:
+                raise TypeError(f"MockModel responder must return str or MockReply, got {type(reply).__name__}")
         self.responses.append(text)
         turn = len(self.requests) - 1
         thought = self._thinking[turn] if turn < len(self._thinking) else ""
@@ -182,13 +206,19 @@ class MockModel:
             if delay:
                 await asyncio.sleep(delay)
             yield LLMChunk(text=chunk)
+        for call in calls:
+            if delay:
+                await asyncio.sleep(delay)
+            yield LLMChunk(tool_calls=(call,))
         reasoning = estimate_tokens(thought)
+        called = sum(estimate_tokens(c.name + c.arguments) for c in calls)
         usage = Usage(
             input_tokens=self._input_tokens(request.messages),
-            output_tokens=estimate_tokens(text) + reasoning,
+            output_tokens=estimate_tokens(text) + reasoning + called,
             reasoning_tokens=reasoning,
         )
-        yield LLMChunk(usage=usage, finish_reason=self._finish_reason)
+        finish = "tool_calls" if calls and self._finish_reason == "stop" else self._finish_reason
+        yield LLMChunk(usage=usage, finish_reason=finish)
 
 
 def _echo(messages: Sequence[Message]) -> str:

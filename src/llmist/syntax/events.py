@@ -27,15 +27,16 @@ class ParsedCall:
     """Explicit id from the header, else ``gadget_<n>`` (unique per process)."""
     parameters_raw: str
     """Block: the body as written, from the line after the header to the end marker (stripped with
-    ``typescript_compat``). Emoji: the body."""
+    ``typescript_compat``). Emoji: the body. Native: the JSON arguments."""
     parameters: dict[str, Any] | None
-    """Block: the parsed parameters; ``None`` when ``parse_error`` is set. Emoji: ``None``."""
+    """Block and native: the parsed parameters; ``None`` when ``parse_error`` is set. Emoji: ``None``."""
     parse_error: str | None
     """What was wrong with the parameters, or ``None``."""
     dependencies: tuple[str, ...]
     """Invocation ids this call waits for: de-duplicated, in header order."""
-    syntax: Literal["block", "emoji"] = "block"
-    """Which call syntax produced the call."""
+    syntax: Literal["block", "emoji", "native"] = "block"
+    """Which call syntax produced the call (``native``: a provider's tool-calling API, the
+    parameters decoded from its JSON arguments, which ``parameters_raw`` holds as written)."""
     raw_args: str | None = None
     """Emoji: header text after the tool name, stripped (``""`` if none)."""
     body: str | None = None

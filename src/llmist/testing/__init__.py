@@ -11,7 +11,7 @@
     model.assert_complete()
 """
 
-from llmist.providers.mock import MockModel, MockModelExhausted, estimate_tokens
+from llmist.providers.mock import MockModel, MockModelExhausted, MockReply, estimate_tokens
 from llmist.testing.asserts import (
     assert_gadget_called,
     assert_no_errors,
@@ -20,12 +20,13 @@ from llmist.testing.asserts import (
 )
 from llmist.testing.guard import RealModelRequestBlocked, block_real_models, override
 from llmist.testing.isolated import DEFAULT_TEST_OUTPUT_LIMIT, TestGadgetResult, atest_gadget, test_gadget
-from llmist.testing.scripts import block_call, emoji_call
+from llmist.testing.scripts import block_call, emoji_call, tool_call
 
 __all__ = [
     "DEFAULT_TEST_OUTPUT_LIMIT",
     "MockModel",
     "MockModelExhausted",
+    "MockReply",
     "RealModelRequestBlocked",
     "TestGadgetResult",
     "assert_gadget_called",
@@ -39,4 +40,5 @@ __all__ = [
     "gadget_calls",
     "override",
     "test_gadget",
+    "tool_call",
 ]

@@ -1,13 +1,18 @@
-"""Write scripted model answers: gadget calls in either syntax, as a model would write them."""
+"""Write scripted model answers: gadget calls in every syntax, as a model would write them."""
 
 from __future__ import annotations
 
+import itertools
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from llmist.providers.base import ToolCall
 from llmist.syntax.writing import scalar_text, write_block_call, write_emoji_call
 
-__all__ = ["block_call", "emoji_call"]
+__all__ = ["block_call", "emoji_call", "tool_call"]
+
+_tool_call_ids = itertools.count(1)
 
 
 def block_call(
@@ -49,3 +54,13 @@ def emoji_call(gadget_name: str, /, *args: object, body: str | None = None) -> s
     can hold.
     """
     return write_emoji_call(gadget_name, [scalar_text(a) for a in args], body) + "\n"
+
+
+def tool_call(
+    gadget_name: str, params: Mapping[str, Any] | None = None, /, *, id: str | None = None, **kwargs: Any
+) -> ToolCall:
+    """One native tool call, for a :class:`~llmist.providers.mock.MockReply`:
+    ``tool_call("add", a=2, b=3)``. Its arguments are the JSON of the parameters; its id is
+    ``id``, else a fresh ``call_<n>``."""
+    arguments = json.dumps({**(params or {}), **kwargs}, ensure_ascii=False)
+    return ToolCall(id or f"call_{next(_tool_call_ids)}", gadget_name, arguments)

@@ -1,0 +1,62 @@
+"""Native tool calls as parsed calls: the JSON arguments a provider's tool-calling API returns,
+read into the same :class:`~llmist.syntax.ParsedCall` the text syntaxes produce, so one
+executor validates and runs calls of every syntax.
+
+A call whose arguments are not a JSON object still becomes a call, with ``parse_error``
+saying what was wrong: the model is told, and writes the call again.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from llmist.syntax._base import next_auto_id
+from llmist.syntax.events import ParsedCall
+
+__all__ = ["native_call"]
+
+
+def native_call(name: str, arguments: str, invocation_id: str = "") -> ParsedCall:
+    """The call ``name(arguments)``, its ``arguments`` a JSON object as the model wrote it.
+
+    Empty arguments stand for ``{}`` (some providers send nothing for a call without
+    parameters). ``invocation_id`` is the provider's id of the call; empty, a fresh
+    ``gadget_<n>`` is used.
+    """
+    params, error = _decode(arguments)
+    return ParsedCall(
+        gadget_name=name.strip(),
+        invocation_id=invocation_id or next_auto_id(),
+        parameters_raw=arguments,
+        parameters=params,
+        parse_error=error,
+        dependencies=(),
+        syntax="native",
+    )
+
+
+def _decode(arguments: str) -> tuple[dict[str, Any] | None, str | None]:
+    """The arguments as a dict, or ``None`` and what was wrong with them."""
+    if not arguments.strip():
+        return {}, None
+    try:
+        value = json.loads(arguments)
+    except json.JSONDecodeError as exc:
+        return None, (
+            f"the arguments are not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); "
+            "expected one JSON object of the parameters"
+        )
+    if not isinstance(value, dict):
+        return None, f"the arguments are a JSON {_json_type(value)}; expected one JSON object of the parameters"
+    return value, None
+
+
+def _json_type(value: object) -> str:
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    return "number" if isinstance(value, (int, float)) else "null"
