@@ -19,9 +19,14 @@ def test_the_builtin_suite_covers_every_category() -> None:
     assert {c.category for c in BUILTIN_SUITE.cases} == CATEGORIES
 
 
-def test_most_cases_run_in_both_syntaxes() -> None:
-    both = [c for c in BUILTIN_SUITE.cases if set(c.syntaxes) == {"block", "emoji"}]
-    assert len(both) >= 25
+def test_most_cases_run_in_every_syntax() -> None:
+    every = [c for c in BUILTIN_SUITE.cases if set(c.syntaxes) == {"block", "emoji", "native"}]
+    assert len(every) >= 25
+
+
+def test_only_the_dependency_cases_skip_the_native_syntax() -> None:
+    skipped = {c.category for c in BUILTIN_SUITE.cases if "native" not in c.syntaxes}
+    assert skipped == {"dependency"}
 
 
 @pytest.mark.parametrize(("case", "syntax"), RUNS, ids=[f"{c.name}-{s}" for c, s in RUNS])

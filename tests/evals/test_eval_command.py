@@ -15,7 +15,7 @@ def test_eval_with_the_mock_model_passes_every_case_and_writes_results(tmp_path:
     assert "31/31 100%" in done.stdout and "26/26 100%" in done.stdout
     assert "output_viewer" in done.stdout
     rows = [json.loads(line) for line in out.read_text().splitlines()]
-    assert len(rows) == 57 and all(r["passed"] for r in rows)
+    assert len(rows) == 85 and all(r["passed"] for r in rows)
 
 
 def test_eval_of_one_syntax_and_one_case(tmp_path: Path) -> None:
@@ -51,7 +51,7 @@ def test_a_yaml_suite_with_gadget_files(tmp_path: Path) -> None:
     )
     done = llmist("eval", str(tmp_path / "cases.yaml"), "-m", "mock")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.count("0/1 0%") == 2  # no reference solution: the mock answers "Done."
+    assert done.stdout.count("0/1 0%") == 3  # no reference solution: the mock answers "Done."
 
 
 def test_eval_without_a_model_says_what_to_give() -> None:

@@ -56,7 +56,7 @@ from llmist.agent.messages import (
     messages_to_json,
 )
 from llmist.agent.presets import HookPresets, Progress
-from llmist.agent.prompt import Markers, PromptStyle, Syntax, estimate_prompt_tokens, render_system_prompt
+from llmist.agent.prompt import Markers, PromptStyle, Syntax, SyntaxOption, estimate_prompt_tokens, render_system_prompt
 from llmist.agent.repairs import RepairEvent, RepairKind, RepairRefused
 from llmist.agent.result import AgentResult, StopReason
 from llmist.agent.sessions import Session, SessionError, SQLiteSession
@@ -120,6 +120,7 @@ __all__ = [
     "SubagentParams",
     "Summarize",
     "Syntax",
+    "SyntaxOption",
     "UserPrompt",
     "count_tokens",
     "dumps_messages",

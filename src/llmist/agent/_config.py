@@ -13,25 +13,32 @@ from llmist.agent.prompt import (
     Markers,
     PromptStyle,
     Syntax,
+    SyntaxOption,
     example_exchanges,
     render_gadget_entry,
     render_system_prompt,
+    tool_specs,
 )
 from llmist.gadgets import Gadget, GadgetOutputStore, GadgetOutputViewer, ModelClient, output_char_limit
-from llmist.providers.base import Message, Provider, Reasoning, Usage
+from llmist.providers.base import Message, Provider, Reasoning, ToolSpec, Usage
 from llmist.providers.client import LLMClient
 from llmist.providers.vision import sees_images
-from llmist.syntax import EmojiCallParser, GadgetCallParser
+from llmist.syntax import EmojiCallParser, GadgetCallParser, ProseParser
 
 __all__ = [
     "DEFAULT_CONTEXT_WINDOW",
     "AgentSettings",
+    "CallParser",
     "HumanInputHandler",
     "RunConfig",
     "agent_system_prompt",
     "default_registry",
     "pricer",
+    "resolve_syntax",
 ]
+
+CallParser: TypeAlias = GadgetCallParser | EmojiCallParser | ProseParser
+"""What reads a response's text: a call parser of a text syntax, or prose only (native)."""
 
 HumanInputHandler: TypeAlias = Callable[[str], "str | Awaitable[str]"]
 """Answers a gadget's ``HumanInputRequired`` question (sync or async)."""
@@ -48,7 +55,7 @@ class AgentSettings(Protocol):
 
     gadgets: list[Gadget]
     hooks: Hooks | None
-    syntax: Syntax
+    syntax: SyntaxOption
     markers: Markers
     system: str | None
     system_extra: str | None
@@ -77,11 +84,12 @@ class AgentSettings(Protocol):
         ...
 
 
-def agent_system_prompt(agent: AgentSettings, gadgets: Sequence[Gadget]) -> str:
-    """The system prompt for ``gadgets`` with ``agent``'s syntax, markers, texts and style."""
+def agent_system_prompt(agent: AgentSettings, gadgets: Sequence[Gadget], syntax: Syntax | None = None) -> str:
+    """The system prompt for ``gadgets`` with ``agent``'s markers, texts and style, in ``syntax``
+    (default: the agent's; ``"auto"`` counts as the block syntax)."""
     return render_system_prompt(
         gadgets,
-        syntax=agent.syntax,
+        syntax=syntax or (agent.syntax if agent.syntax != "auto" else "block"),
         markers=agent.markers,
         system=agent.system,
         system_extra=agent.system_extra,
@@ -114,7 +122,9 @@ class RunConfig:
     viewer_entry: str | None = None
     """The output viewer's instructions, sent with the first output it must read (the viewer is
     left out of the system prompt: most runs never need it, and small models pay for every token)."""
-    parsers: list[GadgetCallParser | EmojiCallParser] = field(default_factory=list)
+    tools: tuple[ToolSpec, ...] = ()
+    """The gadgets as native tools, sent with every request (the native syntax only)."""
+    parsers: list[CallParser] = field(default_factory=list)
     """Parsers of finished runs, reused by the next ones."""
     vision: bool | None = None
     """Whether the model accepts images (``None``: not known); see ``llmist.providers.vision``."""
@@ -132,16 +142,18 @@ class RunConfig:
         ``extra_gadgets`` join the agent's own for this config (an MCP server's tools for one run).
         """
         registry = default_registry(agent.model_registry, provider)
-        window = agent.context_window or _context_window(registry, provider, model_name) or DEFAULT_CONTEXT_WINDOW
+        spec = _model_spec(registry, provider, model_name)
+        syntax = resolve_syntax(agent.syntax, spec)
+        window = agent.context_window or _context_window(spec) or DEFAULT_CONTEXT_WINDOW
         char_limit = output_char_limit(window, agent.gadget_output_limit_percent) if agent.gadget_output_limit else None
         listed = [*agent.gadgets, *extra_gadgets]
         if extra_gadgets:
             _check_unique(listed)
         shown = list(listed)
-        store, viewer_entry = _output_viewer(agent, char_limit, listed)
-        prompt = agent_system_prompt(agent, shown)
+        store, viewer_entry = _output_viewer(agent, syntax, char_limit, listed)
+        prompt = agent_system_prompt(agent, shown, syntax)
         examples = (
-            example_exchanges(shown, syntax=agent.syntax, markers=agent.markers, limit=agent.few_shot)
+            example_exchanges(shown, syntax=syntax, markers=agent.markers, limit=agent.few_shot)
             if agent.few_shot
             else []
         )
@@ -153,7 +165,7 @@ class RunConfig:
             system_prompt=prompt,
             system_message=Message("system", prompt),
             gadgets=listed,
-            syntax=agent.syntax,
+            syntax=syntax,
             markers=agent.markers,
             output_store=store,
             observers=hooks.observers if hooks is not None and _any_set(hooks.observers) else None,
@@ -166,9 +178,10 @@ class RunConfig:
             registry=registry,
             examples=tuple(examples),
             viewer_entry=viewer_entry,
+            tools=tool_specs(listed) if syntax == "native" else (),
         )
 
-    def take_parser(self) -> GadgetCallParser | EmojiCallParser:
+    def take_parser(self) -> CallParser:
         """A parser for one run: reused from earlier runs (reset) when one is free."""
         pool = self.parsers
         if pool:
@@ -177,13 +190,15 @@ class RunConfig:
             return parser
         return self.new_parser()
 
-    def give_back_parser(self, parser: GadgetCallParser | EmojiCallParser) -> None:
+    def give_back_parser(self, parser: CallParser) -> None:
         """Return a run's parser to the pool (kept small)."""
         if len(self.parsers) < 8:
             self.parsers.append(parser)
 
-    def new_parser(self) -> GadgetCallParser | EmojiCallParser:
-        """A fresh call parser."""
+    def new_parser(self) -> CallParser:
+        """A fresh call parser (native: a prose reader, the calls come through the API)."""
+        if self.syntax == "native":
+            return ProseParser()
         if self.syntax == "emoji":
             return EmojiCallParser()
         m = self.markers
@@ -191,10 +206,11 @@ class RunConfig:
 
 
 def _output_viewer(
-    agent: AgentSettings, char_limit: int | None, listed: list[Gadget]
+    agent: AgentSettings, syntax: Syntax, char_limit: int | None, listed: list[Gadget]
 ) -> tuple[GadgetOutputStore | None, str | None]:
     """The output store (with output limiting on) and, when the viewer is added to ``listed``
-    here, its instructions for the model."""
+    here, its instructions for the model (none with the native syntax: the viewer is one of
+    the tools the API describes)."""
     if char_limit is None:
         return None, None
     store = GadgetOutputStore(char_limit)
@@ -202,13 +218,22 @@ def _output_viewer(
         return store, None
     viewer = GadgetOutputViewer(store)
     listed.append(viewer)
-    return store, _viewer_entry(viewer, agent)
+    return store, None if syntax == "native" else _viewer_entry(viewer, agent, syntax)
 
 
-def _viewer_entry(viewer: Gadget, agent: AgentSettings) -> str:
-    """How to call the viewer, in the agent's syntax and prompt style."""
-    entry = render_gadget_entry(viewer, syntax=agent.syntax, markers=agent.markers, style=agent.prompt_style)
+def _viewer_entry(viewer: Gadget, agent: AgentSettings, syntax: Syntax) -> str:
+    """How to call the viewer, in the run's syntax and the agent's prompt style."""
+    entry = render_gadget_entry(viewer, syntax=syntax, markers=agent.markers, style=agent.prompt_style)
     return f"To read it, call {viewer.name}:\n{entry}"
+
+
+def resolve_syntax(option: SyntaxOption, spec: Any) -> Syntax:
+    """The syntax of runs of an agent whose option is ``option``: ``"auto"`` is native when the
+    model's registry entry ``spec`` says it calls tools well natively, the block syntax otherwise
+    (a model the registry does not know included: every model can write blocks)."""
+    if option != "auto":
+        return option
+    return "native" if getattr(spec, "native_tools", False) is True else "block"
 
 
 def _check_unique(gadgets: Sequence[Gadget]) -> None:
@@ -225,13 +250,17 @@ def _any_set(obj: object) -> bool:
     return any(getattr(obj, name) is not None for name in type(obj).__slots__)  # type: ignore[attr-defined]
 
 
-def _context_window(registry: Any, provider: Provider, model_name: str) -> int | None:
+def _model_spec(registry: Any, provider: Provider, model_name: str) -> Any:
+    """The registry's entry of the model, or ``None`` (no registry, or a model it does not know)."""
     if registry is None or not hasattr(registry, "get"):
         return None
     try:
-        spec = registry.get(model_name, getattr(provider, "name", None))
+        return registry.get(model_name, getattr(provider, "name", None))
     except Exception:
         return None
+
+
+def _context_window(spec: Any) -> int | None:
     window = getattr(spec, "context_window", None)
     return window if isinstance(window, int) else None
 

@@ -26,7 +26,7 @@ from collections.abc import AsyncGenerator, AsyncIterable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TypeAlias
 
-from llmist.agent._config import RunConfig
+from llmist.agent._config import CallParser, RunConfig
 from llmist.agent._media import with_text
 from llmist.agent._response import ModelWait, Response
 from llmist.agent._scheduling import ResponseCalls, note_repair
@@ -52,7 +52,6 @@ from llmist.agent.result import AgentResult, StopReason
 from llmist.execution import GadgetExecutionResult
 from llmist.gadgets import AbortSignal, GadgetOutputViewer
 from llmist.providers.base import ContentPart, LLMChunk, LLMRequest, Message, Usage
-from llmist.syntax import EmojiCallParser, GadgetCallParser
 from llmist.syntax.writing import EMOJI_END, EMOJI_START
 
 __all__ = ["run_loop"]
@@ -81,7 +80,7 @@ class _Run:
     state: RunState
     calls: ResponseCalls
     wait: ModelWait
-    parser: GadgetCallParser | EmojiCallParser
+    parser: CallParser
     stop: StopReason | None = None
     output: str = field(default="")
     """The last response's prose."""
@@ -240,6 +239,7 @@ def _request(run: _Run) -> LLMRequest:
         max_tokens=agent.max_response_tokens,
         temperature=agent.temperature,
         reasoning=agent.reasoning,
+        tools=run.cfg.tools,
     )
 
 
@@ -282,10 +282,11 @@ async def _next_turn(run: _Run, response: Response) -> None:
     cfg, st, messages = run.cfg, run.state, run.messages
     n_calls = response.n_calls
     text, invented = _without_invented_results(run, "".join(response.raw), n_calls)
-    messages.append(AssistantMessage("assistant", text, response.usage))
-    if n_calls:
-        for r in run.calls.ordered():
-            messages.append(_taught(run, result_message(r, cfg.vision), r))
+    native = tuple(response.tool_calls)
+    messages.append(AssistantMessage("assistant", text, response.usage, tool_calls=native))
+    # Every native call has its result here (the scheduler answers a call it did not run too):
+    # providers refuse a conversation with a tool call left unanswered.
+    messages.extend(_taught(run, result_message(r, cfg.vision, native=bool(native)), r) for r in run.calls.ordered())
     if invented:
         detail = f"dropped the result the model wrote itself: {invented[0][:80]!r}"
         await note_repair(cfg, st, "invented_result", detail)
@@ -303,9 +304,9 @@ async def _next_turn(run: _Run, response: Response) -> None:
 
 def _without_invented_results(run: _Run, text: str, n_calls: int) -> tuple[str, list[str]]:
     """The response text without results the model wrote after its calls, and those results."""
-    if not n_calls:
-        return text, []
     cfg = run.cfg
+    if not n_calls or cfg.syntax == "native":
+        return text, []
     if cfg.syntax == "emoji":
         return drop_invented_results(text, EMOJI_START, EMOJI_END)
     return drop_invented_results(text, cfg.markers.start, cfg.markers.end)

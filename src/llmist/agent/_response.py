@@ -12,14 +12,14 @@ import contextlib
 from collections.abc import Iterable
 from typing import Any, assert_never
 
-from llmist.agent._config import RunConfig
+from llmist.agent._config import CallParser, RunConfig
 from llmist.agent._scheduling import ResponseCalls
 from llmist.agent._state import RunState
 from llmist.agent.events import AgentEvent, LLMResponseEndEvent, ReasoningEvent
 from llmist.agent.hooks import ChunkContext, call_observer
 from llmist.gadgets import AbortSignal
-from llmist.providers.base import LLMChunk, Usage
-from llmist.syntax import ArgsPartialEvent, EmojiCallParser, GadgetCallEvent, GadgetCallParser, SyntaxEvent, TextEvent
+from llmist.providers.base import LLMChunk, ToolCall, Usage
+from llmist.syntax import ArgsPartialEvent, GadgetCallEvent, SyntaxEvent, TextEvent, native_call
 
 __all__ = ["ModelWait", "Response"]
 
@@ -27,15 +27,22 @@ __all__ = ["ModelWait", "Response"]
 class Response:
     """One response in the making: its text, its prose, and its calls (started as they are parsed)."""
 
-    __slots__ = ("calls", "cfg", "cost", "ctx", "finish", "n_calls", "parser", "prose", "raw", "synthetic", "usage")
+    __slots__ = (
+        "calls",
+        "cfg",
+        "cost",
+        "ctx",
+        "finish",
+        "n_calls",
+        "parser",
+        "prose",
+        "raw",
+        "synthetic",
+        "tool_calls",
+        "usage",
+    )
 
-    def __init__(
-        self,
-        cfg: RunConfig,
-        calls: ResponseCalls,
-        parser: GadgetCallParser | EmojiCallParser,
-        ctx: ChunkContext,
-    ) -> None:
+    def __init__(self, cfg: RunConfig, calls: ResponseCalls, parser: CallParser, ctx: ChunkContext) -> None:
         self.cfg = cfg
         self.calls = calls
         self.parser = parser
@@ -53,21 +60,21 @@ class Response:
         """The model's finish reason, if it gave one."""
         self.cost = 0.0
         """USD of this response (set when it ends; 0 without usage or a price)."""
+        self.tool_calls: list[ToolCall] = []
+        """The native tool calls the model made (``syntax="native"``), in order."""
 
     async def feed(self, chunk: LLMChunk) -> list[AgentEvent]:
         """A model chunk: note its usage and finish reason, and pass its text through the
         raw-chunk interceptor and the ``on_stream_chunk`` observer to :meth:`feed_text`. Its
-        reasoning, if any, becomes a ``ReasoningEvent`` and goes no further."""
+        reasoning, if any, becomes a ``ReasoningEvent`` and goes no further; its native tool calls
+        start at once, after its text."""
         if chunk.usage is not None:
             self.usage = chunk.usage
         if chunk.finish_reason is not None:
             self.finish = chunk.finish_reason
         text = chunk.text
-        if chunk.reasoning:  # rare: kept off the common path, which stays one coroutine per chunk
-            events: list[AgentEvent] = [ReasoningEvent(chunk.reasoning)]
-            if text:
-                events.extend(await self.feed(LLMChunk(text=text)))
-            return events
+        if chunk.reasoning or chunk.tool_calls:  # rare: kept off the common path (one coroutine per chunk)
+            return await self._feed_parts(chunk)
         if not text:
             return []
         icp, obs = self.cfg.interceptors, self.cfg.observers
@@ -79,6 +86,17 @@ class Response:
         if obs is not None and obs.on_stream_chunk is not None:
             await call_observer(obs.on_stream_chunk, text, self.ctx)
         return await self.feed_text(text)
+
+    async def _feed_parts(self, chunk: LLMChunk) -> list[AgentEvent]:
+        """A chunk with reasoning or native tool calls: the reasoning, the text, then the calls."""
+        events: list[AgentEvent] = [ReasoningEvent(chunk.reasoning)] if chunk.reasoning else []
+        if chunk.text:
+            events.extend(await self.feed(LLMChunk(text=chunk.text)))
+        if chunk.tool_calls:
+            self.tool_calls.extend(chunk.tool_calls)
+            calls = [GadgetCallEvent(native_call(c.name, c.arguments, c.id)) for c in chunk.tool_calls]
+            events.extend(await self.handle(calls))
+        return events
 
     async def feed_text(self, text: str) -> list[AgentEvent]:
         """Response text (a chunk, or a whole response a controller supplied) through the parser."""
@@ -108,6 +126,7 @@ class Response:
         self.parser.reset()
         self.raw.clear()
         self.prose.clear()
+        self.tool_calls.clear()
 
     async def handle(self, events: Iterable[SyntaxEvent]) -> list[AgentEvent]:
         """Apply hooks to parser events, start each call at once, and add results finished so far."""

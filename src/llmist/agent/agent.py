@@ -28,7 +28,7 @@ from llmist.agent.compaction import Compaction, CompactionStrategy
 from llmist.agent.events import AgentEvent
 from llmist.agent.hooks import Hooks, merge_hooks
 from llmist.agent.instrumentation import InstrumentationSettings, resolve
-from llmist.agent.prompt import Markers, PromptStyle, Syntax
+from llmist.agent.prompt import Markers, PromptStyle, SyntaxOption
 from llmist.agent.result import AgentResult, OutputT
 from llmist.agent.sessions import Session
 from llmist.agent.subagents import DEFAULT_MAX_DEPTH, RunScope, SubagentGadget, has_subagents, run_with_subagents
@@ -65,7 +65,10 @@ class Agent(Generic[OutputT]):
         strict: Turn the loop's repairs of a model's mistakes (an unknown gadget name, a repeated
             call, an invented result) into a :class:`~llmist.agent.RepairRefused` error ending the run.
         hooks: One :class:`Hooks` or several (merged in order).
-        syntax: ``"block"`` (``!!!GADGET_START:``) or ``"emoji"`` (``🛠️[``).
+        syntax: How the model calls gadgets: it writes ``"block"`` (``!!!GADGET_START:``) or
+            ``"emoji"`` (``🛠️[``) calls in its text, or ``"native"``: the provider's tool-calling
+            API; ``"auto"``: native where the model registry says the model does it well, else
+            block (see :doc:`native-tools`).
         max_iterations: Most model calls per run.
         max_gadgets_per_response: Most calls run per response; later ones are reported as not run.
         stop_on_no_calls: End the run when a response has no calls (else ask the model to go on).
@@ -121,7 +124,7 @@ class Agent(Generic[OutputT]):
         few_shot: int = 0,
         strict: bool = False,
         hooks: Hooks | Sequence[Hooks] | None = None,
-        syntax: Syntax = "block",
+        syntax: SyntaxOption = "block",
         max_iterations: int = 10,
         max_gadgets_per_response: int | None = None,
         stop_on_no_calls: bool = True,
@@ -479,8 +482,8 @@ def _checked_compaction(
 
 def _check_options(syntax: str, max_iterations: int, prompt_style: str, few_shot: int) -> None:
     """Reject option values no run could use."""
-    if syntax not in ("block", "emoji"):
-        raise ValueError(f"syntax must be 'block' or 'emoji', got {syntax!r}")
+    if syntax not in ("block", "emoji", "native", "auto"):
+        raise ValueError(f"syntax must be 'block', 'emoji', 'native' or 'auto', got {syntax!r}")
     if prompt_style not in ("full", "compact"):
         raise ValueError(f"prompt_style must be 'full' or 'compact', got {prompt_style!r}")
     if few_shot < 0:

@@ -10,7 +10,7 @@ from typing_extensions import TypeVar
 from llmist.agent.agent import Agent, AgentStream, HumanInputHandler
 from llmist.agent.compaction import Compaction, CompactionStrategy
 from llmist.agent.hooks import Hooks, merge_hooks
-from llmist.agent.prompt import Syntax
+from llmist.agent.prompt import SyntaxOption
 from llmist.agent.result import OutputT
 from llmist.agent.sessions import Session
 from llmist.agent.subagents import SubagentGadget
@@ -65,8 +65,9 @@ class AgentBuilder(Generic[OutputT]):
         self._hooks.extend(hooks)
         return self
 
-    def with_syntax(self, syntax: Syntax) -> Self:
-        """The call syntax the model is taught: ``"block"`` (default) or ``"emoji"``."""
+    def with_syntax(self, syntax: SyntaxOption) -> Self:
+        """How the model calls gadgets: ``"block"`` (default), ``"emoji"``, ``"native"`` (the
+        provider's tool-calling API) or ``"auto"``."""
         return self._set("syntax", syntax)
 
     def with_max_iterations(self, n: int) -> Self:

@@ -21,13 +21,22 @@ def format_result(r: GadgetExecutionResult) -> str:
     return f"Error in {head}:\n{r.error}\nFix the call and send it again, or continue without it."
 
 
-def result_message(r: GadgetExecutionResult, vision: bool | None = None) -> GadgetResultMessage:
+def result_message(
+    r: GadgetExecutionResult, vision: bool | None = None, *, native: bool = False
+) -> GadgetResultMessage:
     """``format_result`` as a ``gadget_result`` message that also records the call, with the
-    gadget's media (shown as images when ``vision`` is ``True``, else described)."""
+    gadget's media (shown as images when ``vision`` is ``True``, else described). ``native``:
+    the result answers the native tool call of the invocation id (its ``tool_call_id``)."""
     text = format_result(r)
     content = media_content(text, r.media, vision) if r.media else text
     return GadgetResultMessage(
-        "gadget_result", content, r.gadget_name, r.invocation_id, r.parameters, r.error is not None
+        "gadget_result",
+        content,
+        r.gadget_name,
+        r.invocation_id,
+        r.parameters,
+        r.error is not None,
+        tool_call_id=r.invocation_id if native else None,
     )
 
 

@@ -2,18 +2,20 @@
 
 Kept tight (every token is paid on every call). Users replace the preamble with ``system=``
 or add to it with ``system_extra=``; the syntax section and the gadget list are always there
-when the agent has gadgets.
+when the agent has gadgets. With the native syntax the gadgets go to the provider's
+tool-calling API instead (:func:`tool_specs`), and the prompt only says how to use them.
 """
 
 from __future__ import annotations
 
 import importlib
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 from llmist.gadgets import Gadget, render_call, render_gadget
-from llmist.providers.base import Message
+from llmist.providers.base import Message, ToolCall, ToolSpec
 from llmist.syntax.schema import json_schema
 
 __all__ = [
@@ -21,20 +23,32 @@ __all__ = [
     "Markers",
     "PromptStyle",
     "Syntax",
+    "SyntaxOption",
     "estimate_prompt_tokens",
     "example_exchanges",
     "render_gadget_entry",
     "render_system_prompt",
+    "tool_specs",
 ]
 
-Syntax: TypeAlias = Literal["block", "emoji"]
-"""The call syntax a model writes: ``"block"`` (``!!!GADGET_START:``) or ``"emoji"`` (``🛠️[``)."""
+Syntax: TypeAlias = Literal["block", "emoji", "native"]
+"""How a model calls gadgets: it writes ``"block"`` (``!!!GADGET_START:``) or ``"emoji"``
+(``🛠️[``) calls in its text, or uses its provider's tool-calling API (``"native"``)."""
+
+SyntaxOption: TypeAlias = Literal["block", "emoji", "native", "auto"]
+"""An agent's ``syntax`` option: a :data:`Syntax`, or ``"auto"``: native where the model
+registry says the model calls tools well natively, the block syntax otherwise."""
 
 PromptStyle: TypeAlias = Literal["full", "compact"]
 """How much the system prompt teaches: ``"full"`` (every rule, every parameter's type, default
 and description) or ``"compact"`` (for small models: one call form, one line per gadget)."""
 
 DEFAULT_PREAMBLE = "You are a helpful assistant that completes tasks by calling gadgets (tools)."
+
+_NATIVE_RULES = (
+    "Call the tools you need through function calling; several calls in one answer run in parallel, "
+    "and their results come back in the next message. When the task is done, answer in plain text."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +142,10 @@ def _compact_gadget(gadget: Gadget, syntax: Syntax) -> str:
 def render_gadget_entry(
     gadget: Gadget, *, syntax: Syntax = "block", markers: Markers = Markers(), style: PromptStyle = "full"
 ) -> str:
-    """One gadget's entry in the system prompt, in ``style``."""
+    """One gadget's entry in the system prompt, in ``style`` (native: its name and description,
+    the rest is the tool's schema)."""
+    if syntax == "native":
+        return f"- {gadget.name}: {' '.join(gadget.description.split())}"
     if style == "compact":
         return _compact_gadget(gadget, syntax)
     return render_gadget(gadget, syntax, start_prefix=markers.start, end_prefix=markers.end, arg_prefix=markers.arg)
@@ -146,11 +163,14 @@ def render_system_prompt(
     """Build the system prompt: preamble (``system`` replaces the default), ``system_extra``,
     then, when there are gadgets, the syntax rules with a worked example and each gadget's
     rendered instructions (schema and examples in the active syntax). ``style="compact"``
-    teaches one call form and lists each gadget on one line, for small models."""
+    teaches one call form and lists each gadget on one line, for small models. The native
+    syntax lists no gadget (:func:`tool_specs` gives them to the provider) and teaches no form."""
     parts = [DEFAULT_PREAMBLE if system is None else system]
     if system_extra:
         parts.append(system_extra)
-    if gadgets and style == "compact":
+    if gadgets and syntax == "native":
+        parts.append(_NATIVE_RULES)  # the gadgets themselves go to the API: see tool_specs
+    elif gadgets and style == "compact":
         parts.append(_compact_syntax(syntax, markers))
         parts.append("Tools:\n" + "\n".join(_compact_gadget(g, syntax) for g in gadgets))
     elif gadgets:
@@ -189,18 +209,44 @@ def example_exchanges(
         example = next((e for e in g.examples if e.output is not None), None)
         if example is None or len(turns) >= 4 * limit:
             continue
-        try:
-            call = render_call(
-                g, example.params, syntax, start_prefix=markers.start, end_prefix=markers.end, arg_prefix=markers.arg
-            )
-        except ValueError:  # a value the emoji header cannot hold: no example beats a wrong one
-            continue
         n = len(turns) // 4 + 1
-        done = GadgetExecutionResult(g.name, f"example_{n}", dict(example.params), example.output, None, 0.0)
+        call_id = f"example_{n}"
+        if syntax == "native":
+            arguments = json.dumps(example.params, ensure_ascii=False, default=str)
+            asked = Message("assistant", "", tool_calls=(ToolCall(call_id, g.name, arguments),))
+        else:
+            try:
+                text = render_call(
+                    g,
+                    example.params,
+                    syntax,
+                    start_prefix=markers.start,
+                    end_prefix=markers.end,
+                    arg_prefix=markers.arg,
+                )
+            except ValueError:  # a value the emoji header cannot hold: no example beats a wrong one
+                continue
+            asked = Message("assistant", text)
+        done = GadgetExecutionResult(g.name, call_id, dict(example.params), example.output, None, 0.0)
+        answer = result_message(done, native=syntax == "native")
         turns += [
             Message("user", example.comment or f"Use {g.name}."),
-            Message("assistant", call),
-            result_message(done),
+            asked,
+            answer,
             Message("assistant", f"The result is: {example.output}"),
         ]
     return turns
+
+
+def tool_specs(gadgets: Sequence[Gadget]) -> tuple[ToolSpec, ...]:
+    """The gadgets as native tools: name, description (with the gadget's first example call),
+    and the JSON schema of the parameters."""
+    return tuple(_tool_spec(g) for g in gadgets)
+
+
+def _tool_spec(gadget: Gadget) -> ToolSpec:
+    description = " ".join(gadget.description.split())
+    example = gadget.examples[0] if gadget.examples else None
+    if example is not None:
+        description += f" Example arguments: {json.dumps(example.params, ensure_ascii=False, default=str)}"
+    return ToolSpec(gadget.name, description, gadget.Params.model_json_schema())

@@ -28,6 +28,7 @@ class EvalSyntax(StrEnum):
 
     block = "block"
     emoji = "emoji"
+    native = "native"
     all = "all"
 
 
@@ -131,11 +132,11 @@ def _run(
     options: dict[str, Any],
 ) -> list[Any]:
     """Load the suite, run it on ``model`` and return the results (progress on stderr)."""
-    from llmist.evals import CaseResult, load_suite, reference_model, run_suite
+    from llmist.evals import SYNTAXES, CaseResult, load_suite, reference_model, run_suite
 
     gadgets = [g for source in gadget_sources or () for g in load_gadgets(source)]
     suite = load_suite(suite_source, gadgets=gadgets, gadget_loader=load_gadgets).select(cases or (), categories or ())
-    syntaxes = ("block", "emoji") if syntax is EvalSyntax.all else (syntax.value,)
+    syntaxes = SYNTAXES if syntax is EvalSyntax.all else (syntax.value,)
 
     def progress(r: CaseResult) -> None:
         mark = ("pass", "green") if r.passed else ("FAIL", "red")

@@ -14,7 +14,7 @@ over the same functions; see ``docs/evals.md``.
 """
 
 from llmist.evals.builtin import BUILTIN_SUITE, builtin_suite
-from llmist.evals.case import Call, EvalCase, EvalSuite, ExpectedCall, SyntaxName, Turn
+from llmist.evals.case import SYNTAXES, Call, EvalCase, EvalSuite, ExpectedCall, SyntaxName, Turn
 from llmist.evals.grader import CallRecord, grade, normalize_answer
 from llmist.evals.loading import load_suite
 from llmist.evals.record import CaseResult, read_results, write_results
@@ -24,6 +24,7 @@ from llmist.evals.runner import ModelChoice, count_stray_calls, run_case, run_su
 
 __all__ = [
     "BUILTIN_SUITE",
+    "SYNTAXES",
     "Call",
     "CallRecord",
     "CaseResult",

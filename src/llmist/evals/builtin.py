@@ -5,7 +5,7 @@ Categories: ``single`` (one call), ``coercion`` (values a schema must coerce), `
 one response), ``dependency`` (a call waiting for another by invocation id; block syntax only),
 ``validation`` (recovering from a rejected call), ``fails_once`` (a gadget failing once),
 ``output_viewer`` (an output too long for the context, read back with ``GadgetOutputViewer``;
-block syntax only, as the viewer's pattern list cannot be written in an emoji header) and
+not in the emoji syntax, whose header cannot hold the viewer's pattern list) and
 ``completion`` (ending with ``TaskCompletionSignal``). Each case has a reference solution.
 """
 
@@ -23,6 +23,7 @@ __all__ = ["BUILTIN_SUITE", "builtin_suite"]
 
 _E = ExpectedCall
 _BLOCK: tuple[SyntaxName, ...] = ("block",)
+_NO_EMOJI: tuple[SyntaxName, ...] = ("block", "native")
 _POEM = "Roses are red\nViolets are blue\nSugar is sweet\nAnd so are you"
 _CODE = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
 _SMALL_CONTEXT = {"context_window": 8000}  # output limit of 4,800 characters: the long outputs are stored
@@ -209,12 +210,12 @@ def _output_viewer() -> list[EvalCase]:
     return [
         EvalCase("log_error", "output_viewer",
                  "Read the server log with read_server_log and tell me what the ERROR line says.",
-                 [g.read_server_log], answer=("disk full",), syntaxes=_BLOCK, agent_options=_SMALL_CONTEXT,
+                 [g.read_server_log], answer=("disk full",), syntaxes=_NO_EMOJI, agent_options=_SMALL_CONTEXT,
                  calls=(_E("GadgetOutputViewer"),),
                  solution=((Call("read_server_log"),), partial(_view, "ERROR"), "The error: disk full on /var/data.")),
         EvalCase("find_admin", "output_viewer",
                  "List the users with list_users and tell me the name of the user whose role is admin.",
-                 [g.list_users], answer=("Grace Hopper",), syntaxes=_BLOCK, agent_options=_SMALL_CONTEXT,
+                 [g.list_users], answer=("Grace Hopper",), syntaxes=_NO_EMOJI, agent_options=_SMALL_CONTEXT,
                  calls=(_E("GadgetOutputViewer"),),
                  solution=((Call("list_users"),), partial(_view, "admin"), "The admin is Grace Hopper.")),
     ]  # fmt: skip

@@ -12,10 +12,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-__all__ = ["Call", "EvalCase", "EvalSuite", "ExpectedCall", "SyntaxName", "Turn"]
+__all__ = ["SYNTAXES", "Call", "EvalCase", "EvalSuite", "ExpectedCall", "SyntaxName", "Turn"]
 
-SyntaxName: TypeAlias = Literal["block", "emoji"]
-"""A call syntax a case runs in."""
+SyntaxName: TypeAlias = Literal["block", "emoji", "native"]
+"""A call syntax a case runs in (``native``: the provider's tool-calling API)."""
+
+SYNTAXES: tuple[SyntaxName, ...] = ("block", "emoji", "native")
+"""Every syntax, in the order reports list them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +74,7 @@ class EvalCase:
     """All expected calls must come from one model response (calls run in parallel)."""
     stop_reason: str | None = None
     """The stop reason the run must end with (``"task_complete"`` for ``TaskCompletionSignal``)."""
-    syntaxes: tuple[SyntaxName, ...] = ("block", "emoji")
+    syntaxes: tuple[SyntaxName, ...] = SYNTAXES
     """The syntaxes the case runs in (dependencies exist only in the block syntax)."""
     max_iterations: int = 6
     """Model calls the run may make."""

@@ -13,7 +13,7 @@ A YAML suite::
         calls:
           - gadget: add
             params: {a: 2, b: 3}
-        syntaxes: [block, emoji] # optional; also same_response, stop_reason, max_iterations
+        syntaxes: [block, emoji] # optional (default: all three); also same_response, stop_reason, max_iterations
 
 YAML needs PyYAML (``pip install 'llmist[evals]'``).
 """
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from llmist.evals.builtin import BUILTIN_SUITE
-from llmist.evals.case import EvalCase, EvalSuite, ExpectedCall
+from llmist.evals.case import SYNTAXES, EvalCase, EvalSuite, ExpectedCall, SyntaxName
 from llmist.gadgets import Gadget, as_gadget
 
 __all__ = ["load_suite"]
@@ -112,7 +112,7 @@ def _yaml_case(path: Path, n: int, raw: Any, by_name: Mapping[str, Gadget]) -> E
         calls=tuple(_yaml_call(where, c) for c in raw.get("calls") or ()),
         same_response=bool(raw.get("same_response", False)),
         stop_reason=raw.get("stop_reason"),
-        syntaxes=tuple(raw.get("syntaxes") or ("block", "emoji")),
+        syntaxes=_syntaxes(where, raw.get("syntaxes")),
         max_iterations=int(raw.get("max_iterations", 6)),
     )
 
@@ -123,3 +123,13 @@ def _yaml_call(where: str, raw: Any) -> ExpectedCall:
             f"{where}: each of `calls` needs `gadget` and may have `params`, `with_dependency`; got {raw!r}"
         )
     return ExpectedCall(str(raw["gadget"]), dict(raw.get("params") or {}), None, bool(raw.get("with_dependency")))
+
+
+def _syntaxes(where: str, raw: Any) -> tuple[SyntaxName, ...]:
+    """A case's ``syntaxes`` (every syntax when absent)."""
+    if raw is None:
+        return SYNTAXES
+    names = [raw] if isinstance(raw, str) else raw
+    if not isinstance(names, list) or not names or any(n not in SYNTAXES for n in names):
+        raise ValueError(f"{where}: `syntaxes` must be a list of {', '.join(SYNTAXES)}; got {raw!r}")
+    return tuple(names)

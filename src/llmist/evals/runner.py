@@ -32,7 +32,13 @@ syntax (a scripted model per case)."""
 _STRAY_START = re.compile(r"GADGET_START|\U0001f6e0\ufe0f?\[(?!/end\])|<tool_call>|\"arguments\"\s*:")
 _STRAY_PART = re.compile(r"GADGET_END|!{1,3}ARG|\U0001f6e0\ufe0f?\[/end\]")
 # Binding errors: what a model gets when the executor could not read its call at all.
-_MALFORMED_ERRORS = ("Unknown gadget", "Could not parse", "Could not split", " positional arguments but takes")
+_MALFORMED_ERRORS = (
+    "Unknown gadget",
+    "Could not parse",
+    "Could not read the arguments",  # native: not a JSON object
+    "Could not split",
+    " positional arguments but takes",
+)
 
 
 def count_stray_calls(prose: str) -> int:

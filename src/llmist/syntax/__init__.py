@@ -9,7 +9,7 @@ from llmist.syntax.block import (
 )
 from llmist.syntax.emoji import EmojiCallParser
 from llmist.syntax.events import ArgsPartialEvent, GadgetCallEvent, ParsedCall, SyntaxEvent, TextEvent
-from llmist.syntax.native import native_call
+from llmist.syntax.native import ProseParser, native_call
 from llmist.syntax.pointers import MAX_PARAMETER_DEPTH, BlockParseError, Schema, parse_block_params
 
 COMPILED: bool = not str(_block.__file__).endswith(".py")
@@ -28,6 +28,7 @@ __all__ = [
     "GadgetCallEvent",
     "GadgetCallParser",
     "ParsedCall",
+    "ProseParser",
     "Schema",
     "SyntaxEvent",
     "TextEvent",

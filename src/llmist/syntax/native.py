@@ -4,17 +4,39 @@ executor validates and runs calls of every syntax.
 
 A call whose arguments are not a JSON object still becomes a call, with ``parse_error``
 saying what was wrong: the model is told, and writes the call again.
+
+:class:`ProseParser` stands in for a call parser when calls come through the API: every
+piece of the response's text is prose.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from llmist.syntax._base import next_auto_id
-from llmist.syntax.events import ParsedCall
+from llmist.syntax.events import ParsedCall, SyntaxEvent, TextEvent
 
-__all__ = ["native_call"]
+__all__ = ["ProseParser", "native_call"]
+
+
+class ProseParser:
+    """The parser of a response whose calls come through the provider's API: its text is all
+    prose (a ``TextEvent`` per chunk), with the call parsers' ``feed``/``finalize``/``reset``."""
+
+    __slots__ = ()
+
+    def feed(self, chunk: str) -> Sequence[SyntaxEvent]:
+        """The chunk as prose."""
+        return (TextEvent(chunk),) if chunk else ()
+
+    def finalize(self) -> Sequence[SyntaxEvent]:
+        """Nothing is held back, so nothing is left."""
+        return ()
+
+    def reset(self) -> None:
+        """Nothing to forget."""
 
 
 def native_call(name: str, arguments: str, invocation_id: str = "") -> ParsedCall:
