@@ -163,3 +163,18 @@ async def test_text_a_native_model_writes_is_prose_not_parsed() -> None:
 def test_an_unknown_syntax_is_refused_naming_every_choice() -> None:
     with pytest.raises(ValueError, match="'block', 'emoji', 'native' or 'auto', got 'json'"):
         Agent(model=MockModel([]), syntax="json")  # type: ignore[arg-type]
+
+
+async def test_results_go_back_in_the_order_of_the_calls() -> None:
+    calls = [tool_call("add", a=1, b=1, id="c1"), tool_call("nope", id="c2"), tool_call("mul", a=2, b=2, id="c3")]
+    agent, _ = _native(MockReply(tool_calls=calls), "done")
+    result = await agent.run("go")
+    assert [m.tool_call_id for m in result.messages[3:6]] == ["c1", "c2", "c3"]
+
+
+async def test_a_repeated_native_call_is_answered_with_its_earlier_result() -> None:
+    first, again = tool_call("add", a=2, b=3), ToolCall("c9", "add", '{"b": 3, "a": 2}')
+    agent, _ = _native(MockReply(tool_calls=[first]), MockReply(tool_calls=[again]), "5")
+    result = await agent.run("2 + 3?")
+    assert result.repairs == {"repeated_call": 1}
+    assert "identical to" in (result.gadget_results[-1].result or "")

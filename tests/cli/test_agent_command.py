@@ -80,6 +80,16 @@ def test_emoji_syntax_runs_the_same_script(tmp_path: Path) -> None:
     assert (tmp_path / "report.txt").exists()
 
 
+def test_native_syntax_runs_the_same_script_as_tool_calls(tmp_path: Path) -> None:
+    proc = llmist(*_demo_args(tmp_path, "--yes", "--syntax", "native", "--json"))
+    assert proc.returncode == 0, proc.stderr
+    results = [json.loads(line) for line in proc.stdout.splitlines()]
+    calls = [r["call"] for r in results if r["type"] == "gadget_call"]
+    assert calls and all(c["syntax"] == "native" for c in calls)
+    assert [r["result"]["error"] for r in results if r["type"] == "gadget_result" and r["result"]["error"]] == []
+    assert (tmp_path / "report.txt").exists()
+
+
 def test_gadgets_from_a_file(tmp_path: Path) -> None:
     tools = tmp_path / "tools.py"
     tools.write_text(

@@ -94,6 +94,7 @@ class ResponseCalls:
     async def admit(self, call: ParsedCall, n: int) -> list[GadgetExecutionResult]:
         """:meth:`submit` after the loop's repairs: a misspelt gadget name fixed, an unknown one
         answered with the closest names, a repeated call answered with its earlier result."""
+        self._pos.setdefault(call.invocation_id, n)  # its result's place, however it is answered
         name = call.gadget_name
         if name not in self._names:
             fixed = same_name(name, self._names)

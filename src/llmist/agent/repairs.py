@@ -15,6 +15,7 @@ Every repair adds to ``AgentResult.repairs`` and calls the ``on_repair`` observe
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -112,6 +113,8 @@ def call_signature(call: ParsedCall) -> tuple[str, str, str]:
     """What makes two calls identical: the gadget and the parameters as written (ids aside)."""
     if call.syntax == "emoji":
         return call.gadget_name, " ".join((call.raw_args or "").split()), (call.body or "").strip()
+    if call.syntax == "native" and call.parameters is not None:
+        return call.gadget_name, json.dumps(call.parameters, sort_keys=True, default=str), ""
     return call.gadget_name, "\n".join(line.strip() for line in call.parameters_raw.strip().splitlines()), ""
 
 

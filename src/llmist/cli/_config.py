@@ -62,7 +62,7 @@ def _str(v: Any) -> str | None:
 
 
 def _syntax(v: Any) -> str | None:
-    return '"block" or "emoji"' if v not in ("block", "emoji") else None
+    return '"block", "emoji", "native" or "auto"' if v not in ("block", "emoji", "native", "auto") else None
 
 
 def _pos_int(v: Any) -> str | None:

@@ -13,7 +13,8 @@ The file is a JSON object::
 
 A turn is a string, or a list of strings (prose) and calls. A call names its ``gadget`` and
 ``params``, and optionally an ``id`` and ``deps``; it is written in the syntax the agent uses,
-so one script serves ``--syntax block`` and ``--syntax emoji``.
+so one script serves ``--syntax block`` and ``--syntax emoji``; with ``--syntax native`` the
+calls come as native tool calls after the turn's text.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any
 
 from llmist.cli._common import CliError
 from llmist.gadgets import Gadget, render_call
-from llmist.testing import MockModel, block_call
+from llmist.testing import MockModel, MockReply, block_call, tool_call
 
 __all__ = ["MOCK_PREFIX", "load_mock_script", "mock_script_path"]
 
@@ -61,28 +62,38 @@ def load_mock_script(path: Path, gadgets: Sequence[Gadget], syntax: str) -> Mock
     return MockModel(turns, chunk_size=chunk_size, delay_s=float(delay), name="mock")
 
 
-def _turn(path: Path, n: int, turn: Any, gadgets: Mapping[str, Gadget], syntax: str) -> str:
+def _turn(path: Path, n: int, turn: Any, gadgets: Mapping[str, Gadget], syntax: str) -> str | MockReply:
     if isinstance(turn, str):
         return turn
     if not isinstance(turn, list):
         raise CliError(f"mock script {path}: turn {n} must be a string or a list, got {type(turn).__name__}")
     parts: list[str] = []
+    native: list[Mapping[str, Any]] = []
     for part in turn:
         if isinstance(part, str):
             parts.append(part if part.endswith("\n") else part + "\n")
+        elif isinstance(part, dict) and isinstance(part.get("gadget"), str) and syntax == "native":
+            native.append(part)
         elif isinstance(part, dict) and isinstance(part.get("gadget"), str):
             parts.append(_call(path, n, part, gadgets, syntax))
         else:
             raise CliError(
                 f'mock script {path}: turn {n} holds {part!r}; expected text or {{"gadget": NAME, "params": {{...}}}}'
             )
+    if native:
+        return MockReply("".join(parts), [tool_call(p["gadget"], _params(path, n, p), id=p.get("id")) for p in native])
     return "".join(parts)
 
 
-def _call(path: Path, n: int, part: Mapping[str, Any], gadgets: Mapping[str, Gadget], syntax: str) -> str:
-    name, params = part["gadget"], part.get("params", {})
+def _params(path: Path, n: int, part: Mapping[str, Any]) -> dict[str, Any]:
+    params = part.get("params", {})
     if not isinstance(params, dict):
-        raise CliError(f"mock script {path}: turn {n}: params of {name} must be an object")
+        raise CliError(f"mock script {path}: turn {n}: params of {part['gadget']} must be an object")
+    return params
+
+
+def _call(path: Path, n: int, part: Mapping[str, Any], gadgets: Mapping[str, Gadget], syntax: str) -> str:
+    name, params = part["gadget"], _params(path, n, part)
     if syntax == "emoji":
         gadget = gadgets.get(name)
         if gadget is None:

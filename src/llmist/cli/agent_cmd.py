@@ -31,10 +31,12 @@ __all__ = ["agent_command", "build_agent"]
 
 
 class SyntaxChoice(StrEnum):
-    """A call syntax."""
+    """How the model calls gadgets."""
 
     block = "block"
     emoji = "emoji"
+    native = "native"
+    auto = "auto"
 
 
 class _Sink(Protocol):
@@ -76,7 +78,10 @@ def agent_command(
     allow_commands: Annotated[
         bool | None, typer.Option("--commands/--no-commands", help="With --builtins: include RunCommand.")
     ] = None,
-    syntax: Annotated[SyntaxChoice | None, typer.Option(help="Call syntax taught to the model.")] = None,
+    syntax: Annotated[
+        SyntaxChoice | None,
+        typer.Option(help="How the model calls gadgets (native: its API's tool calls)."),
+    ] = None,
     max_iterations: Annotated[int | None, typer.Option(min=1, help="Most model calls.")] = None,
     max_cost: Annotated[float | None, typer.Option(min=0, help="Stop once the run cost this many USD.")] = None,
     system: Annotated[str | None, typer.Option(help="System prompt preamble (replaces the default one).")] = None,
