@@ -108,7 +108,9 @@ async def test_an_unknown_tool_is_answered_with_the_closest_names() -> None:
 async def test_hooks_and_costs_see_native_calls() -> None:
     started: list[str] = []
     finished: list[GadgetExecutionResult] = []
-    observers = Observers(on_gadget_start=lambda ctx: started.append(ctx.gadget_name), on_gadget_complete=finished.append)
+    observers = Observers(
+        on_gadget_start=lambda ctx: started.append(ctx.gadget_name), on_gadget_complete=finished.append
+    )
     agent, _ = _native(MockReply(tool_calls=[tool_call("mul", a=6, b=7)]), "42", hooks=Hooks(observers=observers))
     result = await agent.run("6 x 7?")
     assert started == ["mul"] and [r.result for r in finished] == ["42"]

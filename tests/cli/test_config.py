@@ -69,7 +69,7 @@ def test_gadget_files_and_root_are_relative_to_their_config_file(tmp_path: Path,
     ("text", "message"),
     [
         ('max_iterations = "ten"\n', "key 'max_iterations' must be a positive integer, got 'ten' (str)"),
-        ('syntax = "xml"\n', "key 'syntax' must be \"block\", \"emoji\", \"native\" or \"auto\", got 'xml' (str)"),
+        ('syntax = "xml"\n', 'key \'syntax\' must be "block", "emoji", "native" or "auto", got \'xml\' (str)'),
         ('modle = "sonnet"\n', "unknown key 'modle'; expected one of: model, syntax"),
         ("[profiles.x]\nbuiltins = 1\n", "[profiles.x] key 'builtins' must be true or false, got 1 (int)"),
         ("model = \n", "is not valid TOML: Invalid value (at line 1, column 9)"),
