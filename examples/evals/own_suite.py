@@ -28,8 +28,8 @@ SUITE = EvalSuite(
 
 
 async def main() -> None:
-    [block, emoji] = await run_suite(SUITE, reference_model)
-    assert block.passed and emoji.passed
+    [block, emoji, native] = await run_suite(SUITE, reference_model)
+    assert block.passed and emoji.passed and native.passed
     print(block.case, block.syntax, block.passed, block.calls, "call(s)")
 
 

@@ -51,10 +51,10 @@ async def test_the_local_model_answers_through_the_llamacpp_provider(local_serve
     assert result.stop_reason == "no_calls"  # llama.cpp's server reports no usage when streaming
 
 
-async def test_a_small_eval_runs_on_the_local_model_in_both_syntaxes(local_server: LlamaCppServer) -> None:
+async def test_a_small_eval_runs_on_the_local_model_in_every_syntax(local_server: LlamaCppServer) -> None:
     suite = BUILTIN_SUITE.select(["add_numbers", "weather_paris", "finish_direct"])
     results = await run_suite(suite, "llamacpp:smollm2", agent_options={"max_response_tokens": 200})
-    assert len(results) == 6
+    assert len(results) == 9
     assert [r.failures for r in results if r.stop_reason == "error"] == []
     assert all(r.input_tokens > 0 for r in results)
-    assert {s.syntax for s in summarize(results)} == {"block", "emoji"}
+    assert {s.syntax for s in summarize(results)} == {"block", "emoji", "native"}

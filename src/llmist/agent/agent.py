@@ -28,7 +28,7 @@ from llmist.agent.compaction import Compaction, CompactionStrategy
 from llmist.agent.events import AgentEvent
 from llmist.agent.hooks import Hooks, merge_hooks
 from llmist.agent.instrumentation import InstrumentationSettings, resolve
-from llmist.agent.prompt import Markers, PromptStyle, SyntaxOption
+from llmist.agent.prompt import Markers, PromptStyle, Syntax, SyntaxOption
 from llmist.agent.result import AgentResult, OutputT
 from llmist.agent.sessions import Session
 from llmist.agent.subagents import DEFAULT_MAX_DEPTH, RunScope, SubagentGadget, has_subagents, run_with_subagents
@@ -191,6 +191,11 @@ class Agent(Generic[OutputT]):
         if self._output is not None:
             return self._typed_config(self._output).system_prompt
         return self._run_config().system_prompt
+
+    @property
+    def call_syntax(self) -> Syntax:
+        """How this agent's runs call gadgets: its ``syntax``, with ``"auto"`` resolved for its model."""
+        return self._run_config().syntax
 
     def _run_config(self) -> RunConfig:
         if self._config is None:

@@ -88,8 +88,12 @@ class LlamaCppServer:
         n_ctx: int = 8192,
         alias: str = "smollm2",
         start_timeout_s: float = 120.0,
+        chat_format: str | None = None,
     ) -> None:
         self.model_path = model_path
+        self.chat_format = chat_format
+        """llama.cpp's chat format (``chatml-function-calling`` answers tool calls); ``None``: the
+        model's own chat template."""
         self.python = python
         self.n_ctx = n_ctx
         self.alias = alias
@@ -107,6 +111,8 @@ class LlamaCppServer:
         self.port = _free_port()
         cmd = [self.python, "-m", "llama_cpp.server", "--model", str(self.model_path), "--model_alias", self.alias,
                "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx)]  # fmt: skip
+        if self.chat_format is not None:
+            cmd += ["--chat_format", self.chat_format]
         # The server logs a lot to stderr: into a file, as an unread pipe would fill up and stall it.
         self._log = tempfile.TemporaryFile()  # closed in __exit__
         self._proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=self._log)

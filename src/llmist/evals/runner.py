@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 from llmist.agent import Agent, AgentResult, GadgetResultEvent, LLMResponseEndEvent
-from llmist.evals.case import EvalCase, EvalSuite, SyntaxName
+from llmist.evals.case import SYNTAXES, EvalCase, EvalSuite, SyntaxName
 from llmist.evals.grader import CallRecord, grade
 from llmist.evals.record import CaseResult
 from llmist.providers.base import Provider
@@ -165,13 +165,13 @@ async def run_suite(
     suite: EvalSuite,
     model: ModelChoice,
     *,
-    syntaxes: Sequence[SyntaxName] = ("block", "emoji"),
+    syntaxes: Sequence[SyntaxName] = SYNTAXES,
     runs: int = 1,
     agent_options: Mapping[str, Any] | None = None,
     on_result: Callable[[CaseResult], None] | None = None,
     model_label: str | None = None,
 ) -> list[CaseResult]:
-    """Every case of ``suite`` in each of ``syntaxes`` it supports, ``runs`` times, one after
+    """Every case of ``suite`` in each of ``syntaxes`` it supports (default: all three), ``runs`` times, one after
     another (a local model serves one request at a time). ``on_result`` sees each result as
     it comes; ``model_label`` names the model in the results (default: the model string or
     the provider's name)."""
