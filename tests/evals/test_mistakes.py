@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from llmist.evals import BUILTIN_SUITE, CaseResult, count_stray_calls, run_case
-from llmist.testing import MockModel, block_call
+from llmist.providers.base import ToolCall
+from llmist.testing import MockModel, MockReply, block_call, tool_call
 
 ADD = BUILTIN_SUITE.select(["add_numbers"]).cases[0]
 GOOD = block_call("add", a=1234, b=5678)
@@ -47,6 +48,20 @@ async def test_a_tool_call_written_as_native_json_counts_as_malformed() -> None:
     result = await _run(native)
     assert result.malformed == 1
     assert not result.passed
+
+
+async def test_native_arguments_that_are_not_json_count_as_malformed_and_the_model_can_retry() -> None:
+    broken = MockReply(tool_calls=[ToolCall("c1", "add", '{"a": 1234, "b": 5678')])
+    fixed = MockReply(tool_calls=[tool_call("add", a=1234, b=5678)])
+    result = await run_case(ADD, "native", MockModel([broken, fixed, ANSWER]))
+    assert (result.passed, result.malformed, result.calls) == (True, 1, 2)
+
+
+async def test_a_native_call_of_an_unknown_tool_counts_as_malformed() -> None:
+    wrong = MockReply(tool_calls=[tool_call("addition", a=1234, b=5678)])
+    result = await run_case(ADD, "native", MockModel([wrong, ANSWER]))
+    assert (result.passed, result.malformed) == (False, 1)
+    assert result.repairs == {"unknown_gadget": 1}
 
 
 async def test_a_repeated_call_is_counted_as_another_call() -> None:
