@@ -82,3 +82,15 @@ async def test_a_provider_instance_can_stand_in_for_a_model_string() -> None:
     client = LLMClient()
     assert await client.complete("Hi", model=Scripted()) == "hi"
     assert client.usage.total_tokens == 4
+
+
+async def test_stream_sends_a_request_as_it_is_tools_and_reasoning_included() -> None:
+    from llmist.providers.base import Reasoning, ToolSpec
+    from llmist.testing import MockModel, MockReply, tool_call
+
+    model = MockModel([MockReply(tool_calls=[tool_call("add", a=1, b=2, id="c1")])])
+    tools = (ToolSpec("add", "Add.", {"type": "object", "properties": {}}),)
+    request = LLMRequest(model="m", messages=[Message("user", "1+2")], tools=tools, reasoning=Reasoning("low"))
+    chunks = [c async for c in LLMClient().stream(request, model)]
+    assert model.requests[0].tools == tools and model.requests[0].reasoning == Reasoning("low")
+    assert [c.tool_calls for c in chunks if c.tool_calls] == [(tool_call("add", a=1, b=2, id="c1"),)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 
@@ -126,19 +127,13 @@ class LLMClient:
     ) -> AsyncIterator[LLMChunk]:
         """Stream the answer's chunks; the last one carries usage and finish reason.
 
-        With an :class:`LLMRequest`, its ``model`` is read as a model string unless
-        ``model`` is given, and the other keyword arguments are ignored.
+        With an :class:`LLMRequest` (for what only a request holds: ``tools``, ``reasoning``,
+        ``stop``, ``extra``), its ``model`` is read as a model string unless ``model`` is given,
+        it is sent as it is otherwise, and the other keyword arguments are ignored.
         """
         if isinstance(prompt, LLMRequest):
             provider, model_name = self.resolve(prompt.model if model is None else model)
-            request = LLMRequest(
-                model=model_name,
-                messages=prompt.messages,
-                max_tokens=prompt.max_tokens,
-                temperature=prompt.temperature,
-                stop=prompt.stop,
-                extra=prompt.extra,
-            )
+            request = dataclasses.replace(prompt, model=model_name)
         else:
             provider, model_name = self.resolve(model)
             messages = [Message("user", prompt)] if isinstance(prompt, str) else list(prompt)
