@@ -13,9 +13,9 @@ import pytest
 
 from llmist import Agent, LLMist, create_gadget
 from llmist.mcp import MCPServerError, MCPServerStdio
-from llmist.providers.base import Message
+from llmist.providers.base import ImagePart, Message
 from llmist.syntax import GadgetCallEvent
-from llmist.testing import MockModel
+from llmist.testing import MockModel, MockReply, tool_call
 
 pytestmark = pytest.mark.slow
 
@@ -66,6 +66,29 @@ async def test_an_is_error_result_becomes_an_error_the_model_reads(toy: MCPServe
 async def test_images_are_described_beside_the_text(toy: MCPServerStdio) -> None:
     async with toy:
         assert await toy.call_tool("picture", {}) == "a red dot\n[image: image/png, 8 bytes]"
+
+
+async def test_a_tools_image_reaches_a_model_that_sees_images_as_an_image(toy: MCPServerStdio) -> None:
+    model = MockModel([block("picture"), "a red dot"], vision=True)
+    result = await Agent(model=model, mcp_servers=[toy]).run("show me")
+    assert [(m.media_type, m.data) for m in result.gadget_results[0].media] == [("image/png", b"\x89PNG\r\n\x1a\n")]
+    sent = model.requests[1].messages[-1].content
+    assert isinstance(sent, tuple) and any(isinstance(p, ImagePart) and p.data.startswith(b"\x89PNG") for p in sent)
+
+
+async def test_a_tools_image_is_described_once_to_a_model_that_does_not_see(toy: MCPServerStdio) -> None:
+    model = MockModel([block("picture"), "a red dot"], vision=False)
+    await Agent(model=model, mcp_servers=[toy]).run("show me")
+    sent = model.requests[1].messages[-1].text
+    assert "a red dot" in sent and sent.count("image/png") == 1
+
+
+async def test_server_tools_are_native_tools_with_their_schema(toy: MCPServerStdio) -> None:
+    model = MockModel([MockReply(tool_calls=[tool_call("add", a=3, b=4)]), "7"])
+    result = await Agent(model=model, mcp_servers=[toy], syntax="native").run("3 + 4?")
+    assert result.gadget_results[0].result == "7"
+    add = next(t for t in model.requests[0].tools if t.name == "add")
+    assert add.parameters["required"] == ["a", "b"]
 
 
 async def test_resources_are_described_by_uri_type_and_size(toy: MCPServerStdio) -> None:

@@ -23,8 +23,8 @@ import httpx2
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client, types
 from mcp.client.streamable_http import streamable_http_client
 
-from llmist.gadgets import Gadget, GadgetError, create_gadget
-from llmist.mcp._results import result_text
+from llmist.gadgets import Gadget, GadgetError, GadgetResult, create_gadget
+from llmist.mcp._results import result_text, tool_result
 
 __all__ = ["MCPServer", "MCPServerError", "MCPServerHTTP", "MCPServerStdio"]
 
@@ -146,7 +146,16 @@ class MCPServer:
         self._changed.clear()
 
     async def call_tool(self, name: str, arguments: Mapping[str, Any]) -> str:
-        """Call tool ``name``; its result as text. An ``isError`` result or a lost server raises."""
+        """Call tool ``name``; its result as text (media described). An ``isError`` result or a
+        lost server raises."""
+        return result_text(await self._call(name, arguments))
+
+    async def call_tool_result(self, name: str, arguments: Mapping[str, Any]) -> GadgetResult:
+        """Call tool ``name``; its result as its gadget returns it: the text, and its images,
+        audio and binary resources as media. An ``isError`` result or a lost server raises."""
+        return tool_result(await self._call(name, arguments))
+
+    async def _call(self, name: str, arguments: Mapping[str, Any]) -> types.CallToolResult:
         session = self._live_session()
         try:
             result = await session.call_tool(name, dict(arguments))
@@ -158,10 +167,9 @@ class MCPServer:
                 f"MCP server {self.name} stopped while running {name} (connection closed). "
                 "Its tools cannot be used for the rest of this run; go on without them."
             ) from exc
-        text = result_text(result)
         if result.is_error:
-            raise MCPServerError(text or f"{name} reported an error without a message")
-        return text
+            raise MCPServerError(result_text(result) or f"{name} reported an error without a message")
+        return result
 
     async def gadgets(self) -> list[Gadget]:
         """One gadget per tool: the prefixed name, the tool's description and input schema."""
@@ -170,8 +178,8 @@ class MCPServer:
     def _gadget(self, tool: types.Tool) -> Gadget:
         tool_name = tool.name
 
-        async def call(arguments: dict[str, Any]) -> str:
-            return await self.call_tool(tool_name, arguments)
+        async def call(arguments: dict[str, Any]) -> GadgetResult:
+            return await self.call_tool_result(tool_name, arguments)
 
         description = tool.description or tool.title or f"The {tool_name} tool of MCP server {self.name}."
         return create_gadget(
