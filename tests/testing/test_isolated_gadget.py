@@ -6,6 +6,7 @@ import threading
 import time
 
 from llmist import gadget, test_gadget
+from llmist.gadgets import GadgetMedia, GadgetResult
 from llmist.testing import atest_gadget
 
 _released = threading.Event()
@@ -63,3 +64,14 @@ def test_invalid_parameters_are_reported_without_running() -> None:
     outcome = test_gadget(big, {"size": "many"})
     assert outcome.validated_params is None
     assert outcome.error is not None and "size" in outcome.error
+
+
+def test_the_media_a_gadget_returns_are_in_the_result() -> None:
+    @gadget
+    def chart() -> GadgetResult:
+        """A chart."""
+        return GadgetResult("the chart", media=[GadgetMedia(b"\x89PNG\r\n\x1a\n", "image/png", "chart.png")])
+
+    outcome = test_gadget(chart, {})
+    assert outcome.result == "the chart"
+    assert [(m.name, m.media_type) for m in outcome.media] == [("chart.png", "image/png")]

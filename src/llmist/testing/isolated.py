@@ -13,7 +13,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from llmist.execution import GadgetExecutor
-from llmist.gadgets import GadgetOutputStore, ModelClient, as_gadget, output_char_limit, validate_gadget_params
+from llmist.gadgets import (
+    GadgetMedia,
+    GadgetOutputStore,
+    ModelClient,
+    as_gadget,
+    output_char_limit,
+    validate_gadget_params,
+)
 from llmist.syntax import ParsedCall
 
 __all__ = ["DEFAULT_TEST_OUTPUT_LIMIT", "TestGadgetResult", "atest_gadget", "test_gadget"]
@@ -36,6 +43,8 @@ class TestGadgetResult:
     """The parameters after validation, defaults applied."""
     cost: float = 0.0
     """USD reported by the gadget (context plus returned ``GadgetResult.cost``)."""
+    media: tuple[GadgetMedia, ...] = ()
+    """Media the gadget returned (``GadgetResult.media``)."""
 
 
 async def atest_gadget(
@@ -56,7 +65,11 @@ async def atest_gadget(
     call = ParsedCall(g.name, "test", "", dict(params), None, ())
     outcome = await executor.execute(call)
     return TestGadgetResult(
-        result=outcome.result, error=outcome.error, validated_params=outcome.parameters, cost=outcome.cost
+        result=outcome.result,
+        error=outcome.error,
+        validated_params=outcome.parameters,
+        cost=outcome.cost,
+        media=tuple(outcome.media),
     )
 
 
