@@ -14,6 +14,7 @@ from llmist.agent.conversation import not_run_message
 from llmist.agent.events import AgentEvent, GadgetResultEvent, GadgetSkippedEvent
 from llmist.agent.hooks import GadgetContext, SkipGadget, call_controller, call_observer
 from llmist.agent.repairs import (
+    PARSER_REPAIRS,
     RepairEvent,
     RepairKind,
     RepairRefused,
@@ -92,8 +93,11 @@ class ResponseCalls:
         return []
 
     async def admit(self, call: ParsedCall, n: int) -> list[GadgetExecutionResult]:
-        """:meth:`submit` after the loop's repairs: a misspelt gadget name fixed, an unknown one
-        answered with the closest names, a repeated call answered with its earlier result."""
+        """:meth:`submit` after the loop's repairs: what the parser tolerated counted, a misspelt
+        gadget name fixed, an unknown one answered with the closest names, a repeated call
+        answered with its earlier result."""
+        if call.repairs:
+            await self._note_parser_repairs(call)
         name = call.gadget_name
         if name not in self._names:
             fixed = same_name(name, self._names)
@@ -116,6 +120,13 @@ class ResponseCalls:
             return [call_result(call, f"{earlier.result or ''}{note}", None, "success")]
         self._signatures[call.invocation_id] = signature
         return self.submit(call, n)
+
+    async def _note_parser_repairs(self, call: ParsedCall) -> None:
+        """Count each tolerance the parser needed to read ``call`` as a repair."""
+        for name in call.repairs:
+            kind, what = PARSER_REPAIRS.get(name, (None, name))
+            if kind is not None:
+                await note_repair(self._cfg, self._st, kind, f"{call.gadget_name}: {what}", call.invocation_id)
 
     def take_ready(self) -> list[GadgetExecutionResult]:
         """Results finished so far (without waiting)."""

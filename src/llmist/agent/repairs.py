@@ -7,6 +7,15 @@
   the model gets the earlier result with a note.
 - ``invented_result``: after its calls the model wrote a result itself: that text is dropped
   from the conversation and the model is told that results come from the system.
+- ``json_call``: the model wrote a native tool call as text (``{"name": "add", "arguments":
+  {...}}``, bare, fenced or in ``<tool_call>`` tags) naming one of the gadgets: it runs.
+
+And what the parser tolerated to read a call (``ParsedCall.repairs``), counted the same way:
+
+- ``marker_spelling``: a marker with a wrong count of ``!`` at a line start (``!!ARG:``);
+- ``fused_argument``: a value on its argument's line (``!!!ARG:a 5``);
+- ``code_fence``: a markdown fence around a block's arguments;
+- ``missing_end``: a block without its end marker (ended by the next block or the response's end).
 
 Every repair adds to ``AgentResult.repairs`` and calls the ``on_repair`` observer with a
 :class:`RepairEvent`. ``Agent(strict=True)`` turns each into a :class:`RepairRefused` error.
@@ -25,6 +34,7 @@ from llmist.syntax import ParsedCall
 
 __all__ = [
     "INVENTED_RESULT_NOTE",
+    "PARSER_REPAIRS",
     "RepairEvent",
     "RepairKind",
     "RepairRefused",
@@ -35,8 +45,26 @@ __all__ = [
     "unknown_gadget_text",
 ]
 
-RepairKind: TypeAlias = Literal["gadget_name", "unknown_gadget", "repeated_call", "invented_result"]
+RepairKind: TypeAlias = Literal[
+    "gadget_name",
+    "unknown_gadget",
+    "repeated_call",
+    "invented_result",
+    "json_call",
+    "marker_spelling",
+    "fused_argument",
+    "code_fence",
+    "missing_end",
+]
 """What a repair fixed (the keys of ``AgentResult.repairs``)."""
+
+PARSER_REPAIRS: dict[str, tuple[RepairKind, str]] = {
+    "marker_spelling": ("marker_spelling", "a marker with a wrong count of marks read as the marker"),
+    "fused_argument": ("fused_argument", "a value written on its argument's line read as that argument's value"),
+    "code_fence": ("code_fence", "the code fence around the arguments dropped"),
+    "missing_end": ("missing_end", "a call without its end marker ended at the next call or the response's end"),
+}
+"""Each name the parser puts in ``ParsedCall.repairs``: the repair kind counted, and what it did."""
 
 INVENTED_RESULT_NOTE = (
     "Note: after your call you wrote its result yourself; that text was removed. Results come only "
