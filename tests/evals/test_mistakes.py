@@ -52,9 +52,14 @@ async def test_an_invented_gadget_name_counts_as_malformed() -> None:
     assert (result.passed, result.malformed, result.calls) == (True, 1, 2)
 
 
-async def test_a_tool_call_written_as_native_json_counts_as_malformed() -> None:
+async def test_a_tool_call_written_as_native_json_runs_and_counts_as_a_repair() -> None:
     native = '{"name": "add", "arguments": {"a": 1234, "b": 5678}}'
-    result = await _run(native)
+    result = await _run(native, ANSWER)
+    assert (result.passed, result.malformed, result.calls, result.repairs) == (True, 0, 1, {"json_call": 1})
+
+
+async def test_a_tool_call_written_as_json_for_no_gadget_counts_as_malformed() -> None:
+    result = await _run('{"name": "addition", "arguments": {"a": 1234, "b": 5678}}')
     assert result.malformed == 1
     assert not result.passed
 

@@ -19,6 +19,7 @@ from llmist.agent.repairs import (
     RepairKind,
     RepairRefused,
     call_signature,
+    json_calls,
     same_name,
     unknown_gadget_text,
 )
@@ -120,6 +121,13 @@ class ResponseCalls:
             return [call_result(call, f"{earlier.result or ''}{note}", None, "success")]
         self._signatures[call.invocation_id] = signature
         return self.submit(call, n)
+
+    def text_calls(self, prose: str) -> list[ParsedCall]:
+        """Native tool calls the model wrote as JSON text in a response's ``prose`` (outside any
+        call) that name a gadget: run as calls, each counted as a ``json_call`` repair."""
+        if '"' not in prose:
+            return []
+        return json_calls(prose, self._names)
 
     async def _note_parser_repairs(self, call: ParsedCall) -> None:
         """Count each tolerance the parser needed to read ``call`` as a repair."""

@@ -23,14 +23,16 @@ Every repair adds to ``AgentResult.repairs`` and calls the ``on_repair`` observe
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
+import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal, TypeAlias
 
 from llmist.gadgets import LlmistError
-from llmist.syntax import ParsedCall
+from llmist.syntax import ParsedCall, native_call
 
 __all__ = [
     "INVENTED_RESULT_NOTE",
@@ -41,6 +43,7 @@ __all__ = [
     "call_signature",
     "closest_names",
     "drop_invented_results",
+    "json_calls",
     "same_name",
     "unknown_gadget_text",
 ]
@@ -63,6 +66,7 @@ PARSER_REPAIRS: dict[str, tuple[RepairKind, str]] = {
     "fused_argument": ("fused_argument", "a value written on its argument's line read as that argument's value"),
     "code_fence": ("code_fence", "the code fence around the arguments dropped"),
     "missing_end": ("missing_end", "a call without its end marker ended at the next call or the response's end"),
+    "json_call": ("json_call", "a native tool call written as JSON text run as a call"),
 }
 """Each name the parser puts in ``ParsedCall.repairs``: the repair kind counted, and what it did."""
 
@@ -130,9 +134,14 @@ def closest_names(name: str, names: Sequence[str], n: int = 3) -> list[str]:
 
 def unknown_gadget_text(name: str, names: Sequence[str]) -> str:
     """The error a call of an unknown gadget gets: the closest names, then every name."""
+    listed = ", ".join(sorted(names)) or "none"
+    if not any(ch.isalpha() for ch in name):  # "1234": a value where the name goes, nothing to match
+        return (
+            f"Unknown gadget {name!r}: that is not a gadget name. A call starts with the name of the gadget "
+            f"to run; its arguments follow. Call one of the gadgets by its exact name: {listed}."
+        )
     close = closest_names(name, names)
     hint = f" The closest: {', '.join(close)}." if close else ""
-    listed = ", ".join(sorted(names)) or "none"
     return f"Unknown gadget {name!r}.{hint} Call one of the gadgets by its exact name: {listed}."
 
 
@@ -166,3 +175,40 @@ def drop_invented_results(text: str, start: str, end: str) -> tuple[str, list[st
         pos = stop
     kept.append(text[pos:])
     return "".join(kept), dropped
+
+
+# Where a tool call written as JSON may begin: {"name": ...} (OpenAI, Hermes and Qwen templates,
+# bare, in a ```json fence or in <tool_call> tags) or {"type": "function", "function": {...}}.
+_JSON_CALL = re.compile(r'\{\s*"(?:name|type|function)"\s*:')
+_DECODER = json.JSONDecoder()
+
+
+def json_calls(text: str, names: Sequence[str]) -> list[ParsedCall]:
+    """The native tool calls written as JSON text in ``text`` that name one of the gadgets
+    ``names`` (in any spelling :func:`same_name` accepts), as calls whose ``repairs`` say
+    ``json_call``. A JSON object naming no gadget is prose, and is left alone."""
+    found: list[ParsedCall] = []
+    pos = 0
+    while (m := _JSON_CALL.search(text, pos)) is not None:
+        try:
+            value, pos = _DECODER.raw_decode(text, m.start())
+        except ValueError:
+            pos = m.end()
+            continue
+        named = _name_and_arguments(value)
+        if named is not None and (named[0] in names or same_name(named[0], names) is not None):
+            call = native_call(named[0], named[1])
+            found.append(dataclasses.replace(call, repairs=("json_call",)))
+    return found
+
+
+def _name_and_arguments(value: object) -> tuple[str, str] | None:
+    """The gadget name and JSON arguments of a decoded tool call, or ``None`` if it is not one."""
+    if isinstance(value, dict) and isinstance(value.get("function"), dict):
+        value = value["function"]
+    if not isinstance(value, dict) or not isinstance(value.get("name"), str):
+        return None
+    arguments = value.get("arguments", value.get("parameters", {}))
+    if isinstance(arguments, str):
+        return value["name"], arguments
+    return (value["name"], json.dumps(arguments)) if isinstance(arguments, dict) else None
