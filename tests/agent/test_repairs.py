@@ -19,6 +19,11 @@ def add(a: int, b: int) -> str:
     return str(a + b)
 
 
+@gadget(description="Write a file.")
+def write_file(path: str, text: str) -> str:
+    return f"wrote {len(text)} characters to {path}"
+
+
 @gadget(description="Current weather of a city.")
 def get_weather(city: str) -> str:
     return f"{city}: sunny"
@@ -28,7 +33,7 @@ async def _run(*responses: str, strict: bool = False, syntax: str = "block") -> 
     events: list[RepairEvent] = []
     agent = Agent(
         model=MockModel(list(responses)),
-        gadgets=[add, get_weather],
+        gadgets=[add, get_weather, write_file],
         hooks=Hooks(observers=Observers(on_repair=events.append)),
         strict=strict,
         syntax=syntax,  # type: ignore[arg-type]
@@ -181,7 +186,28 @@ async def test_a_number_in_place_of_the_gadget_name_is_answered_with_the_gadget_
     result, _ = await _run("!!!GADGET_START:1234\n!!!ARG:a\n1\n!!!GADGET_END", "done")
     [r] = result.gadget_results  # type: ignore[attr-defined]
     assert r.error.startswith("Unknown gadget '1234': that is not a gadget name. A call starts with the name")
-    assert r.error.endswith("Call one of the gadgets by its exact name: GadgetOutputViewer, add, get_weather.")
+    assert r.error.endswith("exact name: GadgetOutputViewer, add, get_weather, write_file.")
+
+
+async def test_prose_after_an_unclosed_emoji_call_whose_gadget_takes_no_body_is_not_its_body() -> None:
+    result, events = await _run("🛠️[add 1 2]\nThe result is: 4", "It is 3.", syntax="emoji")
+    [r] = result.gadget_results  # type: ignore[attr-defined]
+    assert (r.result, r.error) == ("3", None)
+    assert result.repairs == {"missing_end": 1, "body_as_prose": 1}  # type: ignore[attr-defined]
+    assert events[1].detail == "add takes no body: the text after the unclosed call read as prose"
+
+
+async def test_an_unclosed_emoji_call_keeps_a_body_its_gadget_takes() -> None:
+    result, _ = await _run("🛠️[write_file a.txt]\nhello", "done", syntax="emoji")
+    [r] = result.gadget_results  # type: ignore[attr-defined]
+    assert r.result == "wrote 5 characters to a.txt"
+    assert result.repairs == {"missing_end": 1}  # type: ignore[attr-defined]
+
+
+async def test_an_unclosed_emoji_call_is_refused_in_strict_mode_before_its_body_is_dropped() -> None:
+    with pytest.raises(RepairRefused) as caught:
+        await _run("🛠️[add 1 2]\nThe result is: 4", "done", syntax="emoji", strict=True)
+    assert caught.value.event.kind == "missing_end"
 
 
 def test_invented_results_between_calls_are_dropped_and_the_calls_kept() -> None:

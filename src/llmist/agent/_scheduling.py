@@ -22,6 +22,7 @@ from llmist.agent.repairs import (
     json_calls,
     same_name,
     unknown_gadget_text,
+    without_stray_body,
 )
 from llmist.execution import (
     BeforeGadgetDecision,
@@ -109,6 +110,7 @@ class ResponseCalls:
             detail = f"gadget {name!r} read as {fixed!r}"
             await note_repair(self._cfg, self._st, "gadget_name", detail, call.invocation_id)
             call = dataclasses.replace(call, gadget_name=fixed)
+        call = await self._unclosed(call)
         signature = call_signature(call)
         earlier = self._done.get(signature)
         if earlier is not None and not earlier.breaks_loop:
@@ -121,6 +123,19 @@ class ResponseCalls:
             return [call_result(call, f"{earlier.result or ''}{note}", None, "success")]
         self._signatures[call.invocation_id] = signature
         return self.submit(call, n)
+
+    async def _unclosed(self, call: ParsedCall) -> ParsedCall:
+        """``call`` without the prose the model wrote after it, when the call was never closed and
+        its gadget takes no body (:func:`~llmist.agent.repairs.without_stray_body`)."""
+        if call.syntax != "emoji" or not call.repairs:
+            return call
+        gadget = next((g for g in self._cfg.gadgets if g.name == call.gadget_name), None)
+        bare = None if gadget is None else without_stray_body(gadget, call)
+        if bare is None:
+            return call
+        detail = f"{call.gadget_name} takes no body: the text after the unclosed call read as prose"
+        await note_repair(self._cfg, self._st, "body_as_prose", detail, call.invocation_id)
+        return bare
 
     def text_calls(self, prose: str) -> list[ParsedCall]:
         """Native tool calls the model wrote as JSON text in a response's ``prose`` (outside any

@@ -7,6 +7,8 @@
   the model gets the earlier result with a note.
 - ``invented_result``: after its calls the model wrote a result itself: that text is dropped
   from the conversation and the model is told that results come from the system.
+- ``body_as_prose``: an emoji call without its end marker (``🛠️[add 1 2]`` and then prose)
+  whose gadget has no parameter left for a body: the text after it is prose, not its body.
 - ``json_call``: the model wrote a native tool call as text (``{"name": "add", "arguments":
   {...}}``, bare, fenced or in ``<tool_call>`` tags) naming one of the gadgets: it runs.
 
@@ -31,7 +33,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal, TypeAlias
 
-from llmist.gadgets import LlmistError
+from llmist.gadgets import Gadget, InvalidParametersError, LlmistError, bind_call
 from llmist.syntax import ParsedCall, native_call
 
 __all__ = [
@@ -46,6 +48,7 @@ __all__ = [
     "json_calls",
     "same_name",
     "unknown_gadget_text",
+    "without_stray_body",
 ]
 
 RepairKind: TypeAlias = Literal[
@@ -53,6 +56,7 @@ RepairKind: TypeAlias = Literal[
     "unknown_gadget",
     "repeated_call",
     "invented_result",
+    "body_as_prose",
     "json_call",
     "marker_spelling",
     "fused_argument",
@@ -212,3 +216,22 @@ def _name_and_arguments(value: object) -> tuple[str, str] | None:
     if isinstance(arguments, str):
         return value["name"], arguments
     return (value["name"], json.dumps(arguments)) if isinstance(arguments, dict) else None
+
+
+def without_stray_body(gadget: Gadget, call: ParsedCall) -> ParsedCall | None:
+    """``call`` without its body when that body is prose the model wrote after a call it never
+    closed: an emoji call with no end marker, whose gadget binds the header alone but has no
+    parameter left for the body. ``None`` when the call is not such a call."""
+    if call.syntax != "emoji" or "missing_end" not in call.repairs or not (call.body or "").strip():
+        return None
+    try:
+        bind_call(gadget, call)
+        return None  # the body fits the gadget: it is the call's
+    except InvalidParametersError:
+        pass
+    bare = dataclasses.replace(call, body="", parameters_raw="")
+    try:
+        bind_call(gadget, bare)
+    except InvalidParametersError:
+        return None  # the header is wrong too: the model is told what was wrong with the call
+    return bare
