@@ -83,7 +83,7 @@ class MarkerSpelling:
     def possible(self, s: str, bol: bool) -> bool:
         """Whether ``s`` may hold (the beginning of) a line-start marker: the run's character
         at a line start. Most chunks have none, and skip the search."""
-        return self.line_run in s or (bol and s[0] == self.char)
+        return self.line_run in s or (bol and s.startswith(self.char))
 
     def _misspelt_at(self, s: str, w: int, bol: bool) -> int:
         """Where the misspelt marker whose word starts at ``s[w]`` begins (-1: not one). ``bol``:
