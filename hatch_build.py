@@ -27,6 +27,7 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 COMPILED_MODULES = (
     "llmist.syntax._base",
     "llmist.syntax._rope",
+    "llmist.syntax._tolerance",
     "llmist.syntax.block",
     "llmist.syntax.emoji",
     "llmist.syntax.pointers",

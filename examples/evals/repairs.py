@@ -22,6 +22,17 @@ async def main() -> None:
     print([e.detail for e in seen])
     assert result.repairs == {"gadget_name": 1, "invented_result": 1}
 
+    # What the parser tolerated counts too: markers with a wrong count of "!", a value fused to its
+    # argument line; and a native tool call written as JSON text runs when it names a gadget.
+    sloppy = [
+        "!!GADGET_START:get_weather\n!!!ARG:city Oslo\n!!!!GADGET_END",
+        '{"name": "get_weather", "arguments": {"city": "Lima"}}',
+        "Done.",
+    ]
+    result = await Agent(model=MockModel(sloppy), gadgets=[get_weather]).run("Weather in Oslo and Lima?")
+    print(result.repairs)  # {'marker_spelling': 2, 'fused_argument': 1, 'json_call': 1}
+    assert [r.result for r in result.gadget_results] == ["Oslo: 18°C", "Lima: 18°C"]
+
     strict = Agent(model=MockModel(answers), gadgets=[get_weather], strict=True)
     try:
         await strict.run("Weather in Paris?")

@@ -50,6 +50,14 @@ async def test_few_shot_sends_an_example_exchange_before_the_task() -> None:
     ]
 
 
+async def test_in_the_block_syntax_the_examples_end_on_a_call_and_its_result() -> None:
+    model = MockModel(["done"])
+    await Agent(model=model, gadgets=[add], few_shot=1).run("Add 4 and 5.")
+    sent = [m.role for m in model.requests[0].messages[1:]]
+    assert sent == ["user", "assistant", "gadget_result", "assistant", "user", "assistant", "gadget_result", "user"]
+    assert model.requests[0].messages[-3].text == model.requests[0].messages[2].text  # the call again
+
+
 async def test_without_few_shot_the_task_comes_right_after_the_system_prompt() -> None:
     model = MockModel(["done"])
     await Agent(model=model, gadgets=[add]).run("Add 4 and 5.")

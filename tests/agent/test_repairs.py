@@ -19,6 +19,11 @@ def add(a: int, b: int) -> str:
     return str(a + b)
 
 
+@gadget(description="Write a file.")
+def write_file(path: str, text: str) -> str:
+    return f"wrote {len(text)} characters to {path}"
+
+
 @gadget(description="Current weather of a city.")
 def get_weather(city: str) -> str:
     return f"{city}: sunny"
@@ -28,7 +33,7 @@ async def _run(*responses: str, strict: bool = False, syntax: str = "block") -> 
     events: list[RepairEvent] = []
     agent = Agent(
         model=MockModel(list(responses)),
-        gadgets=[add, get_weather],
+        gadgets=[add, get_weather, write_file],
         hooks=Hooks(observers=Observers(on_repair=events.append)),
         strict=strict,
         syntax=syntax,  # type: ignore[arg-type]
@@ -100,13 +105,109 @@ async def test_prose_after_a_call_that_is_not_a_result_stays() -> None:
         (block_call("Get-Weather", city="Oslo"), "done"),
         (block_call("add", a=1, b=2), block_call("add", a=1, b=2), "done"),
         (block_call("add", a=1, b=2) + "Result: 3", "done"),
+        ('{"name": "add", "arguments": {"a": 1, "b": 2}}', "done"),
+        ("!!GADGET_START:add\n!!!ARG:a\n1\n!!!ARG:b\n2\n!!!GADGET_END", "done"),
+        ("!!!GADGET_START:add\n!!!ARG:a 1\n!!!ARG:b\n2\n!!!GADGET_END", "done"),
+        ("!!!GADGET_START:add\n```\n!!!ARG:a\n1\n!!!ARG:b\n2\n```\n!!!GADGET_END", "done"),
+        ("!!!GADGET_START:add\n!!!ARG:a\n1\n!!!ARG:b\n2\n", "done"),
     ],
-    ids=["unknown_gadget", "gadget_name", "repeated_call", "invented_result"],
+    ids=[
+        "unknown_gadget",
+        "gadget_name",
+        "repeated_call",
+        "invented_result",
+        "json_call",
+        "marker_spelling",
+        "fused_argument",
+        "code_fence",
+        "missing_end",
+    ],
 )
-async def test_strict_mode_turns_each_repair_into_an_error(responses: tuple[str, ...]) -> None:
+async def test_strict_mode_turns_each_repair_into_an_error(
+    responses: tuple[str, ...], request: pytest.FixtureRequest
+) -> None:
     with pytest.raises(RepairRefused, match=r"strict mode: response \d needed a repair") as caught:
         await _run(*responses, strict=True)
-    assert caught.value.event.kind in ("unknown_gadget", "gadget_name", "repeated_call", "invented_result")
+    assert caught.value.event.kind == request.node.callspec.id
+
+
+@pytest.mark.parametrize(
+    ("response", "kind", "count"),
+    [
+        ("!!!GADGET_START:add\n!!ARG:a\n1\n!!!!ARG:b\n2\n!!GADGET_END", "marker_spelling", 3),
+        ("!GADGET_START:add\n!!!ARG:a\n1\n!!!ARG:b\n2\n!!!GADGET_END", "marker_spelling", 1),
+        ("!!!GADGET_START:add\n!!!ARG:a=1\n!!!ARG:b: 2\n!!!GADGET_END", "fused_argument", 1),
+        ("!!!GADGET_START:add\n```json\n!!!ARG:a\n1\n!!!ARG:b\n2\n```\n!!!GADGET_END", "code_fence", 1),
+        ("!!!GADGET_START:add\n!!!ARG:a\n1\n!!!ARG:b\n2", "missing_end", 1),
+    ],
+    ids=["marker_spelling", "start_marker_spelling", "fused_argument", "code_fence", "missing_end"],
+)
+async def test_what_the_parser_tolerated_runs_the_call_and_counts_as_repairs(
+    response: str, kind: str, count: int
+) -> None:
+    result, events = await _run(response, "done")
+    [r] = result.gadget_results  # type: ignore[attr-defined]
+    assert (r.gadget_name, r.result) == ("add", "3")
+    assert result.repairs == {kind: count}  # type: ignore[attr-defined]
+    assert {(e.kind, e.invocation_id) for e in events} == {(kind, r.invocation_id)}
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        '{"name": "add", "arguments": {"a": 1, "b": 2}}',
+        'I will add them.\n```json\n{"name": "add", "parameters": {"a": 1, "b": 2}}\n```',
+        '<tool_call>\n{"name": "add", "arguments": {"a": 1, "b": 2}}\n</tool_call>',
+        '{"type": "function", "function": {"name": "add", "arguments": "{\\"a\\": 1, \\"b\\": 2}"}}',
+    ],
+    ids=["bare", "fenced", "tool_call_tags", "openai_function"],
+)
+async def test_a_native_tool_call_written_as_json_text_runs_when_it_names_a_gadget(response: str) -> None:
+    result, events = await _run(response, "It is 3.")
+    [r] = result.gadget_results  # type: ignore[attr-defined]
+    assert (r.gadget_name, r.parameters, r.result) == ("add", {"a": 1, "b": 2}, "3")
+    assert result.repairs == {"json_call": 1}  # type: ignore[attr-defined]
+    assert events[0].detail == "add: a native tool call written as JSON text run as a call"
+
+
+async def test_json_text_that_names_no_gadget_stays_prose() -> None:
+    answer = 'The config is {"name": "server", "arguments": {"port": 80}}.'
+    result, _ = await _run(answer)
+    assert result.gadget_results == [] and result.repairs == {}  # type: ignore[attr-defined]
+    assert result.output == answer  # type: ignore[attr-defined]
+
+
+async def test_json_calls_run_in_the_emoji_syntax_too() -> None:
+    result, _ = await _run('{"name": "get_weather", "arguments": {"city": "Oslo"}}', "done", syntax="emoji")
+    assert [r.result for r in result.gadget_results] == ["Oslo: sunny"]  # type: ignore[attr-defined]
+
+
+async def test_a_number_in_place_of_the_gadget_name_is_answered_with_the_gadget_list() -> None:
+    result, _ = await _run("!!!GADGET_START:1234\n!!!ARG:a\n1\n!!!GADGET_END", "done")
+    [r] = result.gadget_results  # type: ignore[attr-defined]
+    assert r.error.startswith("Unknown gadget '1234': that is not a gadget name. A call starts with the name")
+    assert r.error.endswith("exact name: GadgetOutputViewer, add, get_weather, write_file.")
+
+
+async def test_prose_after_an_unclosed_emoji_call_whose_gadget_takes_no_body_is_not_its_body() -> None:
+    result, events = await _run("🛠️[add 1 2]\nThe result is: 4", "It is 3.", syntax="emoji")
+    [r] = result.gadget_results  # type: ignore[attr-defined]
+    assert (r.result, r.error) == ("3", None)
+    assert result.repairs == {"missing_end": 1, "body_as_prose": 1}  # type: ignore[attr-defined]
+    assert events[1].detail == "add takes no body: the text after the unclosed call read as prose"
+
+
+async def test_an_unclosed_emoji_call_keeps_a_body_its_gadget_takes() -> None:
+    result, _ = await _run("🛠️[write_file a.txt]\nhello", "done", syntax="emoji")
+    [r] = result.gadget_results  # type: ignore[attr-defined]
+    assert r.result == "wrote 5 characters to a.txt"
+    assert result.repairs == {"missing_end": 1}  # type: ignore[attr-defined]
+
+
+async def test_an_unclosed_emoji_call_is_refused_in_strict_mode_before_its_body_is_dropped() -> None:
+    with pytest.raises(RepairRefused) as caught:
+        await _run("🛠️[add 1 2]\nThe result is: 4", "done", syntax="emoji", strict=True)
+    assert caught.value.event.kind == "missing_end"
 
 
 def test_invented_results_between_calls_are_dropped_and_the_calls_kept() -> None:

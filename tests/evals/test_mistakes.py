@@ -33,9 +33,19 @@ async def test_a_code_fence_around_the_block_is_still_a_call() -> None:
 
 
 async def test_a_garbled_start_marker_counts_as_malformed() -> None:
-    result = await _run("!!GADGET_START:add\n!!ARG:a\n1234\n!!GADGET_END")
+    result = await _run("!!!GADGETSTART:add\n!!!ARG:a\n1234\n!!!GADGET_END")
     assert result.malformed == 1
     assert "no successful call add(a=1234, b=5678)" in result.failures
+
+
+async def test_markers_with_a_wrong_count_of_marks_are_still_a_call_counted_as_repairs() -> None:
+    result = await _run("!!GADGET_START:add\n!!ARG:a\n1234\n!!!!ARG:b\n5678\n!GADGET_END", ANSWER)
+    assert (result.passed, result.malformed, result.repairs) == (True, 0, {"marker_spelling": 4})
+
+
+async def test_a_value_fused_to_its_argument_line_is_still_a_call_counted_as_a_repair() -> None:
+    result = await _run("!!!GADGET_START:add\n!!!ARG:a 1234\n!!!ARG:b=5678\n!!!GADGET_END", ANSWER)
+    assert (result.passed, result.malformed, result.repairs) == (True, 0, {"fused_argument": 1})
 
 
 async def test_an_invented_gadget_name_counts_as_malformed() -> None:
@@ -43,9 +53,14 @@ async def test_an_invented_gadget_name_counts_as_malformed() -> None:
     assert (result.passed, result.malformed, result.calls) == (True, 1, 2)
 
 
-async def test_a_tool_call_written_as_native_json_counts_as_malformed() -> None:
+async def test_a_tool_call_written_as_native_json_runs_and_counts_as_a_repair() -> None:
     native = '{"name": "add", "arguments": {"a": 1234, "b": 5678}}'
-    result = await _run(native)
+    result = await _run(native, ANSWER)
+    assert (result.passed, result.malformed, result.calls, result.repairs) == (True, 0, 1, {"json_call": 1})
+
+
+async def test_a_tool_call_written_as_json_for_no_gadget_counts_as_malformed() -> None:
+    result = await _run('{"name": "addition", "arguments": {"a": 1234, "b": 5678}}')
     assert result.malformed == 1
     assert not result.passed
 

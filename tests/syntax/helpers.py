@@ -57,4 +57,5 @@ def comparable(call: ParsedCall) -> tuple[object, ...]:
         call.syntax,
         call.raw_args,
         call.body,
+        call.repairs,
     )

@@ -53,6 +53,16 @@ block_tokens = st.sampled_from(
         "é—",
         "GADGET_START",
         "\t",
+        # what small models write: markers with a wrong count of "!", values fused to their names
+        "!!ARG:",
+        "!!!!GADGET_END",
+        "!GADGET_START:",
+        "!!GADGET_START:",
+        "!!!!",
+        "ARG:",
+        "GADGET_END",
+        "a 5",
+        "x=1",
     ]
 )
 emoji_tokens = st.sampled_from(

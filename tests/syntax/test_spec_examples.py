@@ -39,7 +39,14 @@ def test_coercion_table(value: str, expected: object) -> None:
 
 
 @pytest.mark.parametrize("marker", ["!!!gadget_start:", "!!!Gadget_Start:", "!!GADGET_START:"])
-def test_markers_are_case_sensitive_and_exact(marker: str) -> None:
+def test_markers_are_case_sensitive_and_exact_in_typescript_compatible_mode(marker: str) -> None:
+    stream = f"{marker}Calculator\n!!!ARG:a\n5\n!!!GADGET_END\n"
+    events = run(GadgetCallParser(typescript_compat=True), split(stream, 3))
+    assert calls(events) == [] and text(events) == stream
+
+
+@pytest.mark.parametrize("marker", ["!!!gadget_start:", "!!!Gadget_Start:", "Note: !!GADGET_START:"])
+def test_markers_are_case_sensitive_and_a_wrong_count_of_marks_counts_only_at_a_line_start(marker: str) -> None:
     stream = f"{marker}Calculator\n!!!ARG:a\n5\n!!!GADGET_END\n"
     events = run(GadgetCallParser(), split(stream, 3))
     assert calls(events) == [] and text(events) == stream

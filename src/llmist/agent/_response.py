@@ -104,8 +104,13 @@ class Response:
         return await self.handle(self.parser.feed(text))
 
     async def finalize(self) -> list[AgentEvent]:
-        """The response ended: whatever the parser still holds (text, a call cut off)."""
-        return await self.handle(self.parser.finalize())
+        """The response ended: whatever the parser still holds (text, a call cut off), then the
+        native tool calls the model wrote as JSON text in its prose."""
+        events = await self.handle(self.parser.finalize())
+        found = self.calls.text_calls("".join(self.prose)) if self.prose else None
+        if found:
+            events.extend(await self.handle([GadgetCallEvent(c) for c in found]))
+        return events
 
     async def end(self, st: RunState) -> list[AgentEvent]:
         """The response ended: the parser's last events, no more calls, the usage and cost

@@ -14,12 +14,15 @@ from llmist.agent.conversation import not_run_message
 from llmist.agent.events import AgentEvent, GadgetResultEvent, GadgetSkippedEvent
 from llmist.agent.hooks import GadgetContext, SkipGadget, call_controller, call_observer
 from llmist.agent.repairs import (
+    PARSER_REPAIRS,
     RepairEvent,
     RepairKind,
     RepairRefused,
     call_signature,
+    json_calls,
     same_name,
     unknown_gadget_text,
+    without_stray_body,
 )
 from llmist.execution import (
     BeforeGadgetDecision,
@@ -92,9 +95,12 @@ class ResponseCalls:
         return []
 
     async def admit(self, call: ParsedCall, n: int) -> list[GadgetExecutionResult]:
-        """:meth:`submit` after the loop's repairs: a misspelt gadget name fixed, an unknown one
-        answered with the closest names, a repeated call answered with its earlier result."""
+        """:meth:`submit` after the loop's repairs: what the parser tolerated counted, a misspelt
+        gadget name fixed, an unknown one answered with the closest names, a repeated call
+        answered with its earlier result."""
         self._pos.setdefault(call.invocation_id, n)  # its result's place, however it is answered
+        if call.repairs:
+            await self._note_parser_repairs(call)
         name = call.gadget_name
         if name not in self._names:
             fixed = same_name(name, self._names)
@@ -105,6 +111,7 @@ class ResponseCalls:
             detail = f"gadget {name!r} read as {fixed!r}"
             await note_repair(self._cfg, self._st, "gadget_name", detail, call.invocation_id)
             call = dataclasses.replace(call, gadget_name=fixed)
+        call = await self._unclosed(call)
         signature = call_signature(call)
         earlier = self._done.get(signature)
         if earlier is not None and not earlier.breaks_loop:
@@ -117,6 +124,33 @@ class ResponseCalls:
             return [call_result(call, f"{earlier.result or ''}{note}", None, "success")]
         self._signatures[call.invocation_id] = signature
         return self.submit(call, n)
+
+    async def _unclosed(self, call: ParsedCall) -> ParsedCall:
+        """``call`` without the prose the model wrote after it, when the call was never closed and
+        its gadget takes no body (:func:`~llmist.agent.repairs.without_stray_body`)."""
+        if call.syntax != "emoji" or not call.repairs:
+            return call
+        gadget = next((g for g in self._cfg.gadgets if g.name == call.gadget_name), None)
+        bare = None if gadget is None else without_stray_body(gadget, call)
+        if bare is None:
+            return call
+        detail = f"{call.gadget_name} takes no body: the text after the unclosed call read as prose"
+        await note_repair(self._cfg, self._st, "body_as_prose", detail, call.invocation_id)
+        return bare
+
+    def text_calls(self, prose: str) -> list[ParsedCall]:
+        """Native tool calls the model wrote as JSON text in a response's ``prose`` (outside any
+        call) that name a gadget: run as calls, each counted as a ``json_call`` repair."""
+        if '"' not in prose:
+            return []
+        return json_calls(prose, self._names)
+
+    async def _note_parser_repairs(self, call: ParsedCall) -> None:
+        """Count each tolerance the parser needed to read ``call`` as a repair."""
+        for name in call.repairs:
+            kind, what = PARSER_REPAIRS.get(name, (None, name))
+            if kind is not None:
+                await note_repair(self._cfg, self._st, kind, f"{call.gadget_name}: {what}", call.invocation_id)
 
     def take_ready(self) -> list[GadgetExecutionResult]:
         """Results finished so far (without waiting)."""

@@ -7,6 +7,17 @@
   the model gets the earlier result with a note.
 - ``invented_result``: after its calls the model wrote a result itself: that text is dropped
   from the conversation and the model is told that results come from the system.
+- ``body_as_prose``: an emoji call without its end marker (``🛠️[add 1 2]`` and then prose)
+  whose gadget has no parameter left for a body: the text after it is prose, not its body.
+- ``json_call``: the model wrote a native tool call as text (``{"name": "add", "arguments":
+  {...}}``, bare, fenced or in ``<tool_call>`` tags) naming one of the gadgets: it runs.
+
+And what the parser tolerated to read a call (``ParsedCall.repairs``), counted the same way:
+
+- ``marker_spelling``: a marker with a wrong count of ``!`` at a line start (``!!ARG:``);
+- ``fused_argument``: a value on its argument's line (``!!!ARG:a 5``);
+- ``code_fence``: a markdown fence around a block's arguments;
+- ``missing_end``: a block without its end marker (ended by the next block or the response's end).
 
 Every repair adds to ``AgentResult.repairs`` and calls the ``on_repair`` observer with a
 :class:`RepairEvent`. ``Agent(strict=True)`` turns each into a :class:`RepairRefused` error.
@@ -14,6 +25,7 @@ Every repair adds to ``AgentResult.repairs`` and calls the ``on_repair`` observe
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import re
@@ -21,23 +33,46 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal, TypeAlias
 
-from llmist.gadgets import LlmistError
-from llmist.syntax import ParsedCall
+from llmist.gadgets import Gadget, InvalidParametersError, LlmistError, bind_call
+from llmist.syntax import ParsedCall, native_call
 
 __all__ = [
     "INVENTED_RESULT_NOTE",
+    "PARSER_REPAIRS",
     "RepairEvent",
     "RepairKind",
     "RepairRefused",
     "call_signature",
     "closest_names",
     "drop_invented_results",
+    "json_calls",
     "same_name",
     "unknown_gadget_text",
+    "without_stray_body",
 ]
 
-RepairKind: TypeAlias = Literal["gadget_name", "unknown_gadget", "repeated_call", "invented_result"]
+RepairKind: TypeAlias = Literal[
+    "gadget_name",
+    "unknown_gadget",
+    "repeated_call",
+    "invented_result",
+    "body_as_prose",
+    "json_call",
+    "marker_spelling",
+    "fused_argument",
+    "code_fence",
+    "missing_end",
+]
 """What a repair fixed (the keys of ``AgentResult.repairs``)."""
+
+PARSER_REPAIRS: dict[str, tuple[RepairKind, str]] = {
+    "marker_spelling": ("marker_spelling", "a marker with a wrong count of marks read as the marker"),
+    "fused_argument": ("fused_argument", "a value written on its argument's line read as that argument's value"),
+    "code_fence": ("code_fence", "the code fence around the arguments dropped"),
+    "missing_end": ("missing_end", "a call without its end marker ended at the next call or the response's end"),
+    "json_call": ("json_call", "a native tool call written as JSON text run as a call"),
+}
+"""Each name the parser puts in ``ParsedCall.repairs``: the repair kind counted, and what it did."""
 
 INVENTED_RESULT_NOTE = (
     "Note: after your call you wrote its result yourself; that text was removed. Results come only "
@@ -103,9 +138,14 @@ def closest_names(name: str, names: Sequence[str], n: int = 3) -> list[str]:
 
 def unknown_gadget_text(name: str, names: Sequence[str]) -> str:
     """The error a call of an unknown gadget gets: the closest names, then every name."""
+    listed = ", ".join(sorted(names)) or "none"
+    if not any(ch.isalpha() for ch in name):  # "1234": a value where the name goes, nothing to match
+        return (
+            f"Unknown gadget {name!r}: that is not a gadget name. A call starts with the name of the gadget "
+            f"to run; its arguments follow. Call one of the gadgets by its exact name: {listed}."
+        )
     close = closest_names(name, names)
     hint = f" The closest: {', '.join(close)}." if close else ""
-    listed = ", ".join(sorted(names)) or "none"
     return f"Unknown gadget {name!r}.{hint} Call one of the gadgets by its exact name: {listed}."
 
 
@@ -141,3 +181,59 @@ def drop_invented_results(text: str, start: str, end: str) -> tuple[str, list[st
         pos = stop
     kept.append(text[pos:])
     return "".join(kept), dropped
+
+
+# Where a tool call written as JSON may begin: {"name": ...} (OpenAI, Hermes and Qwen templates,
+# bare, in a ```json fence or in <tool_call> tags) or {"type": "function", "function": {...}}.
+_JSON_CALL = re.compile(r'\{\s*"(?:name|type|function)"\s*:')
+_DECODER = json.JSONDecoder()
+
+
+def json_calls(text: str, names: Sequence[str]) -> list[ParsedCall]:
+    """The native tool calls written as JSON text in ``text`` that name one of the gadgets
+    ``names`` (in any spelling :func:`same_name` accepts), as calls whose ``repairs`` say
+    ``json_call``. A JSON object naming no gadget is prose, and is left alone."""
+    found: list[ParsedCall] = []
+    pos = 0
+    while (m := _JSON_CALL.search(text, pos)) is not None:
+        try:
+            value, pos = _DECODER.raw_decode(text, m.start())
+        except ValueError:
+            pos = m.end()
+            continue
+        named = _name_and_arguments(value)
+        if named is not None and (named[0] in names or same_name(named[0], names) is not None):
+            call = native_call(named[0], named[1])
+            found.append(dataclasses.replace(call, repairs=("json_call",)))
+    return found
+
+
+def _name_and_arguments(value: object) -> tuple[str, str] | None:
+    """The gadget name and JSON arguments of a decoded tool call, or ``None`` if it is not one."""
+    if isinstance(value, dict) and isinstance(value.get("function"), dict):
+        value = value["function"]
+    if not isinstance(value, dict) or not isinstance(value.get("name"), str):
+        return None
+    arguments = value.get("arguments", value.get("parameters", {}))
+    if isinstance(arguments, str):
+        return value["name"], arguments
+    return (value["name"], json.dumps(arguments)) if isinstance(arguments, dict) else None
+
+
+def without_stray_body(gadget: Gadget, call: ParsedCall) -> ParsedCall | None:
+    """``call`` without its body when that body is prose the model wrote after a call it never
+    closed: an emoji call with no end marker, whose gadget binds the header alone but has no
+    parameter left for the body. ``None`` when the call is not such a call."""
+    if call.syntax != "emoji" or "missing_end" not in call.repairs or not (call.body or "").strip():
+        return None
+    try:
+        bind_call(gadget, call)
+        return None  # the body fits the gadget: it is the call's
+    except InvalidParametersError:
+        pass
+    bare = dataclasses.replace(call, body="", parameters_raw="")
+    try:
+        bind_call(gadget, bare)
+    except InvalidParametersError:
+        return None  # the header is wrong too: the model is told what was wrong with the call
+    return bare

@@ -57,10 +57,13 @@ class _Watch:
     calls: list[CallRecord] = field(default_factory=list)
     prose: list[str] = field(default_factory=list)
     stray: int = 0
+    json: int = 0
+    """Calls of this response the loop read from JSON text in its prose (not stray: repaired)."""
 
     def see(self, event: object) -> None:
         if isinstance(event, GadgetCallEvent):
             self.deps[event.call.invocation_id] = (event.call.dependencies, self.iteration)
+            self.json += "json_call" in event.call.repairs
         elif isinstance(event, GadgetResultEvent):
             r = event.result
             deps, it = self.deps.get(r.invocation_id, ((), self.iteration))
@@ -68,8 +71,9 @@ class _Watch:
         elif isinstance(event, TextEvent):
             self.prose.append(event.content)
         elif isinstance(event, LLMResponseEndEvent):
-            self.stray += count_stray_calls("".join(self.prose))
+            self.stray += max(0, count_stray_calls("".join(self.prose)) - self.json)
             self.prose.clear()
+            self.json = 0
             self.iteration += 1
 
 

@@ -61,6 +61,9 @@ def block_call_event(
     parameters: dict[str, object] | None,
     error: str | None,
     dependencies: tuple[str, ...],
+    repairs: tuple[str, ...] = (),
 ) -> GadgetCallEvent:
     """``GadgetCallEvent(ParsedCall(...))`` of a block-format call."""
-    return _call_event(_parsed_call(name, invocation_id, raw, parameters, error, dependencies, "block", None, None))
+    return _call_event(
+        _parsed_call(name, invocation_id, raw, parameters, error, dependencies, "block", None, None, repairs)
+    )

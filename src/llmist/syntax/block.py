@@ -19,6 +19,14 @@ from mypy_extensions import mypyc_attr
 from llmist.syntax._base import TextStretches, holdback, next_auto_id
 from llmist.syntax._fast import block_call_event, partial_event, text_event
 from llmist.syntax._rope import ValueRope
+from llmist.syntax._tolerance import (
+    CODE_FENCE,
+    FUSED_ARGUMENT,
+    MARKER_SPELLING,
+    MISSING_END,
+    MarkerSpelling,
+    unfuse_arguments,
+)
 from llmist.syntax.events import ArgsPartialEvent, GadgetCallEvent, SyntaxEvent
 from llmist.syntax.pointers import BlockParseError, arguments_span, assemble_params, parse_block_span, stripped_span
 
@@ -44,9 +52,11 @@ _NO_EVENTS: Final[tuple[SyntaxEvent, ...]] = ()
 
 
 class _Header:
-    __slots__ = ("auto", "dependencies", "invocation_id", "name")
+    __slots__ = ("auto", "dependencies", "invocation_id", "name", "repairs")
 
-    def __init__(self, line: str) -> None:
+    def __init__(self, line: str, repairs: tuple[str, ...]) -> None:
+        self.repairs = repairs
+        """What the parser tolerated in this block so far (``ParsedCall.repairs``)."""
         parts = line.strip().split(":")
         self.name = parts[0].strip()
         explicit = parts[1].strip() if len(parts) > 1 else ""
@@ -156,6 +166,12 @@ class GadgetCallParser(TextStretches):
     ``ParsedCall.parameters_raw`` is the body as written. ``typescript_compat=True`` cuts the
     last value and the raw body as the TypeScript original does (both stripped, a closing fence
     always dropped), for comparing outputs with it.
+
+    Beyond the format, the parser reads a marker written at a line start with a wrong count of
+    its leading ``!`` and an argument's value fused to its name line (``!!!ARG:a 5``); see
+    :mod:`llmist.syntax._tolerance`. ``ParsedCall.repairs`` names each tolerance a call needed
+    (these two, a dropped code fence, a missing end marker). ``typescript_compat=True`` reads
+    only the original's spellings.
     """
 
     __slots__ = (
@@ -163,6 +179,7 @@ class GadgetCallParser(TextStretches):
         "_block",
         "_body_first",
         "_body_firsts",
+        "_bol",
         "_carry",
         "_common",
         "_end",
@@ -172,10 +189,13 @@ class GadgetCallParser(TextStretches):
         "_longest",
         "_markers",
         "_mode",
+        "_pending",
+        "_spelling",
         "_start",
         "_start_first",
         "_start_only",
         "_typescript_compat",
+        "_written",
     )
 
     def __init__(
@@ -207,6 +227,7 @@ class GadgetCallParser(TextStretches):
         self._body_first = self._body_firsts if len(self._body_firsts) == 1 else ""
         # No marker can occur in text that lacks the markers' common prefix ("!!!" by default).
         self._common = os.path.commonprefix(list(self._markers))  # noqa: RUF071 (characters, not paths)
+        self._spelling = None if typescript_compat else MarkerSpelling.create(self._markers)
         self.reset()
 
     def reset(self) -> None:
@@ -219,6 +240,12 @@ class GadgetCallParser(TextStretches):
         self._line: list[str] = []
         self._header: _Header | None = None
         self._block: _Streaming | None = None
+        self._bol = True
+        """The text before the carry ends a line (or there is none): a marker may start there."""
+        self._pending: tuple[str, ...] = ()
+        """Repairs of the block whose header is being read (a misspelt start marker)."""
+        self._written = ""
+        """That start marker as written, for the text it becomes if its header never ends."""
 
     def feed(self, chunk: str) -> Sequence[SyntaxEvent]:
         """Parse the next chunk of the stream; return the events it completes."""
@@ -246,6 +273,9 @@ class GadgetCallParser(TextStretches):
             s = self._carry + chunk
             if not s:
                 return _NO_EVENTS
+            spelling = self._spelling
+            if spelling is not None and spelling.possible(s, self._bol):  # a misspelt marker: the slow path's
+                return self._slow(s)
             common = self._common
             if common and common not in s:
                 end = len(s) - _tail_prefix(s, common)
@@ -258,7 +288,7 @@ class GadgetCallParser(TextStretches):
                 return _NO_EVENTS
             piece = s[:end] if self._carry else s
         block.rope.append(piece)
-        block.nl = piece[-1] == "\n"
+        block.nl = self._bol = piece[-1] == "\n"
         event = self._partial(block, False)
         return _NO_EVENTS if event is None else (event,)
 
@@ -266,22 +296,30 @@ class GadgetCallParser(TextStretches):
         """A chunk of prose after the first stretch: emitted at once unless a start marker may
         begin in it."""
         if not self._carry and self._start_first not in chunk and chunk:
+            self._bol = chunk[-1] == "\n"
             return (text_event(chunk),)
         s = self._carry + chunk
         start = self._start
         if start in s or not s:
             return self._slow(s)
+        spelling = self._spelling
+        if spelling is not None and spelling.possible(s, self._bol):  # a misspelt start marker
+            return self._slow(s)
         end = len(s) - holdback(s, 0, self._start_only, self._start_first, len(start))
         self._carry = s[end:]
         if not end:
             return _NO_EVENTS
+        self._bol = s[end - 1] == "\n"
         return (text_event(s[:end] if self._carry else s),)
 
     def _slow(self, s: str) -> list[SyntaxEvent]:
         """Feed ``s`` (the carried tail plus the chunk) through the state machine."""
         self._carry = ""
         out: list[SyntaxEvent] = []
-        self._scan(s, out)
+        if self._spelling is None:
+            self._scan(s, out)
+        else:
+            self._scan_tolerant(s, self._spelling, out)
         if self._mode == _TEXT:
             self._fast = _LIVE_TEXT if self._live else _SLOW
         else:
@@ -299,11 +337,12 @@ class GadgetCallParser(TextStretches):
                 self._text(carry, out)
         elif mode == _HEADER:
             # A start marker whose header line never ended is plain text.
-            self._text(self._start + "".join(self._line) + carry, out)
+            self._text((self._written or self._start) + "".join(self._line) + carry, out)
             self._line.clear()
         else:
-            self._end_block(carry, 0, len(carry), out)  # a truncated block is still a call
+            self._end_block(carry, 0, len(carry), out, True)  # a truncated block is still a call
         self._mode = _TEXT
+        self._pending, self._written, self._bol = (), "", True
         self._fast = _SLOW
         self._end_stretch()
         return out
@@ -324,6 +363,51 @@ class GadgetCallParser(TextStretches):
                 i = self._scan_header(s, i)
             else:
                 i = self._scan_body(s, i, starts, ends, out)
+
+    def _scan_tolerant(self, s: str, spelling: MarkerSpelling, out: list[SyntaxEvent]) -> None:
+        """:meth:`_scan` of ``s`` with each marker misspelt at a line start read as its marker: the
+        text around it is scanned in pieces (any chunking parses the same), the marker between."""
+        bol = self._bol
+        if not spelling.possible(s, bol):
+            self._scan(s, out)
+        else:
+            i = 0
+            while True:
+                p, length, which = spelling.find(s, i, bol)
+                if p < 0:
+                    break
+                self._scan_piece(s[i:p], out)
+                self._respell(which, s[p : p + length], out)
+                i = p + length
+            hold = spelling.tail(s, i, bol)  # a line-start marker still being written waits
+            self._scan_piece(s[i:hold], out)
+            self._carry += s[hold:]
+        consumed = len(s) - len(self._carry)
+        self._bol = s[consumed - 1] == "\n" if consumed > 0 else bol
+
+    def _scan_piece(self, piece: str, out: list[SyntaxEvent]) -> None:
+        """Scan ``piece`` after what the last piece left over (as a feed would)."""
+        if self._carry:
+            piece = self._carry + piece
+            self._carry = ""
+        if piece:
+            self._scan(piece, out)
+
+    def _respell(self, which: int, written: str, out: list[SyntaxEvent]) -> None:
+        """A misspelt marker (``which``: 0 start, 1 end, 2 arg): in a body, or a start marker
+        anywhere, it is read as the marker and the repair noted; an end or arg marker outside a
+        block stays text."""
+        mode = self._mode
+        if which == 0 and mode != _HEADER:
+            self._scan_piece(self._start, out)
+            self._pending, self._written = (MARKER_SPELLING,), written
+        elif mode == _BODY:
+            header = self._header
+            assert header is not None
+            header.repairs += (MARKER_SPELLING,)
+            self._scan_piece(self._end if which == 1 else self._arg, out)
+        else:
+            self._scan_piece(written, out)
 
     def _scan_text(self, s: str, i: int, starts: _Finder, out: list[SyntaxEvent]) -> int:
         """Prose up to the next start marker; what could still begin one is held back."""
@@ -353,7 +437,9 @@ class GadgetCallParser(TextStretches):
         else:
             line = s[i:nl]
         self._end_stretch()
-        self._header = _Header(line)
+        self._header = _Header(line, self._pending)
+        if self._pending:
+            self._pending, self._written = (), ""
         self._mode = _BODY
         return nl + 1
 
@@ -365,7 +451,7 @@ class GadgetCallParser(TextStretches):
         limit = len(s) if end_at < 0 else min(len(s), end_at + len(self._start) - 1)
         found = starts.next_before(i, limit)
         if found >= 0 and (end_at < 0 or found < end_at):
-            self._end_block(s, i, found, out)  # implicit end: the next block starts
+            self._end_block(s, i, found, out, True)  # implicit end: the next block starts
             return found
         if end_at >= 0:
             self._end_block(s, i, end_at, out)
@@ -382,8 +468,13 @@ class GadgetCallParser(TextStretches):
         self._carry = s[e:]
         return -1
 
-    def _end_block(self, s: str, a: int, b: int, out: list[SyntaxEvent]) -> None:
-        """The block whose body ends with ``s[a:b]`` is complete: its last partials, its call."""
+    def _end_block(self, s: str, a: int, b: int, out: list[SyntaxEvent], missing: bool = False) -> None:
+        """The block whose body ends with ``s[a:b]`` is complete: its last partials, its call
+        (``missing``: without its end marker)."""
+        if missing:
+            header = self._header
+            assert header is not None
+            header.repairs += (MISSING_END,)
         block = self._block
         if block is None:
             out.append(self._call(s, a, b))
@@ -406,18 +497,33 @@ class GadgetCallParser(TextStretches):
         # The values are cut from the body's own copy, not from s: an ASCII body in a stream
         # with non-ASCII text elsewhere is a narrower string, which slices several times faster.
         a, b, fenced = arguments_span(raw, 0, len(raw), self._arg, typescript_compat=self._typescript_compat)
+        repairs = header.repairs
         if fenced:
             arguments = None  # tracked before the fence was known: parse the unfenced body
+            repairs += (CODE_FENCE,)
         elif arguments is not None and len(arguments) != raw.count(self._arg):
             arguments = None  # an argument without a name is not tracked: parse to report it
+        parameters, error = self._parameters(raw, a, b, arguments)
+        if parameters and self._spelling is not None:
+            unfused = unfuse_arguments(raw, parameters, self._arg)
+            if unfused is not None:  # the call's raw body says what it was read as
+                raw = unfused
+                a, b, _ = arguments_span(raw, 0, len(raw), self._arg)
+                parameters, error = self._parameters(raw, a, b, None)
+                repairs += (FUSED_ARGUMENT,)
+        return block_call_event(header.name, header.invocation_id, raw, parameters, error, header.dependencies, repairs)
+
+    def _parameters(
+        self, raw: str, a: int, b: int, arguments: list[tuple[str, str]] | None
+    ) -> tuple[dict[str, object] | None, str | None]:
+        """The parameters of the body ``raw[a:b]`` (from the tracked ``arguments`` when given),
+        or ``None`` and what was wrong with them."""
         try:
-            parameters: dict[str, object] | None = (
-                parse_block_span(raw, a, b, self._arg) if arguments is None else assemble_params(arguments)
-            )
-            error = None
+            if arguments is None:
+                return parse_block_span(raw, a, b, self._arg), None
+            return assemble_params(arguments), None
         except BlockParseError as exc:
-            parameters, error = None, str(exc)
-        return block_call_event(header.name, header.invocation_id, raw, parameters, error, header.dependencies)
+            return None, str(exc)
 
     # -- partials of a streaming block -------------------------------------------------
 

@@ -5,7 +5,8 @@ first (or no ``]`` ever comes) the marker is plain text. The tool name is the he
 first whitespace-separated token, ``raw_args`` the rest. One newline right after the
 header (``\\n`` or ``\\r\\n``) is not part of the body; everything else up to the end
 marker is. There is no nesting: a tool marker inside a body is body text. A missing end
-marker makes the rest of the stream the body; an end marker outside a block is text.
+marker makes the rest of the stream the body (the call's ``repairs`` say ``missing_end``); an
+end marker outside a block is text.
 Both markers are also recognised without the U+FE0F variation selector.
 """
 
@@ -18,6 +19,7 @@ from mypy_extensions import mypyc_attr
 
 from llmist.syntax._base import TextStretches, holdback, next_auto_id
 from llmist.syntax._fast import text_event
+from llmist.syntax._tolerance import MISSING_END
 from llmist.syntax.events import GadgetCallEvent, ParsedCall, SyntaxEvent
 
 __all__ = ["EmojiCallParser"]
@@ -30,6 +32,7 @@ _TEXT: Final = 0
 _HEADER: Final = 1
 _BODY: Final = 2
 _NO_EVENTS: Final[tuple[SyntaxEvent, ...]] = ()
+_MISSING_END: Final = (MISSING_END,)
 
 
 # Compiled by mypyc in the wheel: let interpreted code subclass it, as it could before.
@@ -91,7 +94,7 @@ class EmojiCallParser(TextStretches):
             self._text(self._marker + "".join(self._header) + carry, out)
         else:
             self._body.append(carry)
-            out.append(self._call())
+            out.append(self._call(_MISSING_END))
         self._mode = _TEXT
         self._header.clear()
         self._body.clear()
@@ -187,14 +190,15 @@ class EmojiCallParser(TextStretches):
         self._skip_newline = False
         return i
 
-    def _call(self) -> GadgetCallEvent:
+    def _call(self, repairs: tuple[str, ...] = ()) -> GadgetCallEvent:
+        """The call of the block just ended (``repairs``: what the parser tolerated in it)."""
         header = self._call_header.strip()
         parts = header.split(None, 1)
         name = parts[0]
         raw_args = parts[1].strip() if len(parts) > 1 else ""
         body = "".join(self._body)
         self._body.clear()
-        call = ParsedCall(name, next_auto_id(), body, None, None, (), "emoji", raw_args, body)
+        call = ParsedCall(name, next_auto_id(), body, None, None, (), "emoji", raw_args, body, repairs)
         return GadgetCallEvent(call)
 
 

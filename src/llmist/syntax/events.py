@@ -41,6 +41,11 @@ class ParsedCall:
     """Emoji: header text after the tool name, stripped (``""`` if none)."""
     body: str | None = None
     """Emoji: the text between the header and the end marker."""
+    repairs: tuple[str, ...] = ()
+    """What the parser tolerated to read this call, in the order met: ``marker_spelling`` (a
+    marker with a wrong count of ``!``), ``fused_argument`` (``!!!ARG:a 5``), ``code_fence`` (a
+    fence around the arguments) and ``missing_end`` (no end marker). Empty for a call written as
+    the format says. The agent loop counts each as a repair (``AgentResult.repairs``)."""
 
 
 @dataclass(frozen=True, slots=True)
