@@ -67,6 +67,8 @@ class RecordedRequest:
     headers: dict[str, str]
     body: Any
     """The JSON body, decoded."""
+    raw: bytes = b""
+    """The body as sent, byte for byte."""
 
 
 class FakeServer:
@@ -111,7 +113,8 @@ def _handler_for(server: FakeServer) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("content-length") or 0)
             raw = self.rfile.read(length) if length else b""
             body = json.loads(raw) if raw else None
-            request = RecordedRequest("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            request = RecordedRequest("POST", self.path, headers, body, raw)
             # The client may give up first (a timeout test); nothing to report then.
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                 self._answer(server.next_response(request))
