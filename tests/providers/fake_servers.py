@@ -172,10 +172,14 @@ def openai_stream(
     reasoning_tokens: int = 0,
     cache_write_tokens: int | None = None,
     cut_after: int | None = None,
+    tool_calls: Sequence[tuple[str, str, str]] = (),
+    arguments_piece: int = 4,
 ) -> FakeResponse:
     """A Chat Completions stream of ``pieces`` (``reasoning`` first, as ``reasoning_content`` deltas).
 
     ``cache_write_tokens`` adds OpenRouter's ``prompt_tokens_details.cache_write_tokens``.
+    ``tool_calls`` (``(id, name, arguments)`` each) follow the text as ``delta.tool_calls``
+    fragments: id and name first, then the arguments ``arguments_piece`` characters at a time.
     """
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
@@ -192,6 +196,7 @@ def openai_stream(
     events = [chunk({"role": "assistant", "content": ""})]
     events += [chunk({"reasoning_content": r}) for r in reasoning]
     events += [chunk({"content": p}) for p in pieces]
+    events += [chunk({"tool_calls": [f]}) for f in _openai_call_fragments(tool_calls, arguments_piece)]
     if finish_reason is not None:
         events.append(chunk({}, finish_reason))
         usage = _openai_usage(prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, cache_write_tokens)
@@ -199,6 +204,17 @@ def openai_stream(
         events.append(_sse({**last, "choices": [], "usage": usage}))
         events.append("data: [DONE]\n\n")
     return FakeResponse(events=events, cut_after=cut_after)
+
+
+def _openai_call_fragments(calls: Sequence[tuple[str, str, str]], piece: int) -> list[dict[str, Any]]:
+    """The ``delta.tool_calls`` fragments of ``calls``, as OpenAI streams them."""
+    fragments: list[dict[str, Any]] = []
+    for index, (call_id, name, arguments) in enumerate(calls):
+        first = {"index": index, "id": call_id, "type": "function", "function": {"name": name, "arguments": ""}}
+        fragments.append(first)
+        for start in range(0, len(arguments), piece):
+            fragments.append({"index": index, "function": {"arguments": arguments[start : start + piece]}})
+    return fragments
 
 
 def _openai_usage(
