@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import base64
+import json
 import logging
 import re
-from collections.abc import AsyncIterator, Sequence
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from llmist.providers._common import (
+    Content,
     ReliableProvider,
     api_key_from_env,
     chat_turns,
@@ -17,17 +20,30 @@ from llmist.providers._common import (
     inline_image,
     split_system,
 )
-from llmist.providers.base import ImagePart, LLMChunk, LLMRequest, Message, Reasoning, TextPart, Usage
+from llmist.providers.base import (
+    ImagePart,
+    LLMChunk,
+    LLMRequest,
+    Message,
+    Reasoning,
+    TextPart,
+    ToolCall,
+    ToolSpec,
+    Usage,
+)
 from llmist.providers.errors import ProviderConnectionError, ProviderError
 from llmist.providers.retry import RateLimiter, RetryPolicy
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
-    from anthropic.types import ImageBlockParam, MessageParam, TextBlockParam
+    from anthropic.types import ImageBlockParam, MessageParam, TextBlockParam, ToolParam
 
 __all__ = ["AnthropicProvider"]
 
 logger = logging.getLogger("llmist.providers.anthropic")
+
+_REMEMBERED_CALLS = 256
+"""Tool calls whose thinking blocks a provider keeps for replay (a bound on its memory)."""
 
 _STATUS_OF_ERROR_TYPE = {
     "overloaded_error": 529,
@@ -48,6 +64,14 @@ class AnthropicProvider(ReliableProvider):
     Consecutive messages of the same role are merged (the API requires alternation).
     The temperature is not sent: the Messages API version the SDK speaks (2026-10-21)
     rejects every sampling parameter, whatever the model.
+
+    Native tool calls: the request's tools are sent as ``tools`` (cached with the system
+    prompt, which comes after them), calls come back as ``tool_use`` blocks and results go as
+    ``tool_result`` blocks. With thinking on, the API wants the thinking blocks (signed) that
+    preceded the calls of the current tool-use cycle sent back before them; the provider keeps
+    those of the calls it received and replays them. A conversation whose open cycle's thinking
+    it does not have (restored from JSON, or begun on another provider) is sent with thinking
+    off for that request, which the API accepts.
     """
 
     name = "anthropic"
@@ -79,6 +103,7 @@ class AnthropicProvider(ReliableProvider):
         that the next request (the same messages plus the new turn) reads back."""
         self._timeout = timeout
         self._client: AsyncAnthropic | None = None
+        self._thinking: OrderedDict[str, tuple[dict[str, Any], ...]] = OrderedDict()
 
     def _sdk_client(self) -> AsyncAnthropic:
         if self._client is None:
@@ -94,29 +119,56 @@ class AnthropicProvider(ReliableProvider):
         import httpx2
 
         system, rest = split_system(request.messages)
+        options = self._options(request, system)
+        thinking = self._replayable_thinking(rest, options)
+        reader = _BlockReader()
         usage = Usage()
         stop_reason: str | None = None
         try:
             stream = await client.messages.create(
                 model=request.model,
-                messages=to_anthropic_messages(rest, cache_last=self.cache_conversation),
+                messages=to_anthropic_messages(rest, cache_last=self.cache_conversation, thinking=thinking),
                 stream=True,
-                **self._options(request, system),
+                **options,
             )
             async for event in stream:
-                if event.type == "content_block_delta":
-                    chunk = _delta_chunk(event.delta)
-                    if chunk is not None:
-                        yield chunk
-                elif event.type == "message_start":
+                if event.type == "message_start":
                     usage = _start_usage(event.message.usage)
                 elif event.type == "message_delta":
                     usage = _delta_usage(usage, event.usage)
                     stop_reason = event.delta.stop_reason or stop_reason
+                else:
+                    chunk = reader.read(event)
+                    if chunk is not None:
+                        yield chunk
         except (anthropic.AnthropicError, httpx2.TransportError) as error:
             raise self._provider_error(error) from error
+        self._remember(reader)
         if stop_reason is not None:
             yield LLMChunk(usage=usage, finish_reason=stop_reason)
+
+    def _replayable_thinking(
+        self, messages: Sequence[Message], options: dict[str, Any]
+    ) -> Mapping[str, tuple[dict[str, Any], ...]]:
+        """The thinking blocks to send back before the calls they preceded (none with thinking
+        off). Turns thinking off in ``options`` when the open tool-use cycle's thinking is unknown."""
+        if options.get("thinking", {}).get("type", "disabled") == "disabled":
+            return {}
+        open_calls = _open_cycle_calls(messages)
+        if open_calls and not any(c.id in self._thinking for c in open_calls):
+            logger.debug("Thinking off for this request: the thinking before tool calls %s is not known", open_calls)
+            options["thinking"] = {"type": "disabled"}
+            options.pop("output_config", None)
+            return {}
+        return self._thinking
+
+    def _remember(self, reader: _BlockReader) -> None:
+        """Keep the thinking blocks of a response that called tools, by call id, for replay."""
+        for call_id in reader.call_ids:
+            self._thinking[call_id] = reader.thinking
+            self._thinking.move_to_end(call_id)
+        while len(self._thinking) > _REMEMBERED_CALLS:
+            self._thinking.popitem(last=False)
 
     def _options(self, request: LLMRequest, system: str | None) -> dict[str, Any]:
         """The request's settings but model and messages, named as the Messages API names them."""
@@ -136,6 +188,8 @@ class AnthropicProvider(ReliableProvider):
         if request.reasoning is not None:
             options.update(_thinking(request.reasoning, request.model))
             options["max_tokens"] += options["thinking"].get("budget_tokens", 0)
+        if request.tools:
+            options["tools"] = [_tool(t) for t in request.tools]
         if request.extra:
             options["extra_body"] = dict(request.extra)
         return options
@@ -186,13 +240,69 @@ def _adaptive(model: str) -> bool:
     return (int(match[1]), int(minor)) >= (4, 6)
 
 
-def _delta_chunk(delta: Any) -> LLMChunk | None:
-    """The text or thinking a content delta carries (other deltas carry neither)."""
-    if delta.type == "text_delta":
-        return LLMChunk(text=delta.text)
-    if delta.type == "thinking_delta":
-        return LLMChunk(reasoning=delta.thinking)
-    return None
+def _tool(spec: ToolSpec) -> ToolParam:
+    """A gadget as a Messages API tool."""
+    return {"name": spec.name, "description": spec.description, "input_schema": spec.parameters}
+
+
+def _open_cycle_calls(messages: Sequence[Message]) -> tuple[ToolCall, ...]:
+    """The calls of the last assistant message when results to them end the conversation (a
+    tool-use cycle still open); else none."""
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index].role == "assistant":
+            answered = any(m.tool_call_id is not None for m in messages[index + 1 :])
+            return messages[index].tool_calls if answered else ()
+    return ()
+
+
+class _BlockReader:
+    """The content blocks of one streamed response: text and thinking out as they arrive, each
+    ``tool_use`` block out whole at its end, and the thinking blocks kept (with their signatures)
+    for replay before the calls."""
+
+    def __init__(self) -> None:
+        self._calls: dict[int, tuple[str, str, list[str]]] = {}
+        self._blocks: dict[int, dict[str, Any]] = {}
+        self.call_ids: list[str] = []
+        """The ids of the calls read, in order."""
+
+    @property
+    def thinking(self) -> tuple[dict[str, Any], ...]:
+        """The response's thinking (and redacted thinking) blocks, in order, as the API takes them back."""
+        return tuple(self._blocks[i] for i in sorted(self._blocks))
+
+    def read(self, event: Any) -> LLMChunk | None:
+        """What ``event`` streams: text, thinking, or a tool call it completed."""
+        if event.type == "content_block_start":
+            self._start(event.index, event.content_block)
+        elif event.type == "content_block_delta":
+            return self._delta(event.index, event.delta)
+        elif event.type == "content_block_stop" and event.index in self._calls:
+            call_id, name, parts = self._calls.pop(event.index)
+            self.call_ids.append(call_id)
+            return LLMChunk(tool_calls=(ToolCall(call_id, name, "".join(parts) or "{}"),))
+        return None
+
+    def _start(self, index: int, block: Any) -> None:
+        if block.type == "tool_use":
+            self._calls[index] = (block.id, block.name, [])
+        elif block.type == "thinking":
+            self._blocks[index] = {"type": "thinking", "thinking": "", "signature": ""}
+        elif block.type == "redacted_thinking":
+            self._blocks[index] = {"type": "redacted_thinking", "data": block.data}
+
+    def _delta(self, index: int, delta: Any) -> LLMChunk | None:
+        if delta.type == "text_delta":
+            return LLMChunk(text=delta.text)
+        if delta.type == "input_json_delta" and index in self._calls:
+            self._calls[index][2].append(delta.partial_json)
+        elif delta.type == "thinking_delta":
+            if index in self._blocks:
+                self._blocks[index]["thinking"] += delta.thinking
+            return LLMChunk(reasoning=delta.thinking)
+        elif delta.type == "signature_delta" and index in self._blocks:
+            self._blocks[index]["signature"] += delta.signature
+        return None
 
 
 def _start_usage(raw: Any) -> Usage:
@@ -238,25 +348,76 @@ def _error_message(error: Any) -> str:
     return str(error.message)
 
 
-def to_anthropic_messages(messages: Sequence[Message], *, cache_last: bool = False) -> list[MessageParam]:
-    """Non-system messages in Messages API form: alternating roles, ``gadget_result`` as user text.
+def to_anthropic_messages(
+    messages: Sequence[Message],
+    *,
+    cache_last: bool = False,
+    thinking: Mapping[str, tuple[dict[str, Any], ...]] | None = None,
+) -> list[MessageParam]:
+    """Non-system messages in Messages API form: alternating roles, ``gadget_result`` as user text,
+    native tool calls as ``tool_use`` blocks (after the ``thinking`` blocks kept for their ids)
+    and their answers as ``tool_result`` blocks.
 
     With ``cache_last``, the last message's last block carries ``cache_control``: the API caches
     the prefix up to that block and, on the next request, finds it again by looking back from
     the new breakpoint, so one moving marker keeps a growing conversation cached.
     """
     result: list[MessageParam] = []
-    for role, content in chat_turns(messages, merge=True):
-        blocks: str | list[TextBlockParam | ImageBlockParam] = (
-            content if isinstance(content, str) else [_block(p) for p in content]
-        )
+    for role, pieces in chat_turns(messages):
+        content = _turn_content(pieces, thinking or {})
         if role == "assistant":
-            result.append({"role": "assistant", "content": blocks})
+            result.append({"role": "assistant", "content": content})
         else:
-            result.append({"role": "user", "content": blocks})
+            result.append({"role": "user", "content": content})
     if cache_last and result:
         _mark_cached(result[-1])
     return result
+
+
+def _turn_content(pieces: list[Content | Message], thinking: Mapping[str, tuple[dict[str, Any], ...]]) -> Any:
+    """One turn's content: plain text stays a string; otherwise blocks, with thinking (in an
+    assistant turn) and tool results (in a user turn) first, where the API requires them."""
+    if len(pieces) == 1 and isinstance(pieces[0], str):
+        return pieces[0]
+    blocks: list[Any] = []
+    for piece in pieces:
+        if isinstance(piece, Message):
+            blocks += _tool_blocks(piece, thinking)
+        else:
+            blocks += [_block(p) for p in ((TextPart(piece),) if isinstance(piece, str) else piece)]
+    return sorted(blocks, key=lambda b: b["type"] not in ("thinking", "redacted_thinking", "tool_result"))
+
+
+def _tool_blocks(message: Message, thinking: Mapping[str, tuple[dict[str, Any], ...]]) -> list[Any]:
+    """An assistant message's thinking, text and ``tool_use`` blocks, or a result's ``tool_result``.
+
+    Arguments that are not a JSON object (a model's malformed call) are sent as ``{}``: the API
+    takes only an object, and the call's result already tells the model what was wrong.
+    """
+    if message.tool_call_id is not None:
+        content = message.content
+        inner: Any = content if isinstance(content, str) else [_block(p) for p in content if _shown(p)]
+        return [{"type": "tool_result", "tool_use_id": message.tool_call_id, "content": inner}]
+    calls = message.tool_calls
+    blocks: list[Any] = list(next((thinking[c.id] for c in calls if c.id in thinking), ()))
+    if message.text:
+        blocks.append({"type": "text", "text": message.text})
+    for call in calls:
+        blocks.append({"type": "tool_use", "id": call.id, "name": call.name, "input": _input(call.arguments)})
+    return blocks
+
+
+def _input(arguments: str) -> dict[str, Any]:
+    try:
+        value = json.loads(arguments) if arguments.strip() else {}
+    except json.JSONDecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _shown(part: TextPart | ImagePart) -> bool:
+    """Whether a part is sent (the API refuses empty text blocks)."""
+    return isinstance(part, ImagePart) or bool(part.text)
 
 
 def _mark_cached(message: MessageParam) -> None:
