@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from llmist.providers.base import LLMChunk, LLMRequest, Message, Usage
+from llmist.providers.base import LLMChunk, LLMRequest, Message, Reasoning, ToolSpec, Usage
 from llmist.providers.client import CostReportingClient, LLMClient
 from tests.providers.fake_servers import FakeServer, openai_stream
 
@@ -54,6 +54,20 @@ async def test_stream_accepts_a_request_whose_model_is_a_model_string(
         chunks = [c async for c in LLMClient().stream(request)]
     assert chunks[-1].finish_reason == "stop"
     assert server.requests[0].body["model"] == "gpt-4o-mini"
+
+
+async def test_stream_keeps_every_field_of_a_request_tools_and_reasoning_included(
+    openai_env: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tool = ToolSpec("add", "Add.", {"type": "object", "properties": {}})
+    with FakeServer([openai_stream(["ok"])]) as server:
+        _serve(server, monkeypatch)
+        request = LLMRequest(
+            model="gpt-4o", messages=[Message("user", "Hi")], tools=(tool,), reasoning=Reasoning("low")
+        )
+        [c async for c in LLMClient().stream(request)]
+    body = server.requests[0].body
+    assert (body["tools"][0]["function"]["name"], body["reasoning_effort"]) == ("add", "low")
 
 
 async def test_cost_reporting_client_reports_each_call_and_adds_to_the_parent(

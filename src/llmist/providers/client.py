@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 
@@ -131,14 +132,7 @@ class LLMClient:
         """
         if isinstance(prompt, LLMRequest):
             provider, model_name = self.resolve(prompt.model if model is None else model)
-            request = LLMRequest(
-                model=model_name,
-                messages=prompt.messages,
-                max_tokens=prompt.max_tokens,
-                temperature=prompt.temperature,
-                stop=prompt.stop,
-                extra=prompt.extra,
-            )
+            request = dataclasses.replace(prompt, model=model_name)  # every other field (tools...) as given
         else:
             provider, model_name = self.resolve(model)
             messages = [Message("user", prompt)] if isinstance(prompt, str) else list(prompt)
