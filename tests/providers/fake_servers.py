@@ -175,12 +175,14 @@ def openai_stream(
     cut_after: int | None = None,
     tool_calls: Sequence[tuple[str, str, str]] = (),
     arguments_piece: int = 4,
+    call_index: bool = True,
 ) -> FakeResponse:
     """A Chat Completions stream of ``pieces`` (``reasoning`` first, as ``reasoning_content`` deltas).
 
     ``cache_write_tokens`` adds OpenRouter's ``prompt_tokens_details.cache_write_tokens``.
     ``tool_calls`` (``(id, name, arguments)`` each) follow the text as ``delta.tool_calls``
-    fragments: id and name first, then the arguments ``arguments_piece`` characters at a time.
+    fragments: id and name first, then the arguments ``arguments_piece`` characters at a time
+    (without their ``index`` when ``call_index`` is false, as some compatible servers send them).
     """
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
@@ -197,7 +199,10 @@ def openai_stream(
     events = [chunk({"role": "assistant", "content": ""})]
     events += [chunk({"reasoning_content": r}) for r in reasoning]
     events += [chunk({"content": p}) for p in pieces]
-    events += [chunk({"tool_calls": [f]}) for f in _openai_call_fragments(tool_calls, arguments_piece)]
+    fragments = _openai_call_fragments(tool_calls, arguments_piece)
+    if not call_index:
+        fragments = [{k: v for k, v in f.items() if k != "index"} for f in fragments]
+    events += [chunk({"tool_calls": [f]}) for f in fragments]
     if finish_reason is not None:
         events.append(chunk({}, finish_reason))
         usage = _openai_usage(prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, cache_write_tokens)

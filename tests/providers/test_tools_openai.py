@@ -42,6 +42,14 @@ async def test_text_before_the_calls_streams_as_text() -> None:
     assert (response.text, response.tool_calls) == ("Let me add.", (CALL_ADD,))
 
 
+async def test_fragments_without_an_index_are_joined_by_call_id() -> None:
+    calls = [(c.id, c.name, c.arguments) for c in (CALL_ADD, CALL_PLOT)]
+    stream = openai_stream([], tool_calls=calls, finish_reason="tool_calls", call_index=False)
+    with FakeServer([stream]) as server:
+        response = await complete(_provider(server), _request())
+    assert response.tool_calls == (CALL_ADD, CALL_PLOT)
+
+
 async def test_a_call_without_an_id_gets_a_unique_one() -> None:
     calls = [("", "add", "{}"), ("", "add", "{}")]
     with FakeServer([openai_stream([], tool_calls=calls, finish_reason="tool_calls")]) as server:

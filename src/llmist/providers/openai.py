@@ -226,21 +226,34 @@ class _ToolCallAssembler:
 
     def __init__(self) -> None:
         self._open: dict[int, tuple[str, str, list[str]]] = {}
+        self._last = -1
 
     def feed(self, fragments: Sequence[ChoiceDeltaToolCall]) -> list[ToolCall]:
         """Take a delta's fragments; return the calls a newly started index completed."""
         done: list[ToolCall] = []
         for fragment in fragments:
-            if fragment.index not in self._open:
-                done += self._close(before=fragment.index)
-                self._open[fragment.index] = (fragment.id or "", "", [])
-            call_id, name, arguments = self._open[fragment.index]
+            index = self._index_of(fragment)
+            if index not in self._open:
+                done += self._close(before=index)
+                self._open[index] = (fragment.id or "", "", [])
+            call_id, name, arguments = self._open[index]
             function = fragment.function
             if function is not None:
                 name += function.name or ""
                 arguments.append(function.arguments or "")
-            self._open[fragment.index] = (call_id or fragment.id or "", name, arguments)
+            self._open[index] = (call_id or fragment.id or "", name, arguments)
+            self._last = max(self._last, index)
         return done
+
+    def _index_of(self, fragment: ChoiceDeltaToolCall) -> int:
+        """The fragment's ``index``; for a server that sends none, a new call starts with each new id."""
+        index = getattr(fragment, "index", None)
+        if isinstance(index, int):
+            return index
+        current = self._open.get(self._last)
+        if current is None or (fragment.id and fragment.id != current[0]):
+            return self._last + 1
+        return self._last
 
     def finish(self) -> list[ToolCall]:
         """Every call still open (the choice finished), in index order."""
