@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import base64
 import importlib
+import json
 import os
 from collections.abc import AsyncIterator, Mapping, Sequence
 from types import ModuleType
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 from llmist.providers.base import ContentPart, ImagePart, LLMChunk, LLMRequest, Message, TextPart
 from llmist.providers.errors import (
@@ -104,6 +105,17 @@ def chat_turns(messages: Sequence[Message]) -> list[tuple[ChatRole, list[Content
         else:
             pieces.append(message.content)
     return turns
+
+
+def arguments_object(arguments: str) -> dict[str, Any]:
+    """A native call's JSON arguments as the object an API takes back (Anthropic ``input``, Gemini
+    ``args``); ``{}`` for arguments that are not a JSON object (a model's malformed call, whose
+    result already tells the model what was wrong)."""
+    try:
+        value = json.loads(arguments) if arguments.strip() else {}
+    except json.JSONDecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def inline_image(part: ImagePart) -> tuple[str, bytes] | None:

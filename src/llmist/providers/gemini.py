@@ -15,6 +15,7 @@ from llmist.providers._common import (
     Content,
     ReliableProvider,
     api_key_from_env,
+    arguments_object,
     chat_turns,
     error_for_status,
     import_sdk,
@@ -300,7 +301,7 @@ def _tool_parts(message: Message, names: Mapping[str, str], signatures: Mapping[
         return [types.Part(function_response=response), *(_part(p) for p in images)]
     parts = [types.Part(text=message.text)] if message.text else []
     for call in message.tool_calls:
-        function_call = types.FunctionCall(id=_sent_id(call.id), name=call.name, args=_arguments(call.arguments))
+        function_call = types.FunctionCall(id=_sent_id(call.id), name=call.name, args=arguments_object(call.arguments))
         parts.append(types.Part(function_call=function_call, thought_signature=signatures.get(call.id)))
     return parts
 
@@ -308,14 +309,6 @@ def _tool_parts(message: Message, names: Mapping[str, str], signatures: Mapping[
 def _sent_id(call_id: str) -> str | None:
     """A call's id as Gemini knows it: ``None`` for an id llmist made up."""
     return None if call_id.startswith(_MADE_UP_ID) else call_id
-
-
-def _arguments(arguments: str) -> dict[str, Any]:
-    try:
-        value = json.loads(arguments) if arguments.strip() else {}
-    except json.JSONDecodeError:
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 def _part(part: TextPart | ImagePart) -> types.Part:
