@@ -267,6 +267,7 @@ def anthropic_stream(
     error_after: int | None = None,
     tool_calls: Sequence[tuple[str, str, str]] = (),
     arguments_piece: int = 4,
+    interleaved: Sequence[str] = (),
 ) -> FakeResponse:
     """A Messages stream of ``pieces`` (``thinking`` first, in a thinking block that ends with
     its ``signature_delta``, signed ``sig-<first thought>``).
@@ -274,7 +275,8 @@ def anthropic_stream(
     ``thinking_tokens`` adds ``output_tokens_details.thinking_tokens`` to the final usage.
     ``tool_calls`` (``(id, name, arguments)`` each) follow the text as ``tool_use`` blocks whose
     input streams as ``input_json_delta`` fragments of ``arguments_piece`` characters (a
-    response of calls only has no text block).
+    response of calls only has no text block); ``interleaved[i]`` is a signed thinking block
+    before the call ``i + 1`` (interleaved thinking).
 
     ``error_after`` sends an in-stream ``overloaded_error`` event after that many events.
     """
@@ -287,7 +289,11 @@ def anthropic_stream(
     if pieces or not tool_calls:
         events += _anthropic_block(index, "text", pieces)
         index += 1
-    for call in tool_calls:
+    for number, call in enumerate(tool_calls):
+        if 0 < number <= len(interleaved):
+            thought = interleaved[number - 1]
+            events += _anthropic_block(index, "thinking", [thought], signature=f"sig-{thought}")
+            index += 1
         events += _anthropic_tool_use(index, call, arguments_piece)
         index += 1
     if stop_reason is not None:

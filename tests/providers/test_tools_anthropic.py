@@ -4,13 +4,16 @@ signed thinking before calls sent back as the API requires."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from llmist.providers.anthropic import AnthropicProvider
 from llmist.providers.base import LLMChunk, LLMRequest, Message, Reasoning, ToolCall, complete
 from llmist.providers.retry import RetryPolicy
-from tests.providers.fake_servers import FakeServer, anthropic_stream
+from tests.providers.fake_servers import FakeResponse, FakeServer, anthropic_stream
 from tests.providers.tool_script import ADD, CALL_ADD, CALL_PLOT, CONVERSATION, TOOLS
 
 MODEL = "claude-sonnet-5-5"
+THINK = Reasoning(budget_tokens=2048)
 ASK = [Message("user", "Add 2 and 3")]
 
 
@@ -110,23 +113,39 @@ async def test_a_user_message_after_results_joins_their_turn_after_them() -> Non
     assert [b["type"] for b in last] == ["tool_result", "text"]
 
 
-async def test_signed_thinking_before_calls_is_sent_back_before_them() -> None:
-    first = anthropic_stream(
-        [], model=MODEL, thinking=["add them"], tool_calls=_calls(CALL_ADD), stop_reason="tool_use"
-    )
+async def _replayed(first: FakeResponse) -> list[dict[str, Any]]:
+    """The assistant turn sent back after ``first`` (a response with calls) was received, with thinking on."""
     with FakeServer([first, anthropic_stream(["5"], model=MODEL)]) as server:
         provider = _provider(server)
-        response = await complete(provider, _request(ASK, reasoning=Reasoning(budget_tokens=2048)))
-        answer = Message("gadget_result", "5", tool_call_id=CALL_ADD.id)
+        response = await complete(provider, _request(ASK, reasoning=THINK))
+        answers = [Message("gadget_result", "5", tool_call_id=c.id) for c in response.tool_calls]
         turn = Message("assistant", response.text, tool_calls=response.tool_calls)
-        await complete(provider, _request([*ASK, turn, answer], reasoning=Reasoning(budget_tokens=2048)))
-    second = server.requests[1].body
-    assert second["messages"][1]["content"][0] == {
-        "type": "thinking",
-        "thinking": "add them",
-        "signature": "sig-add them",
-    }
-    assert second["thinking"]["type"] == "enabled"
+        await complete(provider, _request([*ASK, turn, *answers], reasoning=THINK))
+    assert server.requests[1].body["thinking"]["type"] == "enabled"
+    content: list[dict[str, Any]] = server.requests[1].body["messages"][1]["content"]
+    return content
+
+
+async def test_the_signed_thinking_before_calls_is_sent_back_with_them() -> None:
+    stream = anthropic_stream(
+        [], model=MODEL, thinking=["add them"], tool_calls=_calls(CALL_ADD), stop_reason="tool_use"
+    )
+    assert await _replayed(stream) == [
+        {"type": "thinking", "thinking": "add them", "signature": "sig-add them"},
+        {"type": "tool_use", "id": "call_add", "name": "add", "input": {"a": 2, "b": 3}},
+    ]
+
+
+async def test_a_response_with_interleaved_thinking_is_sent_back_block_for_block() -> None:
+    stream = anthropic_stream(
+        ["Both."],
+        model=MODEL,
+        thinking=["first"],
+        tool_calls=_calls(CALL_ADD, CALL_PLOT),
+        interleaved=["then plot"],
+        stop_reason="tool_use",
+    )
+    assert [b["type"] for b in await _replayed(stream)] == ["thinking", "text", "tool_use", "thinking", "tool_use"]
 
 
 async def test_an_open_cycle_whose_thinking_is_unknown_is_sent_with_thinking_off() -> None:
@@ -136,7 +155,7 @@ async def test_an_open_cycle_whose_thinking_is_unknown_is_sent_with_thinking_off
         Message("gadget_result", "5", tool_call_id="call_add"),
     ]
     with FakeServer([anthropic_stream(["5"], model=MODEL)]) as server:
-        await complete(_provider(server), _request(messages, reasoning=Reasoning(budget_tokens=2048)))
+        await complete(_provider(server), _request(messages, reasoning=THINK))
     body = server.requests[0].body
     assert body["thinking"] == {"type": "disabled"}
     assert body["messages"][1]["content"][0]["type"] == "tool_use"

@@ -20,11 +20,12 @@ def to_anthropic_messages(
     messages: Sequence[Message],
     *,
     cache_last: bool = False,
-    thinking: Mapping[str, tuple[dict[str, Any], ...]] | None = None,
+    received: Mapping[str, tuple[Any, ...]] | None = None,
 ) -> list[MessageParam]:
     """Non-system messages in Messages API form: alternating roles, ``gadget_result`` as user text,
-    native tool calls as ``tool_use`` blocks (after the ``thinking`` blocks kept for their ids)
-    and their answers as ``tool_result`` blocks.
+    native tool calls as ``tool_use`` blocks and their answers as ``tool_result`` blocks. An
+    assistant message whose calls are those of a response in ``received`` (the response's blocks
+    by call id) is that response, block for block, its signed thinking included.
 
     With ``cache_last``, the last message's last block carries ``cache_control``: the API caches
     the prefix up to that block and, on the next request, finds it again by looking back from
@@ -32,7 +33,7 @@ def to_anthropic_messages(
     """
     result: list[MessageParam] = []
     for role, pieces in chat_turns(messages):
-        content = _turn_content(pieces, thinking or {})
+        content = _turn_content(pieces, received or {})
         if role == "assistant":
             result.append({"role": "assistant", "content": content})
         else:
@@ -42,37 +43,52 @@ def to_anthropic_messages(
     return result
 
 
-def _turn_content(pieces: list[Content | Message], thinking: Mapping[str, tuple[dict[str, Any], ...]]) -> Any:
-    """One turn's content: plain text stays a string; otherwise blocks, with thinking (in an
-    assistant turn) and tool results (in a user turn) first, where the API requires them."""
+_THINKING = ("thinking", "redacted_thinking")
+
+
+def _turn_content(pieces: list[Content | Message], received: Mapping[str, tuple[Any, ...]]) -> Any:
+    """One turn's content: plain text stays a string; otherwise blocks, with tool results (in a
+    user turn) and thinking (in an assistant turn) first, where the API requires them."""
     if len(pieces) == 1 and isinstance(pieces[0], str):
         return pieces[0]
     blocks: list[Any] = []
     for piece in pieces:
         if isinstance(piece, Message):
-            blocks += _tool_blocks(piece, thinking)
+            blocks += _tool_blocks(piece, received)
         else:
             blocks += [_block(p) for p in ((TextPart(piece),) if isinstance(piece, str) else piece)]
-    return sorted(blocks, key=lambda b: b["type"] not in ("thinking", "redacted_thinking", "tool_result"))
+    if any(b["type"] == "tool_result" for b in blocks):
+        return sorted(blocks, key=lambda b: b["type"] != "tool_result")
+    if blocks and blocks[0]["type"] not in _THINKING and any(b["type"] in _THINKING for b in blocks):
+        return sorted(blocks, key=lambda b: b["type"] not in _THINKING)
+    return blocks
 
 
-def _tool_blocks(message: Message, thinking: Mapping[str, tuple[dict[str, Any], ...]]) -> list[Any]:
-    """An assistant message's thinking, text and ``tool_use`` blocks, or a result's ``tool_result``.
-
-    Arguments that are not a JSON object (a model's malformed call) are sent as ``{}``: the API
-    takes only an object, and the call's result already tells the model what was wrong.
-    """
+def _tool_blocks(message: Message, received: Mapping[str, tuple[Any, ...]]) -> list[Any]:
+    """A result's ``tool_result`` block, or an assistant message's blocks: the response received
+    with these calls as it came, else its thinking, the text and a ``tool_use`` block per call."""
     if message.tool_call_id is not None:
         content = message.content
         inner: Any = content if isinstance(content, str) else [_block(p) for p in content if _shown(p)]
         return [{"type": "tool_result", "tool_use_id": message.tool_call_id, "content": inner}]
     calls = message.tool_calls
-    blocks: list[Any] = list(next((thinking[c.id] for c in calls if c.id in thinking), ()))
+    response = next((received[c.id] for c in calls if c.id in received), ())
+    if _is_response_of(response, message):
+        return list(response)
+    blocks: list[Any] = [b for b in response if b["type"] in _THINKING]
     if message.text:
         blocks.append({"type": "text", "text": message.text})
     for call in calls:
         blocks.append({"type": "tool_use", "id": call.id, "name": call.name, "input": arguments_object(call.arguments)})
     return blocks
+
+
+def _is_response_of(response: tuple[Any, ...], message: Message) -> bool:
+    """Whether ``response``'s blocks are ``message``: the same text and the same calls (ids and arguments)."""
+    calls = [(b["id"], b["input"]) for b in response if b["type"] == "tool_use"]
+    text = "".join(b["text"] for b in response if b["type"] == "text")
+    sent = [(c.id, arguments_object(c.arguments)) for c in message.tool_calls]
+    return bool(response) and calls == sent and text == message.text
 
 
 def _shown(part: TextPart | ImagePart) -> bool:

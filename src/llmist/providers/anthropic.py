@@ -12,6 +12,7 @@ from llmist.providers._anthropic_messages import to_anthropic_messages
 from llmist.providers._common import (
     ReliableProvider,
     api_key_from_env,
+    arguments_object,
     error_for_status,
     import_sdk,
     split_system,
@@ -37,7 +38,7 @@ __all__ = ["AnthropicProvider"]
 logger = logging.getLogger("llmist.providers.anthropic")
 
 _REMEMBERED_CALLS = 256
-"""Tool calls whose thinking blocks a provider keeps for replay (a bound on its memory)."""
+"""Tool calls whose response a provider keeps for replay (a bound on its memory)."""
 
 _STATUS_OF_ERROR_TYPE = {
     "overloaded_error": 529,
@@ -62,10 +63,10 @@ class AnthropicProvider(ReliableProvider):
     Native tool calls: the request's tools are sent as ``tools`` (cached with the system
     prompt, which comes after them), calls come back as ``tool_use`` blocks and results go as
     ``tool_result`` blocks. With thinking on, the API wants the thinking blocks (signed) that
-    preceded the calls of the current tool-use cycle sent back before them; the provider keeps
-    those of the calls it received and replays them. A conversation whose open cycle's thinking
-    it does not have (restored from JSON, or begun on another provider) is sent with thinking
-    off for that request, which the API accepts.
+    preceded the calls of the current tool-use cycle sent back, unmodified, with them; the
+    provider keeps each response that called tools and sends it back block for block. A
+    conversation whose open cycle's response it did not receive (restored from JSON, or begun
+    on another provider) is sent with thinking off for that request, which the API accepts.
     """
 
     name = "anthropic"
@@ -97,7 +98,7 @@ class AnthropicProvider(ReliableProvider):
         that the next request (the same messages plus the new turn) reads back."""
         self._timeout = timeout
         self._client: AsyncAnthropic | None = None
-        self._thinking: OrderedDict[str, tuple[dict[str, Any], ...]] = OrderedDict()
+        self._received: OrderedDict[str, tuple[dict[str, Any], ...]] = OrderedDict()
 
     def _sdk_client(self) -> AsyncAnthropic:
         if self._client is None:
@@ -114,14 +115,14 @@ class AnthropicProvider(ReliableProvider):
 
         system, rest = split_system(request.messages)
         options = self._options(request, system)
-        thinking = self._replayable_thinking(rest, options)
+        received = self._replayable(rest, options)
         reader = _BlockReader()
         usage = Usage()
         stop_reason: str | None = None
         try:
             stream = await client.messages.create(
                 model=request.model,
-                messages=to_anthropic_messages(rest, cache_last=self.cache_conversation, thinking=thinking),
+                messages=to_anthropic_messages(rest, cache_last=self.cache_conversation, received=received),
                 stream=True,
                 **options,
             )
@@ -141,28 +142,27 @@ class AnthropicProvider(ReliableProvider):
         if stop_reason is not None:
             yield LLMChunk(usage=usage, finish_reason=stop_reason)
 
-    def _replayable_thinking(
-        self, messages: Sequence[Message], options: dict[str, Any]
-    ) -> Mapping[str, tuple[dict[str, Any], ...]]:
-        """The thinking blocks to send back before the calls they preceded (none with thinking
-        off). Turns thinking off in ``options`` when the open tool-use cycle's thinking is unknown."""
+    def _replayable(self, messages: Sequence[Message], options: dict[str, Any]) -> Mapping[str, tuple[Any, ...]]:
+        """The responses to replay verbatim (their signed thinking included), by call id; none with
+        thinking off. Turns thinking off in ``options`` when the open tool-use cycle's response
+        was not received here."""
         if options.get("thinking", {}).get("type", "disabled") == "disabled":
             return {}
         open_calls = _open_cycle_calls(messages)
-        if open_calls and not any(c.id in self._thinking for c in open_calls):
+        if open_calls and not any(c.id in self._received for c in open_calls):
             logger.debug("Thinking off for this request: the thinking before tool calls %s is not known", open_calls)
             options["thinking"] = {"type": "disabled"}
             options.pop("output_config", None)
             return {}
-        return self._thinking
+        return self._received
 
     def _remember(self, reader: _BlockReader) -> None:
-        """Keep the thinking blocks of a response that called tools, by call id, for replay."""
+        """Keep a response that called tools, by call id, to replay it."""
         for call_id in reader.call_ids:
-            self._thinking[call_id] = reader.thinking
-            self._thinking.move_to_end(call_id)
-        while len(self._thinking) > _REMEMBERED_CALLS:
-            self._thinking.popitem(last=False)
+            self._received[call_id] = reader.content
+            self._received.move_to_end(call_id)
+        while len(self._received) > _REMEMBERED_CALLS:
+            self._received.popitem(last=False)
 
     def _options(self, request: LLMRequest, system: str | None) -> dict[str, Any]:
         """The request's settings but model and messages, named as the Messages API names them."""
@@ -251,19 +251,20 @@ def _open_cycle_calls(messages: Sequence[Message]) -> tuple[ToolCall, ...]:
 
 class _BlockReader:
     """The content blocks of one streamed response: text and thinking out as they arrive, each
-    ``tool_use`` block out whole at its end, and the thinking blocks kept (with their signatures)
-    for replay before the calls."""
+    ``tool_use`` block out whole at its end, and every block kept, as the API takes it back (the
+    thinking with its signature), to replay the response verbatim before its calls' results."""
 
     def __init__(self) -> None:
-        self._calls: dict[int, tuple[str, str, list[str]]] = {}
+        self._json: dict[int, list[str]] = {}
         self._blocks: dict[int, dict[str, Any]] = {}
         self.call_ids: list[str] = []
         """The ids of the calls read, in order."""
 
     @property
-    def thinking(self) -> tuple[dict[str, Any], ...]:
-        """The response's thinking (and redacted thinking) blocks, in order, as the API takes them back."""
-        return tuple(self._blocks[i] for i in sorted(self._blocks))
+    def content(self) -> tuple[dict[str, Any], ...]:
+        """The response's blocks in order (empty text blocks left out: the API refuses them)."""
+        blocks = (self._blocks[i] for i in sorted(self._blocks))
+        return tuple(b for b in blocks if b["type"] != "text" or b["text"])
 
     def read(self, event: Any) -> LLMChunk | None:
         """What ``event`` streams: text, thinking, or a tool call it completed."""
@@ -271,31 +272,39 @@ class _BlockReader:
             self._start(event.index, event.content_block)
         elif event.type == "content_block_delta":
             return self._delta(event.index, event.delta)
-        elif event.type == "content_block_stop" and event.index in self._calls:
-            call_id, name, parts = self._calls.pop(event.index)
-            self.call_ids.append(call_id)
-            return LLMChunk(tool_calls=(ToolCall(call_id, name, "".join(parts) or "{}"),))
+        elif event.type == "content_block_stop" and event.index in self._json:
+            block = self._blocks[event.index]
+            arguments = "".join(self._json.pop(event.index)) or "{}"
+            block["input"] = arguments_object(arguments)
+            self.call_ids.append(block["id"])
+            return LLMChunk(tool_calls=(ToolCall(block["id"], block["name"], arguments),))
         return None
 
     def _start(self, index: int, block: Any) -> None:
         if block.type == "tool_use":
-            self._calls[index] = (block.id, block.name, [])
+            self._json[index] = []
+            self._blocks[index] = {"type": "tool_use", "id": block.id, "name": block.name, "input": {}}
+        elif block.type == "text":
+            self._blocks[index] = {"type": "text", "text": ""}
         elif block.type == "thinking":
             self._blocks[index] = {"type": "thinking", "thinking": "", "signature": ""}
         elif block.type == "redacted_thinking":
             self._blocks[index] = {"type": "redacted_thinking", "data": block.data}
 
     def _delta(self, index: int, delta: Any) -> LLMChunk | None:
+        block = self._blocks.get(index, {})
         if delta.type == "text_delta":
+            if block:
+                block["text"] += delta.text
             return LLMChunk(text=delta.text)
-        if delta.type == "input_json_delta" and index in self._calls:
-            self._calls[index][2].append(delta.partial_json)
-        elif delta.type == "thinking_delta":
-            if index in self._blocks:
-                self._blocks[index]["thinking"] += delta.thinking
+        if delta.type == "thinking_delta":
+            if block:
+                block["thinking"] += delta.thinking
             return LLMChunk(reasoning=delta.thinking)
-        elif delta.type == "signature_delta" and index in self._blocks:
-            self._blocks[index]["signature"] += delta.signature
+        if delta.type == "input_json_delta" and index in self._json:
+            self._json[index].append(delta.partial_json)
+        elif delta.type == "signature_delta" and block:
+            block["signature"] += delta.signature
         return None
 
 
