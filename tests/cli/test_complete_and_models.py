@@ -43,6 +43,11 @@ def test_models_as_json_filtered_by_provider() -> None:
     assert {"context_window", "input_price", "output_price", "aliases"} <= rows[0].keys()
 
 
+def test_models_as_json_say_which_call_tools_natively() -> None:
+    rows = json.loads(llmist("models", "--provider", "openai", "--json").stdout)
+    assert {r["model"]: r["native_tools"] for r in rows}["openai:gpt-4o"] is True
+
+
 def test_version_verbose_says_which_build_is_installed() -> None:
     from llmist import __version__
     from llmist.execution import executor

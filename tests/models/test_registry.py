@@ -78,3 +78,24 @@ def test_list_models_filters_by_provider_and_fills_prices() -> None:
 def test_bare_model_id_of_a_builtin_model_is_found() -> None:
     spec = ModelRegistry().get("claude-haiku-4-5")
     assert spec is not None and spec.provider == "anthropic"
+
+
+@pytest.mark.parametrize(
+    "model", ["openai:gpt-4o", "openai:gpt-4.1-mini", "openai:gpt-5", "openai:o3", "sonnet", "gemini:gemini-2.5-flash"]
+)
+def test_current_catalog_models_call_tools_natively(model: str) -> None:
+    spec = ModelRegistry().get(model)
+    assert spec is not None and spec.native_tools
+    assert ModelRegistry().native_tools(model)
+
+
+def test_a_model_nothing_is_known_about_does_not_call_tools_natively() -> None:
+    assert not ModelRegistry().native_tools("ollama:tinyllama")
+    assert ModelSpec("ollama", "tinyllama").native_tools is False
+
+
+def test_a_registered_model_sets_native_tools() -> None:
+    registry = ModelRegistry()
+    registry.register(ModelSpec("ollama", "qwen3:8b", native_tools=True))
+    assert registry.native_tools("qwen3:8b", "ollama")
+    assert registry.native_tools("ollama:qwen3:8b")

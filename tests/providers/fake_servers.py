@@ -19,6 +19,7 @@ provider's documented wire format:
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import socket
@@ -67,6 +68,8 @@ class RecordedRequest:
     headers: dict[str, str]
     body: Any
     """The JSON body, decoded."""
+    raw: bytes = b""
+    """The body as sent, byte for byte."""
 
 
 class FakeServer:
@@ -111,7 +114,8 @@ def _handler_for(server: FakeServer) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("content-length") or 0)
             raw = self.rfile.read(length) if length else b""
             body = json.loads(raw) if raw else None
-            request = RecordedRequest("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            request = RecordedRequest("POST", self.path, headers, body, raw)
             # The client may give up first (a timeout test); nothing to report then.
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                 self._answer(server.next_response(request))
@@ -169,10 +173,16 @@ def openai_stream(
     reasoning_tokens: int = 0,
     cache_write_tokens: int | None = None,
     cut_after: int | None = None,
+    tool_calls: Sequence[tuple[str, str, str]] = (),
+    arguments_piece: int = 4,
+    call_index: bool = True,
 ) -> FakeResponse:
     """A Chat Completions stream of ``pieces`` (``reasoning`` first, as ``reasoning_content`` deltas).
 
     ``cache_write_tokens`` adds OpenRouter's ``prompt_tokens_details.cache_write_tokens``.
+    ``tool_calls`` (``(id, name, arguments)`` each) follow the text as ``delta.tool_calls``
+    fragments: id and name first, then the arguments ``arguments_piece`` characters at a time
+    (without their ``index`` when ``call_index`` is false, as some compatible servers send them).
     """
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
@@ -189,6 +199,10 @@ def openai_stream(
     events = [chunk({"role": "assistant", "content": ""})]
     events += [chunk({"reasoning_content": r}) for r in reasoning]
     events += [chunk({"content": p}) for p in pieces]
+    fragments = _openai_call_fragments(tool_calls, arguments_piece)
+    if not call_index:
+        fragments = [{k: v for k, v in f.items() if k != "index"} for f in fragments]
+    events += [chunk({"tool_calls": [f]}) for f in fragments]
     if finish_reason is not None:
         events.append(chunk({}, finish_reason))
         usage = _openai_usage(prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, cache_write_tokens)
@@ -196,6 +210,17 @@ def openai_stream(
         events.append(_sse({**last, "choices": [], "usage": usage}))
         events.append("data: [DONE]\n\n")
     return FakeResponse(events=events, cut_after=cut_after)
+
+
+def _openai_call_fragments(calls: Sequence[tuple[str, str, str]], piece: int) -> list[dict[str, Any]]:
+    """The ``delta.tool_calls`` fragments of ``calls``, as OpenAI streams them."""
+    fragments: list[dict[str, Any]] = []
+    for index, (call_id, name, arguments) in enumerate(calls):
+        first = {"index": index, "id": call_id, "type": "function", "function": {"name": name, "arguments": ""}}
+        fragments.append(first)
+        for start in range(0, len(arguments), piece):
+            fragments.append({"index": index, "function": {"arguments": arguments[start : start + piece]}})
+    return fragments
 
 
 def _openai_usage(
@@ -240,18 +265,37 @@ def anthropic_stream(
     thinking_tokens: int | None = None,
     cut_after: int | None = None,
     error_after: int | None = None,
+    tool_calls: Sequence[tuple[str, str, str]] = (),
+    arguments_piece: int = 4,
+    interleaved: Sequence[str] = (),
 ) -> FakeResponse:
-    """A Messages stream of ``pieces`` (``thinking`` first, in a thinking block).
+    """A Messages stream of ``pieces`` (``thinking`` first, in a thinking block that ends with
+    its ``signature_delta``, signed ``sig-<first thought>``).
 
     ``thinking_tokens`` adds ``output_tokens_details.thinking_tokens`` to the final usage.
+    ``tool_calls`` (``(id, name, arguments)`` each) follow the text as ``tool_use`` blocks whose
+    input streams as ``input_json_delta`` fragments of ``arguments_piece`` characters (a
+    response of calls only has no text block); ``interleaved[i]`` is a signed thinking block
+    before the call ``i + 1`` (interleaved thinking).
 
     ``error_after`` sends an in-stream ``overloaded_error`` event after that many events.
     """
     start = _anthropic_start(model, input_tokens, cache_read_input_tokens, cache_creation_input_tokens)
     events = [_sse(start, "message_start"), _sse({"type": "ping"}, "ping")]
+    index = 0
     if thinking:
-        events += _anthropic_block(0, "thinking", thinking)
-    events += _anthropic_block(1 if thinking else 0, "text", pieces)
+        events += _anthropic_block(index, "thinking", thinking, signature=f"sig-{thinking[0]}")
+        index += 1
+    if pieces or not tool_calls:
+        events += _anthropic_block(index, "text", pieces)
+        index += 1
+    for number, call in enumerate(tool_calls):
+        if 0 < number <= len(interleaved):
+            thought = interleaved[number - 1]
+            events += _anthropic_block(index, "thinking", [thought], signature=f"sig-{thought}")
+            index += 1
+        events += _anthropic_tool_use(index, call, arguments_piece)
+        index += 1
     if stop_reason is not None:
         end_usage: dict[str, Any] = {"output_tokens": output_tokens}
         if thinking_tokens is not None:
@@ -267,6 +311,19 @@ def anthropic_stream(
         error = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
         events = [*events[:error_after], _sse(error, "error")]
     return FakeResponse(events=events, cut_after=cut_after)
+
+
+def _anthropic_tool_use(index: int, call: tuple[str, str, str], piece: int) -> list[str]:
+    """The events of one ``tool_use`` block: its start (id, name, empty input), the input's JSON
+    text in fragments, its stop."""
+    call_id, name, arguments = call
+    block = {"type": "tool_use", "id": call_id, "name": name, "input": {}}
+    events = [_sse({"type": "content_block_start", "index": index, "content_block": block}, "content_block_start")]
+    for start in range(0, len(arguments), piece):
+        delta = {"type": "input_json_delta", "partial_json": arguments[start : start + piece]}
+        events.append(_sse({"type": "content_block_delta", "index": index, "delta": delta}, "content_block_delta"))
+    events.append(_sse({"type": "content_block_stop", "index": index}, "content_block_stop"))
+    return events
 
 
 def _anthropic_start(
@@ -292,12 +349,20 @@ def _anthropic_start(
     }
 
 
-def _anthropic_block(index: int, kind: str, pieces: Sequence[str]) -> list[str]:
-    """The events of one content block (``kind`` is ``text`` or ``thinking``) streaming ``pieces``."""
+def _anthropic_block(index: int, kind: str, pieces: Sequence[str], *, signature: str | None = None) -> list[str]:
+    """The events of one content block (``kind`` is ``text`` or ``thinking``) streaming ``pieces``,
+    and a thinking block's ``signature``."""
     start = {"type": "content_block_start", "index": index, "content_block": {"type": kind, kind: ""}}
     events = [_sse(start, "content_block_start")]
     for p in pieces:
         delta = {"type": "content_block_delta", "index": index, "delta": {"type": f"{kind}_delta", kind: p}}
+        events.append(_sse(delta, "content_block_delta"))
+    if signature is not None:
+        delta = {
+            "type": "content_block_delta",
+            "index": index,
+            "delta": {"type": "signature_delta", "signature": signature},
+        }
         events.append(_sse(delta, "content_block_delta"))
     events.append(_sse({"type": "content_block_stop", "index": index}, "content_block_stop"))
     return events
@@ -329,8 +394,14 @@ def gemini_stream(
     thoughts: Sequence[str] = (),
     thoughts_tokens: int = 0,
     cut_after: int | None = None,
+    function_calls: Sequence[dict[str, Any]] = (),
 ) -> FakeResponse:
-    """A ``streamGenerateContent?alt=sse`` stream of ``pieces`` (``thoughts`` first, as thought parts)."""
+    """A ``streamGenerateContent?alt=sse`` stream of ``pieces`` (``thoughts`` first, as thought parts).
+
+    ``function_calls`` (``functionCall`` objects: ``name``, ``args`` and maybe ``id``) follow the
+    text, one whole ``functionCall`` part per event, the first carrying a ``thoughtSignature``
+    (base64 of ``sig-<name>``) as thinking models send it.
+    """
 
     def response(parts: list[dict[str, Any]], finish: str | None = None, usage: bool = False) -> str:
         candidate: dict[str, Any] = {"content": {"parts": parts, "role": "model"}, "index": 0}
@@ -347,14 +418,23 @@ def gemini_stream(
             }
         return f"data: {json.dumps(data)}\r\n\r\n"
 
-    events = [response([{"text": t, "thought": True}]) for t in thoughts]
-    events += [response([{"text": p}]) for p in pieces[:-1]] if pieces else []
-    last = [{"text": pieces[-1]}] if pieces else []
+    parts: list[list[dict[str, Any]]] = [[{"text": t, "thought": True}] for t in thoughts]
+    parts += [[{"text": p}] for p in pieces]
+    parts += [[_gemini_call_part(call, first=i == 0)] for i, call in enumerate(function_calls)]
+    events = [response(p) for p in parts[:-1]]
+    last = parts[-1] if parts else []
     if finish_reason is not None:
         events.append(response(last, finish_reason, usage=True))
     elif last:
         events.append(response(last))
     return FakeResponse(events=events, cut_after=cut_after)
+
+
+def _gemini_call_part(call: dict[str, Any], *, first: bool) -> dict[str, Any]:
+    part: dict[str, Any] = {"functionCall": call}
+    if first:
+        part["thoughtSignature"] = base64.b64encode(f"sig-{call['name']}".encode()).decode()
+    return part
 
 
 def gemini_error(status: int, message: str = "error", *, headers: dict[str, str] | None = None) -> FakeResponse:

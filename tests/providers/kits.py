@@ -5,13 +5,14 @@ The conformance tests (and later the agent's end-to-end test) run against every 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import pytest
 
 from llmist.providers.anthropic import AnthropicProvider
-from llmist.providers.base import Provider
+from llmist.providers.base import Provider, ToolCall
 from llmist.providers.compatible import openai_compatible
 from llmist.providers.gemini import GeminiProvider
 from llmist.providers.openai import OpenAIProvider
@@ -47,6 +48,8 @@ class ProviderKit:
     """Events sent before the first text event."""
     env_var: str
     """The key's environment variable."""
+    calls: Callable[[Sequence[ToolCall]], FakeResponse]
+    """A response of native tool calls (each streamed in the provider's own fragments)."""
 
 
 def _openai_text(
@@ -100,6 +103,23 @@ def _gemini_text(
     )
 
 
+def _openai_calls(calls: Sequence[ToolCall], model: str = "gpt-4o") -> FakeResponse:
+    return openai_stream(
+        [], model=model, tool_calls=[(c.id, c.name, c.arguments) for c in calls], finish_reason="tool_calls"
+    )
+
+
+def _anthropic_calls(calls: Sequence[ToolCall]) -> FakeResponse:
+    triples = [(c.id, c.name, c.arguments) for c in calls]
+    return anthropic_stream([], model="claude-sonnet-5-5", tool_calls=triples, stop_reason="tool_use")
+
+
+def _gemini_calls(calls: Sequence[ToolCall]) -> FakeResponse:
+    return gemini_stream(
+        [], function_calls=[{"id": c.id, "name": c.name, "args": json.loads(c.arguments)} for c in calls]
+    )
+
+
 def _gemini_auth_error() -> FakeResponse:
     return gemini_error(400, "API key not valid. Please pass a valid API key.")
 
@@ -114,6 +134,7 @@ KITS: tuple[ProviderKit, ...] = (
         auth_error=lambda: openai_error(401, "Incorrect API key provided"),
         preamble=1,
         env_var="OPENAI_API_KEY",
+        calls=_openai_calls,
     ),
     ProviderKit(
         name="anthropic",
@@ -124,6 +145,7 @@ KITS: tuple[ProviderKit, ...] = (
         auth_error=lambda: anthropic_error(401, "invalid x-api-key"),
         preamble=3,
         env_var="ANTHROPIC_API_KEY",
+        calls=_anthropic_calls,
     ),
     ProviderKit(
         name="gemini",
@@ -134,6 +156,7 @@ KITS: tuple[ProviderKit, ...] = (
         auth_error=_gemini_auth_error,
         preamble=0,
         env_var="GEMINI_API_KEY",
+        calls=_gemini_calls,
     ),
     ProviderKit(
         name="ollama",
@@ -144,6 +167,7 @@ KITS: tuple[ProviderKit, ...] = (
         auth_error=lambda: openai_error(401, "unauthorized"),
         preamble=1,
         env_var="OLLAMA_API_KEY",
+        calls=lambda calls: _openai_calls(calls, model="qwen2.5:7b"),
     ),
 )
 """Every provider under test."""

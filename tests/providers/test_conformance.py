@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from llmist.models import ModelRegistry
@@ -15,6 +17,7 @@ from llmist.providers.errors import (
 from llmist.providers.retry import RetryPolicy
 from tests.providers.fake_servers import FakeServer
 from tests.providers.kits import KITS, ProviderKit
+from tests.providers.tool_script import CALL_ADD, CALL_PLOT, TOOLS
 
 GADGET_PIECES = ["Let me add.\n!!!GAD", "GET_START:add\n!!!ARG:a\n", "2\n!!!A", "RG:b\n3\n!!!GADGET", "_END\n"]
 
@@ -123,3 +126,16 @@ async def test_invalid_key_names_the_env_var_and_is_not_retried(kit: ProviderKit
         await complete(_provider(kit, server, fast_retry), _request(kit))
     assert kit.env_var in str(info.value)
     assert len(server.requests) == 1
+
+
+async def test_native_tool_calls_stream_out_whole_and_in_order(kit: ProviderKit, fast_retry: RetryPolicy) -> None:
+    calls = (CALL_ADD, CALL_PLOT)
+    with FakeServer([kit.calls(calls)]) as server:
+        request = LLMRequest(model=kit.model, messages=[Message("user", "Hi")], tools=TOOLS)
+        chunks = [c async for c in _provider(kit, server, fast_retry).stream(request)]
+    received = [call for c in chunks for call in c.tool_calls]
+    assert [(c.id, c.name, json.loads(c.arguments)) for c in received] == [
+        (c.id, c.name, json.loads(c.arguments)) for c in calls
+    ]
+    assert len([c for c in chunks if c.tool_calls]) == 2
+    assert chunks[-1].finish_reason is not None

@@ -97,6 +97,18 @@ def test_caching_example(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capture
     assert "written to cache: 1500" in out
 
 
+def test_native_tools_example(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    call = ("call_1", "add", '{"a": 2, "b": 3}')
+    script = [openai_stream([], tool_calls=[call], finish_reason="tool_calls"), openai_stream(["2 + 3 = 5"])]
+    with FakeServer(script) as server:
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        monkeypatch.setenv("OPENAI_BASE_URL", f"{server.base_url}/v1")
+        _run("native_tools.py")
+    out = capsys.readouterr().out
+    assert 'call call_1: add({"a": 2, "b": 3})' in out and "2 + 3 = 5" in out
+    assert server.requests[1].body["messages"][-1] == {"role": "tool", "tool_call_id": "call_1", "content": "5"}
+
+
 def test_guide_shows_every_example_verbatim() -> None:
     guide = (ROOT / "docs" / "providers.md").read_text()
     shown = re.findall(r"<!-- example: (\S+) -->\n```python\n(.*?)```", guide, flags=re.DOTALL)

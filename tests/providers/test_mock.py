@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 import pytest
 
-from llmist.providers.base import LLMChunk, LLMRequest, Message, Provider
-from llmist.providers.mock import MockModel, MockModelExhausted
+from llmist.providers.base import LLMChunk, LLMRequest, Message, Provider, ToolCall, ToolSpec, complete
+from llmist.providers.mock import MockModel, MockModelExhausted, MockReply
+from llmist.testing import tool_call
 
 
 def _req(text: str = "hi") -> LLMRequest:
@@ -100,3 +102,33 @@ async def test_assert_complete_passes_when_all_used() -> None:
 def test_chunk_size_and_split_are_exclusive() -> None:
     with pytest.raises(ValueError, match="not both"):
         MockModel(["a"], chunk_size=2, split=[1])
+
+
+async def test_a_mock_reply_streams_its_text_then_each_call_whole_in_order() -> None:
+    calls = [ToolCall("call_1", "add", '{"a": 2, "b": 3}'), ToolCall("call_2", "add", '{"a": 1, "b": 1}')]
+    chunks = await _chunks(MockModel([MockReply("Adding.", calls)], chunk_size=3))
+    assert "".join(c.text for c in chunks) == "Adding."
+    assert [c.tool_calls for c in chunks if c.tool_calls] == [(calls[0],), (calls[1],)]
+    first_call = next(i for i, c in enumerate(chunks) if c.tool_calls)
+    assert all(not c.text for c in chunks[first_call:])
+
+
+async def test_a_reply_with_calls_finishes_with_tool_calls_and_counts_them_as_output() -> None:
+    last = (await _chunks(MockModel([MockReply(tool_calls=[tool_call("add", a=2, b=3)])])))[-1]
+    assert last.finish_reason == "tool_calls"
+    assert last.usage is not None and last.usage.output_tokens > 0
+
+
+async def test_a_responder_may_answer_with_a_mock_reply() -> None:
+    def answer(messages: Sequence[Message]) -> MockReply:
+        return MockReply(tool_calls=[ToolCall("c1", "echo", json.dumps({"text": messages[-1].text}))])
+
+    response = await complete(MockModel(answer), _req("hey"))
+    assert response.tool_calls == (ToolCall("c1", "echo", '{"text": "hey"}'),)
+
+
+async def test_the_request_offering_tools_is_recorded() -> None:
+    model = MockModel(["ok"])
+    tools = (ToolSpec("add", "Add.", {"type": "object", "properties": {}}),)
+    await complete(model, LLMRequest(model="mock", messages=[Message("user", "hi")], tools=tools))
+    assert model.requests[0].tools == tools

@@ -58,6 +58,7 @@ def _json_row(s: ModelSpec, aliases: dict[str, list[str]]) -> dict[str, object]:
         "vision": s.vision,
         "reasoning": s.reasoning,
         "caching": s.caching,
+        "native_tools": s.native_tools,
         "aliases": aliases.get(s.ref, []),
     }
 
@@ -71,9 +72,8 @@ def _table(specs: Sequence[ModelSpec], aliases: dict[str, list[str]]) -> Table:
             column, justify="right" if column in ("context", "max out", "input", "output", "cached") else "left"
         )
     for s in specs:
-        features = ", ".join(
-            f for f, on in (("vision", s.vision), ("reasoning", s.reasoning), ("caching", s.caching)) if on
-        )
+        flags = (("vision", s.vision), ("reasoning", s.reasoning), ("caching", s.caching), ("tools", s.native_tools))
+        features = ", ".join(f for f, on in flags if on)
         table.add_row(
             s.ref,
             ", ".join(aliases.get(s.ref, [])),

@@ -107,6 +107,14 @@ class ModelRegistry:
         spec = None if ref is None else self._user.get(ref) or self._builtin.get(ref)
         return None if spec is None else spec.vision
 
+    def native_tools(self, model: str, provider: str | None = None) -> bool:
+        """Whether the model calls tools well through its provider's native API
+        (:attr:`ModelSpec.native_tools`): from models you registered or the built-in table;
+        ``False`` when neither knows it."""
+        ref = self._ref(model, provider)
+        spec = None if ref is None else self._user.get(ref) or self._builtin.get(ref)
+        return spec is not None and spec.native_tools
+
     def list_models(self, provider: str | None = None) -> list[ModelSpec]:
         """Every built-in and registered model (of ``provider`` if given), sorted by model string."""
         refs = sorted(set(self._builtin) | set(self._user))

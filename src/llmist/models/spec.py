@@ -39,6 +39,11 @@ class ModelSpec:
     """Produces reasoning ("thinking") tokens."""
     caching: bool = False
     """Supports prompt caching."""
+    native_tools: bool = False
+    """Calls tools well through its provider's native tool-calling API (OpenAI tools, Anthropic
+    ``tool_use``, Gemini function calls): ``Agent(syntax="auto")`` uses that API for it, and the
+    block syntax for a model without this flag. Set it on a model you register whose server
+    supports tool calls (``ModelSpec("ollama", "qwen3:8b", native_tools=True)``)."""
 
     @property
     def ref(self) -> str:

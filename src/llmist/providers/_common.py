@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import base64
 import importlib
+import json
 import os
 from collections.abc import AsyncIterator, Mapping, Sequence
 from types import ModuleType
-from typing import Literal
+from typing import Any, Literal, TypeAlias
 
-from llmist.providers.base import ContentPart, ImagePart, LLMChunk, LLMRequest, Message
+from llmist.providers.base import ContentPart, ImagePart, LLMChunk, LLMRequest, Message, TextPart
 from llmist.providers.errors import (
     AuthenticationError,
     BadRequestError,
@@ -24,6 +25,9 @@ from llmist.providers.errors import (
 from llmist.providers.retry import RateLimiter, RetryPolicy, parse_retry_after, reliable_stream
 
 ChatRole = Literal["user", "assistant"]
+
+Content: TypeAlias = tuple[ContentPart, ...] | str
+"""A message's content: text, or parts."""
 
 
 def import_sdk(module: str, *, provider: str, package: str, extra: str) -> ModuleType:
@@ -77,22 +81,41 @@ def split_system(messages: Sequence[Message]) -> tuple[str | None, list[Message]
     return ("\n\n".join(system) if system else None), rest
 
 
-def chat_turns(messages: Sequence[Message], *, merge: bool) -> list[tuple[ChatRole, tuple[ContentPart, ...] | str]]:
-    """Non-system messages as (user|assistant, content); ``gadget_result`` becomes user text.
+def chat_turns(messages: Sequence[Message]) -> list[tuple[ChatRole, list[Content | Message]]]:
+    """Non-system messages as alternating turns (user|assistant, pieces), for APIs that require
+    alternating roles; ``gadget_result`` is a user turn.
 
-    With ``merge``, consecutive turns of the same role are joined (for APIs that require
-    alternating roles).
+    A turn's pieces are plain content (consecutive messages joined by a blank line) and, kept
+    whole for the provider to convert in its API's tool-call form, the messages that carry native
+    tool calls or answer one.
     """
-    turns: list[tuple[ChatRole, tuple[ContentPart, ...] | str]] = []
+    turns: list[tuple[ChatRole, list[Content | Message]]] = []
     for message in messages:
         if message.role == "system":
             continue
         role: ChatRole = "assistant" if message.role == "assistant" else "user"
-        if merge and turns and turns[-1][0] == role:
-            turns[-1] = (role, _join(turns[-1][1], message.content))
+        if not turns or turns[-1][0] != role:
+            turns.append((role, []))
+        pieces = turns[-1][1]
+        native = bool(message.tool_calls) or message.tool_call_id is not None
+        if native:
+            pieces.append(message)
+        elif pieces and not isinstance(pieces[-1], Message):
+            pieces[-1] = _join(pieces[-1], message.content)
         else:
-            turns.append((role, message.content))
+            pieces.append(message.content)
     return turns
+
+
+def arguments_object(arguments: str) -> dict[str, Any]:
+    """A native call's JSON arguments as the object an API takes back (Anthropic ``input``, Gemini
+    ``args``); ``{}`` for arguments that are not a JSON object (a model's malformed call, whose
+    result already tells the model what was wrong)."""
+    try:
+        value = json.loads(arguments) if arguments.strip() else {}
+    except json.JSONDecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def inline_image(part: ImagePart) -> tuple[str, bytes] | None:
@@ -107,9 +130,7 @@ def inline_image(part: ImagePart) -> tuple[str, bytes] | None:
     return None
 
 
-def _join(a: tuple[ContentPart, ...] | str, b: tuple[ContentPart, ...] | str) -> tuple[ContentPart, ...] | str:
-    from llmist.providers.base import TextPart
-
+def _join(a: Content, b: Content) -> Content:
     if isinstance(a, str) and isinstance(b, str):
         return f"{a}\n\n{b}"
     parts_a = (TextPart(a),) if isinstance(a, str) else a

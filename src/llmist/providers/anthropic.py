@@ -2,32 +2,43 @@
 
 from __future__ import annotations
 
-import base64
 import logging
 import re
-from collections.abc import AsyncIterator, Sequence
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from llmist.providers._anthropic_messages import to_anthropic_messages
 from llmist.providers._common import (
     ReliableProvider,
     api_key_from_env,
-    chat_turns,
+    arguments_object,
     error_for_status,
     import_sdk,
-    inline_image,
     split_system,
 )
-from llmist.providers.base import ImagePart, LLMChunk, LLMRequest, Message, Reasoning, TextPart, Usage
+from llmist.providers.base import (
+    LLMChunk,
+    LLMRequest,
+    Message,
+    Reasoning,
+    ToolCall,
+    ToolSpec,
+    Usage,
+)
 from llmist.providers.errors import ProviderConnectionError, ProviderError
 from llmist.providers.retry import RateLimiter, RetryPolicy
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
-    from anthropic.types import ImageBlockParam, MessageParam, TextBlockParam
+    from anthropic.types import TextBlockParam, ToolParam
 
 __all__ = ["AnthropicProvider"]
 
 logger = logging.getLogger("llmist.providers.anthropic")
+
+_REMEMBERED_CALLS = 256
+"""Tool calls whose response a provider keeps for replay (a bound on its memory)."""
 
 _STATUS_OF_ERROR_TYPE = {
     "overloaded_error": 529,
@@ -48,6 +59,14 @@ class AnthropicProvider(ReliableProvider):
     Consecutive messages of the same role are merged (the API requires alternation).
     The temperature is not sent: the Messages API version the SDK speaks (2026-10-21)
     rejects every sampling parameter, whatever the model.
+
+    Native tool calls: the request's tools are sent as ``tools`` (cached with the system
+    prompt, which comes after them), calls come back as ``tool_use`` blocks and results go as
+    ``tool_result`` blocks. With thinking on, the API wants the thinking blocks (signed) that
+    preceded the calls of the current tool-use cycle sent back, unmodified, with them; the
+    provider keeps each response that called tools and sends it back block for block. A
+    conversation whose open cycle's response it did not receive (restored from JSON, or begun
+    on another provider) is sent with thinking off for that request, which the API accepts.
     """
 
     name = "anthropic"
@@ -79,6 +98,7 @@ class AnthropicProvider(ReliableProvider):
         that the next request (the same messages plus the new turn) reads back."""
         self._timeout = timeout
         self._client: AsyncAnthropic | None = None
+        self._received: OrderedDict[str, tuple[dict[str, Any], ...]] = OrderedDict()
 
     def _sdk_client(self) -> AsyncAnthropic:
         if self._client is None:
@@ -94,29 +114,55 @@ class AnthropicProvider(ReliableProvider):
         import httpx2
 
         system, rest = split_system(request.messages)
+        options = self._options(request, system)
+        received = self._replayable(rest, options)
+        reader = _BlockReader()
         usage = Usage()
         stop_reason: str | None = None
         try:
             stream = await client.messages.create(
                 model=request.model,
-                messages=to_anthropic_messages(rest, cache_last=self.cache_conversation),
+                messages=to_anthropic_messages(rest, cache_last=self.cache_conversation, received=received),
                 stream=True,
-                **self._options(request, system),
+                **options,
             )
             async for event in stream:
-                if event.type == "content_block_delta":
-                    chunk = _delta_chunk(event.delta)
-                    if chunk is not None:
-                        yield chunk
-                elif event.type == "message_start":
+                if event.type == "message_start":
                     usage = _start_usage(event.message.usage)
                 elif event.type == "message_delta":
                     usage = _delta_usage(usage, event.usage)
                     stop_reason = event.delta.stop_reason or stop_reason
+                else:
+                    chunk = reader.read(event)
+                    if chunk is not None:
+                        yield chunk
         except (anthropic.AnthropicError, httpx2.TransportError) as error:
             raise self._provider_error(error) from error
+        self._remember(reader)
         if stop_reason is not None:
             yield LLMChunk(usage=usage, finish_reason=stop_reason)
+
+    def _replayable(self, messages: Sequence[Message], options: dict[str, Any]) -> Mapping[str, tuple[Any, ...]]:
+        """The responses to replay verbatim (their signed thinking included), by call id; none with
+        thinking off. Turns thinking off in ``options`` when the open tool-use cycle's response
+        was not received here."""
+        if options.get("thinking", {}).get("type", "disabled") == "disabled":
+            return {}
+        open_calls = _open_cycle_calls(messages)
+        if open_calls and not any(c.id in self._received for c in open_calls):
+            logger.debug("Thinking off for this request: the thinking before tool calls %s is not known", open_calls)
+            options["thinking"] = {"type": "disabled"}
+            options.pop("output_config", None)
+            return {}
+        return self._received
+
+    def _remember(self, reader: _BlockReader) -> None:
+        """Keep a response that called tools, by call id, to replay it."""
+        for call_id in reader.call_ids:
+            self._received[call_id] = reader.content
+            self._received.move_to_end(call_id)
+        while len(self._received) > _REMEMBERED_CALLS:
+            self._received.popitem(last=False)
 
     def _options(self, request: LLMRequest, system: str | None) -> dict[str, Any]:
         """The request's settings but model and messages, named as the Messages API names them."""
@@ -136,6 +182,8 @@ class AnthropicProvider(ReliableProvider):
         if request.reasoning is not None:
             options.update(_thinking(request.reasoning, request.model))
             options["max_tokens"] += options["thinking"].get("budget_tokens", 0)
+        if request.tools:
+            options["tools"] = [_tool(t) for t in request.tools]
         if request.extra:
             options["extra_body"] = dict(request.extra)
         return options
@@ -186,13 +234,78 @@ def _adaptive(model: str) -> bool:
     return (int(match[1]), int(minor)) >= (4, 6)
 
 
-def _delta_chunk(delta: Any) -> LLMChunk | None:
-    """The text or thinking a content delta carries (other deltas carry neither)."""
-    if delta.type == "text_delta":
-        return LLMChunk(text=delta.text)
-    if delta.type == "thinking_delta":
-        return LLMChunk(reasoning=delta.thinking)
-    return None
+def _tool(spec: ToolSpec) -> ToolParam:
+    """A gadget as a Messages API tool."""
+    return {"name": spec.name, "description": spec.description, "input_schema": spec.parameters}
+
+
+def _open_cycle_calls(messages: Sequence[Message]) -> tuple[ToolCall, ...]:
+    """The calls of the last assistant message when results to them end the conversation (a
+    tool-use cycle still open); else none."""
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index].role == "assistant":
+            answered = any(m.tool_call_id is not None for m in messages[index + 1 :])
+            return messages[index].tool_calls if answered else ()
+    return ()
+
+
+class _BlockReader:
+    """The content blocks of one streamed response: text and thinking out as they arrive, each
+    ``tool_use`` block out whole at its end, and every block kept, as the API takes it back (the
+    thinking with its signature), to replay the response verbatim before its calls' results."""
+
+    def __init__(self) -> None:
+        self._json: dict[int, list[str]] = {}
+        self._blocks: dict[int, dict[str, Any]] = {}
+        self.call_ids: list[str] = []
+        """The ids of the calls read, in order."""
+
+    @property
+    def content(self) -> tuple[dict[str, Any], ...]:
+        """The response's blocks in order (empty text blocks left out: the API refuses them)."""
+        blocks = (self._blocks[i] for i in sorted(self._blocks))
+        return tuple(b for b in blocks if b["type"] != "text" or b["text"])
+
+    def read(self, event: Any) -> LLMChunk | None:
+        """What ``event`` streams: text, thinking, or a tool call it completed."""
+        if event.type == "content_block_start":
+            self._start(event.index, event.content_block)
+        elif event.type == "content_block_delta":
+            return self._delta(event.index, event.delta)
+        elif event.type == "content_block_stop" and event.index in self._json:
+            block = self._blocks[event.index]
+            arguments = "".join(self._json.pop(event.index)) or "{}"
+            block["input"] = arguments_object(arguments)
+            self.call_ids.append(block["id"])
+            return LLMChunk(tool_calls=(ToolCall(block["id"], block["name"], arguments),))
+        return None
+
+    def _start(self, index: int, block: Any) -> None:
+        if block.type == "tool_use":
+            self._json[index] = []
+            self._blocks[index] = {"type": "tool_use", "id": block.id, "name": block.name, "input": {}}
+        elif block.type == "text":
+            self._blocks[index] = {"type": "text", "text": ""}
+        elif block.type == "thinking":
+            self._blocks[index] = {"type": "thinking", "thinking": "", "signature": ""}
+        elif block.type == "redacted_thinking":
+            self._blocks[index] = {"type": "redacted_thinking", "data": block.data}
+
+    def _delta(self, index: int, delta: Any) -> LLMChunk | None:
+        block = self._blocks.get(index, {})
+        if delta.type == "text_delta":
+            if block:
+                block["text"] += delta.text
+            return LLMChunk(text=delta.text)
+        if delta.type == "thinking_delta":
+            if block:
+                block["thinking"] += delta.thinking
+            return LLMChunk(reasoning=delta.thinking)
+        if delta.type == "input_json_delta" and index in self._json:
+            self._json[index].append(delta.partial_json)
+        elif delta.type == "signature_delta" and block:
+            block["signature"] += delta.signature
+        return None
 
 
 def _start_usage(raw: Any) -> Usage:
@@ -236,46 +349,3 @@ def _error_message(error: Any) -> str:
         if isinstance(inner, dict) and isinstance(inner.get("message"), str):
             return str(inner["message"])
     return str(error.message)
-
-
-def to_anthropic_messages(messages: Sequence[Message], *, cache_last: bool = False) -> list[MessageParam]:
-    """Non-system messages in Messages API form: alternating roles, ``gadget_result`` as user text.
-
-    With ``cache_last``, the last message's last block carries ``cache_control``: the API caches
-    the prefix up to that block and, on the next request, finds it again by looking back from
-    the new breakpoint, so one moving marker keeps a growing conversation cached.
-    """
-    result: list[MessageParam] = []
-    for role, content in chat_turns(messages, merge=True):
-        blocks: str | list[TextBlockParam | ImageBlockParam] = (
-            content if isinstance(content, str) else [_block(p) for p in content]
-        )
-        if role == "assistant":
-            result.append({"role": "assistant", "content": blocks})
-        else:
-            result.append({"role": "user", "content": blocks})
-    if cache_last and result:
-        _mark_cached(result[-1])
-    return result
-
-
-def _mark_cached(message: MessageParam) -> None:
-    """Put ``cache_control`` on the message's last block (a string content becomes one text block)."""
-    content = message["content"]
-    blocks: list[Any] = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
-    if not blocks or (blocks[-1].get("type") == "text" and not blocks[-1].get("text")):
-        return  # the API refuses cache_control on an empty text block
-    blocks[-1] = {**blocks[-1], "cache_control": {"type": "ephemeral"}}
-    message["content"] = blocks
-
-
-def _block(part: TextPart | ImagePart) -> TextBlockParam | ImageBlockParam:
-    """A content block: an image inline (base64) or as a URL source the API fetches."""
-    if isinstance(part, TextPart):
-        return {"type": "text", "text": part.text}
-    inline = inline_image(part)
-    if inline is None:
-        return {"type": "image", "source": {"type": "url", "url": str(part.url)}}
-    media_type: Any = inline[0]
-    data = base64.b64encode(inline[1]).decode("ascii")
-    return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}

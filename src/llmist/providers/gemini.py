@@ -2,32 +2,52 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sys
-from collections.abc import AsyncIterator, Sequence
+import uuid
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from llmist.providers._common import (
+    Content,
     ReliableProvider,
     api_key_from_env,
+    arguments_object,
     chat_turns,
     error_for_status,
     import_sdk,
     inline_image,
     split_system,
 )
-from llmist.providers.base import ImagePart, LLMChunk, LLMRequest, Message, Reasoning, TextPart, Usage
+from llmist.providers.base import (
+    ImagePart,
+    LLMChunk,
+    LLMRequest,
+    Message,
+    Reasoning,
+    TextPart,
+    ToolCall,
+    ToolSpec,
+    Usage,
+)
 from llmist.providers.errors import ProviderConnectionError
 from llmist.providers.retry import RateLimiter, RetryPolicy
 
 if TYPE_CHECKING:
-    from google.genai import Client
-    from google.genai.types import Content, GenerateContentResponse, Part
+    from google.genai import Client, types
 
 __all__ = ["GeminiProvider"]
 
 logger = logging.getLogger("llmist.providers.gemini")
+
+_MADE_UP_ID = "llmist_call_"
+"""Prefix of the ids llmist gives calls that came without one; never sent back as Gemini's id."""
+
+_REMEMBERED_CALLS = 256
+"""Tool calls whose thought signature a provider keeps for replay (a bound on its memory)."""
 
 
 class GeminiProvider(ReliableProvider):
@@ -35,6 +55,11 @@ class GeminiProvider(ReliableProvider):
 
     The key is read from ``GEMINI_API_KEY`` (or ``GOOGLE_API_KEY``); ``GEMINI_BASE_URL``
     overrides the server. Reasoning ("thought") parts are reported apart from the text.
+
+    Native tool calls: the request's tools are sent as function declarations (their JSON schema
+    as is, ``$defs`` and ``$ref`` included), calls come back as whole ``function_call`` parts and
+    results go as ``function_response`` parts. The thought signature Gemini puts on a call is
+    kept and sent back with it, as thinking models require.
     """
 
     name = "gemini"
@@ -57,6 +82,7 @@ class GeminiProvider(ReliableProvider):
         """Server URL; ``None`` is Google's API."""
         self._timeout = timeout
         self._client: Client | None = None
+        self._signatures: OrderedDict[str, bytes] = OrderedDict()
 
     def _sdk_client(self) -> Client:
         if self._client is None:
@@ -73,44 +99,82 @@ class GeminiProvider(ReliableProvider):
     async def _stream_once(self, request: LLMRequest) -> AsyncIterator[LLMChunk]:
         client = self._sdk_client()
         import httpx2
-        from google.genai import errors, types
+        from google.genai import errors
 
         system, rest = split_system(request.messages)
-        config = types.GenerateContentConfig(
-            system_instruction=system,
-            temperature=request.temperature,
-            max_output_tokens=request.max_tokens,
-            stop_sequences=list(request.stop) or None,
-            **_extra_config(request),
-        )
         usage = Usage()
         finish_reason: str | None = None
         try:
             stream = await client.aio.models.generate_content_stream(
-                model=request.model, contents=to_gemini_contents(rest), config=config
+                model=request.model,
+                contents=to_gemini_contents(rest, signatures=self._signatures),
+                config=_config(request, system),
             )
             async for response in stream:
-                text, reasoning = _parts(response)
-                if text or reasoning:
-                    yield LLMChunk(text=text, reasoning=reasoning)
+                chunk = self._chunk(response)
+                if chunk is not None:
+                    yield chunk
                 if response.usage_metadata is not None:
                     usage = _usage(response)
                 for candidate in response.candidates or ():
                     if candidate.finish_reason is not None:
                         finish_reason = str(candidate.finish_reason.value).lower()
         except errors.APIError as error:
-            status = error.code
-            message = error.message or str(error)
-            if status == 400 and ("API_KEY_INVALID" in str(error.details) or "API key" in message):
-                status = 401
-            headers = error.response.headers if error.response is not None else None
-            raise error_for_status(
-                status, message, provider=self.name, headers=_plain(headers), env_var=self.api_key_env
-            ) from error
+            raise self._api_error(error) from error
         except _transport_errors(httpx2.TransportError) as error:
             raise ProviderConnectionError(f"gemini connection failed: {error}", provider=self.name) from error
         if finish_reason is not None:
             yield LLMChunk(usage=usage, finish_reason=finish_reason)
+
+    def _chunk(self, response: types.GenerateContentResponse) -> LLMChunk | None:
+        """What a streamed response carries: text, thoughts, and whole function calls (whose
+        thought signatures are kept for replay)."""
+        text, reasoning, calls = _parts(response)
+        for call, signature in calls:
+            if signature:
+                self._signatures[call.id] = signature
+                self._signatures.move_to_end(call.id)
+        while len(self._signatures) > _REMEMBERED_CALLS:
+            self._signatures.popitem(last=False)
+        if text or reasoning or calls:
+            return LLMChunk(text=text, reasoning=reasoning, tool_calls=tuple(c for c, _ in calls))
+        return None
+
+    def _api_error(self, error: Any) -> Exception:
+        """The SDK's API error as llmist's (a bad key is a 400 there, an authentication error here)."""
+        status = error.code
+        message = error.message or str(error)
+        if status == 400 and ("API_KEY_INVALID" in str(error.details) or "API key" in message):
+            status = 401
+        headers = error.response.headers if error.response is not None else None
+        return error_for_status(status, message, provider=self.name, headers=_plain(headers), env_var=self.api_key_env)
+
+
+def _config(request: LLMRequest, system: str | None) -> types.GenerateContentConfig:
+    """The request's settings as a ``GenerateContentConfig`` (tools only when offered)."""
+    from google.genai import types
+
+    tools: list[Any] | None = None
+    if request.tools:
+        tools = [types.Tool(function_declarations=[_declaration(t) for t in request.tools])]
+    return types.GenerateContentConfig(
+        system_instruction=system,
+        temperature=request.temperature,
+        max_output_tokens=request.max_tokens,
+        stop_sequences=list(request.stop) or None,
+        tools=tools,
+        **_extra_config(request),
+    )
+
+
+def _declaration(spec: ToolSpec) -> types.FunctionDeclaration:
+    """A gadget as a function declaration; its JSON schema goes as ``parameters_json_schema``,
+    unconverted, so ``$defs``/``$ref`` survive (the OpenAPI-subset ``parameters`` drops them)."""
+    from google.genai import types
+
+    return types.FunctionDeclaration(
+        name=spec.name, description=spec.description, parameters_json_schema=spec.parameters
+    )
 
 
 def _transport_errors(httpx_error: type[Exception]) -> tuple[type[Exception], ...]:
@@ -153,19 +217,29 @@ def _thinking_config(reasoning: Reasoning, model: str) -> Any:
     return types.ThinkingConfig(thinking_level=types.ThinkingLevel(effort.upper()), include_thoughts=True)
 
 
-def _parts(response: GenerateContentResponse) -> tuple[str, str]:
+def _parts(response: types.GenerateContentResponse) -> tuple[str, str, list[tuple[ToolCall, bytes | None]]]:
+    """A response's text, thoughts, and function calls (each with its thought signature)."""
     text: list[str] = []
     reasoning: list[str] = []
+    calls: list[tuple[ToolCall, bytes | None]] = []
     for candidate in response.candidates or ():
         if candidate.content is None:
             continue
         for part in candidate.content.parts or ():
-            if part.text:
+            if part.function_call is not None:
+                calls.append((_tool_call(part.function_call), part.thought_signature))
+            elif part.text:
                 (reasoning if part.thought else text).append(part.text)
-    return "".join(text), "".join(reasoning)
+    return "".join(text), "".join(reasoning), calls
 
 
-def _usage(response: GenerateContentResponse) -> Usage:
+def _tool_call(call: types.FunctionCall) -> ToolCall:
+    """A function call, whole: Gemini's id (or a made-up one) and its arguments as JSON text."""
+    call_id = call.id or f"{_MADE_UP_ID}{uuid.uuid4().hex[:24]}"
+    return ToolCall(call_id, call.name or "", json.dumps(call.args or {}, ensure_ascii=False))
+
+
+def _usage(response: types.GenerateContentResponse) -> Usage:
     meta = response.usage_metadata
     if meta is None:
         return Usage()
@@ -178,18 +252,66 @@ def _usage(response: GenerateContentResponse) -> Usage:
     )
 
 
-def to_gemini_contents(messages: Sequence[Message]) -> list[Content]:
-    """Non-system messages as Gemini contents (roles ``user``/``model``, ``gadget_result`` as user text)."""
+def to_gemini_contents(
+    messages: Sequence[Message], *, signatures: Mapping[str, bytes] | None = None
+) -> list[types.Content]:
+    """Non-system messages as Gemini contents (roles ``user``/``model``, ``gadget_result`` as user text),
+    native tool calls as ``function_call`` parts (with their kept thought ``signatures``) and their
+    answers as ``function_response`` parts, named after the call they answer."""
     from google.genai import types
 
-    contents: list[Content] = []
-    for role, content in chat_turns(messages, merge=True):
-        parts = [types.Part(text=content)] if isinstance(content, str) else [_part(p) for p in content]
+    names = {c.id: c.name for m in messages for c in m.tool_calls}
+    contents: list[types.Content] = []
+    for role, pieces in chat_turns(messages):
+        parts: list[types.Part] = []
+        for piece in pieces:
+            if isinstance(piece, Message):
+                parts += _tool_parts(piece, names, signatures or {})
+            else:
+                parts += _content_parts(piece)
+        parts.sort(key=lambda p: p.function_response is None)  # the answers first, as Gemini expects
         contents.append(types.Content(role="model" if role == "assistant" else "user", parts=parts))
     return contents
 
 
-def _part(part: TextPart | ImagePart) -> Part:
+def _content_parts(content: Content) -> list[types.Part]:
+    from google.genai import types
+
+    return [types.Part(text=content)] if isinstance(content, str) else [_part(p) for p in content]
+
+
+def _tool_parts(message: Message, names: Mapping[str, str], signatures: Mapping[str, bytes]) -> list[types.Part]:
+    """An assistant message's text and ``function_call`` parts, or a result's ``function_response``
+    (its text as ``{"result": ...}``, an error's text included) and then its images.
+
+    Arguments that are not a JSON object (a model's malformed call) are sent as ``{}``: the API
+    takes only an object, and the call's result already tells the model what was wrong.
+    """
+    from google.genai import types
+
+    call_id = message.tool_call_id
+    if call_id is not None:
+        if call_id not in names:
+            raise ValueError(
+                f"A gadget result answers tool call {call_id!r}, but no assistant message in the conversation "
+                "made that call; expected each native result to follow the message with its call"
+            )
+        response = types.FunctionResponse(id=_sent_id(call_id), name=names[call_id], response={"result": message.text})
+        images = [] if isinstance(message.content, str) else [p for p in message.content if isinstance(p, ImagePart)]
+        return [types.Part(function_response=response), *(_part(p) for p in images)]
+    parts = [types.Part(text=message.text)] if message.text else []
+    for call in message.tool_calls:
+        function_call = types.FunctionCall(id=_sent_id(call.id), name=call.name, args=arguments_object(call.arguments))
+        parts.append(types.Part(function_call=function_call, thought_signature=signatures.get(call.id)))
+    return parts
+
+
+def _sent_id(call_id: str) -> str | None:
+    """A call's id as Gemini knows it: ``None`` for an id llmist made up."""
+    return None if call_id.startswith(_MADE_UP_ID) else call_id
+
+
+def _part(part: TextPart | ImagePart) -> types.Part:
     """A content part: an image inline (its bytes) or as a file URI the API fetches."""
     from google.genai import types
 

@@ -4,17 +4,34 @@ from __future__ import annotations
 
 import base64
 import logging
+import uuid
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from llmist.providers._common import ReliableProvider, api_key_from_env, chat_turns, error_for_status, import_sdk
-from llmist.providers.base import ImagePart, LLMChunk, LLMRequest, Message, TextPart, Usage
+from llmist.providers._common import ReliableProvider, api_key_from_env, error_for_status, import_sdk
+from llmist.providers.base import (
+    ContentPart,
+    ImagePart,
+    LLMChunk,
+    LLMRequest,
+    Message,
+    TextPart,
+    ToolCall,
+    ToolSpec,
+    Usage,
+)
 from llmist.providers.errors import ProviderConnectionError, ProviderError, ProviderServerError
 from llmist.providers.retry import RateLimiter, RetryPolicy
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
-    from openai.types.chat import ChatCompletionChunk, ChatCompletionContentPartParam, ChatCompletionMessageParam
+    from openai.types.chat import (
+        ChatCompletionChunk,
+        ChatCompletionContentPartParam,
+        ChatCompletionMessageParam,
+        ChatCompletionToolParam,
+    )
+    from openai.types.chat.chat_completion_chunk import Choice, ChoiceDeltaToolCall
 
 __all__ = ["OpenAIProvider"]
 
@@ -79,6 +96,7 @@ class OpenAIProvider(ReliableProvider):
 
         finish_reason: str | None = None
         usage: Usage | None = None
+        calls = _ToolCallAssembler()
         try:
             stream = await client.chat.completions.create(
                 model=request.model,
@@ -91,10 +109,9 @@ class OpenAIProvider(ReliableProvider):
                 if chunk.usage is not None:
                     usage = _usage(chunk)
                 for choice in chunk.choices:
-                    text = choice.delta.content or ""
-                    reasoning = _reasoning(choice.delta.model_extra)
-                    if text or reasoning:
-                        yield LLMChunk(text=text, reasoning=reasoning)
+                    out = _choice_chunk(choice, calls)
+                    if out is not None:
+                        yield out
                     if choice.finish_reason is not None:
                         finish_reason = choice.finish_reason
         except (openai.OpenAIError, httpx2.TransportError) as error:
@@ -115,6 +132,8 @@ class OpenAIProvider(ReliableProvider):
             options["stop"] = list(request.stop)
         if request.reasoning is not None:
             options["reasoning_effort"] = request.reasoning.effort_level
+        if request.tools:
+            options["tools"] = [_tool(t) for t in request.tools]
         if request.extra:
             options["extra_body"] = dict(request.extra)
         return options
@@ -175,21 +194,135 @@ def _reasoning(extra: dict[str, Any] | None) -> str:
     return value if isinstance(value, str) else ""
 
 
+def _tool(spec: ToolSpec) -> ChatCompletionToolParam:
+    """A gadget as a Chat Completions function tool."""
+    return {
+        "type": "function",
+        "function": {"name": spec.name, "description": spec.description, "parameters": spec.parameters},
+    }
+
+
+def _choice_chunk(choice: Choice, calls: _ToolCallAssembler) -> LLMChunk | None:
+    """What one streamed choice carries: text, reasoning, and the tool calls it completed (all of
+    them once the choice finishes)."""
+    delta = choice.delta
+    text = delta.content or ""
+    reasoning = _reasoning(delta.model_extra)
+    done = calls.feed(delta.tool_calls or ())
+    if choice.finish_reason is not None:
+        done += calls.finish()
+    if text or reasoning or done:
+        return LLMChunk(text=text, reasoning=reasoning, tool_calls=tuple(done))
+    return None
+
+
+class _ToolCallAssembler:
+    """Streamed tool-call fragments, joined into whole calls.
+
+    Chat Completions streams each call as fragments tagged with the call's ``index``: the first
+    carries its id and name, the arguments' JSON text is spread over the rest. The calls come one
+    after another, so a call is whole once a later index starts, or the choice finishes.
+    """
+
+    def __init__(self) -> None:
+        self._open: dict[int, tuple[str, str, list[str]]] = {}
+        self._last = -1
+
+    def feed(self, fragments: Sequence[ChoiceDeltaToolCall]) -> list[ToolCall]:
+        """Take a delta's fragments; return the calls a newly started index completed."""
+        done: list[ToolCall] = []
+        for fragment in fragments:
+            index = self._index_of(fragment)
+            if index not in self._open:
+                done += self._close(before=index)
+                self._open[index] = (fragment.id or "", "", [])
+            call_id, name, arguments = self._open[index]
+            function = fragment.function
+            if function is not None:
+                name += function.name or ""
+                arguments.append(function.arguments or "")
+            self._open[index] = (call_id or fragment.id or "", name, arguments)
+            self._last = max(self._last, index)
+        return done
+
+    def _index_of(self, fragment: ChoiceDeltaToolCall) -> int:
+        """The fragment's ``index``; for a server that sends none, a new call starts with each new id."""
+        index = getattr(fragment, "index", None)
+        if isinstance(index, int):
+            return index
+        current = self._open.get(self._last)
+        if current is None or (fragment.id and fragment.id != current[0]):
+            return self._last + 1
+        return self._last
+
+    def finish(self) -> list[ToolCall]:
+        """Every call still open (the choice finished), in index order."""
+        return self._close(before=None)
+
+    def _close(self, *, before: int | None) -> list[ToolCall]:
+        """The open calls whose index is below ``before`` (``None``: all), closed, in index order."""
+        done: list[ToolCall] = []
+        for index in sorted(i for i in self._open if before is None or i < before):
+            call_id, name, arguments = self._open.pop(index)
+            # Some compatible servers send no id; the result must still answer this call alone.
+            done.append(ToolCall(call_id or f"call_{uuid.uuid4().hex[:24]}", name, "".join(arguments)))
+        return done
+
+
 def to_openai_messages(messages: Sequence[Message]) -> list[ChatCompletionMessageParam]:
-    """Our conversation in Chat Completions form (``gadget_result`` sent as user text)."""
-    result: list[ChatCompletionMessageParam] = []
+    """Our conversation in Chat Completions form.
+
+    A ``gadget_result`` answering a native tool call becomes a ``tool`` message; one without
+    (the text syntaxes) is sent as user text. Tool messages take text only, so the images of a
+    run of tool results follow it in one user message.
+    """
+    result: list[ChatCompletionMessageParam] = [
+        {"role": "system", "content": m.text} for m in messages if m.role == "system"
+    ]
+    images: list[ContentPart] = []
     for message in messages:
         if message.role == "system":
-            result.append({"role": "system", "content": message.text})
-    for role, content in chat_turns(messages, merge=False):
-        if role == "assistant":
-            text = content if isinstance(content, str) else "".join(p.text for p in content if isinstance(p, TextPart))
-            result.append({"role": "assistant", "content": text})
-        elif isinstance(content, str):
-            result.append({"role": "user", "content": content})
-        else:
-            result.append({"role": "user", "content": [_part(p) for p in content]})
+            continue
+        if message.tool_call_id is not None:
+            result.append({"role": "tool", "tool_call_id": message.tool_call_id, "content": message.text})
+            images += _images_of(message)
+            continue
+        if images:
+            result.append({"role": "user", "content": [_part(p) for p in images]})
+            images = []
+        result.append(_message(message))
+    if images:
+        result.append({"role": "user", "content": [_part(p) for p in images]})
     return result
+
+
+def _message(message: Message) -> ChatCompletionMessageParam:
+    """A message that answers no tool call (``gadget_result`` as user text)."""
+    content = message.content
+    if message.role != "assistant":
+        if isinstance(content, str):
+            return {"role": "user", "content": content}
+        return {"role": "user", "content": [_part(p) for p in content]}
+    if not message.tool_calls:
+        return {"role": "assistant", "content": message.text}
+    return {
+        "role": "assistant",
+        "content": message.text or None,
+        "tool_calls": [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+            for c in message.tool_calls
+        ],
+    }
+
+
+def _images_of(message: Message) -> list[ContentPart]:
+    """A tool result's images, after a line naming the call they came from."""
+    if isinstance(message.content, str):
+        return []
+    images = [p for p in message.content if isinstance(p, ImagePart)]
+    if not images:
+        return []
+    return [TextPart(f"Images returned by tool call {message.tool_call_id}:"), *images]
 
 
 def _part(part: TextPart | ImagePart) -> ChatCompletionContentPartParam:
