@@ -13,6 +13,7 @@ from llmist.agent import GadgetResultMessage, Hooks, Observers
 from llmist.agent.messages import dumps_messages, loads_messages
 from llmist.execution import GadgetExecutionResult
 from llmist.gadgets import GadgetExample
+from llmist.models import ModelRegistry, ModelSpec
 from llmist.providers.base import Message, ToolCall
 from llmist.testing import MockModel, MockReply, block_call, tool_call
 
@@ -180,3 +181,27 @@ async def test_a_repeated_native_call_is_answered_with_its_earlier_result() -> N
     result = await agent.run("2 + 3?")
     assert result.repairs == {"repeated_call": 1}
     assert "identical to" in (result.gadget_results[-1].result or "")
+
+
+def _registry(native: bool) -> ModelRegistry:
+    registry = ModelRegistry()
+    registry.register(ModelSpec("mock", "mock", native_tools=native))
+    return registry
+
+
+async def test_auto_is_native_where_the_registry_says_the_model_calls_tools_well() -> None:
+    model = MockModel([MockReply(tool_calls=[tool_call("add", a=2, b=3)]), "5"])
+    agent = Agent(model=model, gadgets=[add], syntax="auto", model_registry=_registry(True))
+    result = await agent.run("2 + 3?")
+    assert agent.call_syntax == "native" and model.requests[0].tools
+    assert result.gadget_results[0].result == "5"
+
+
+async def test_auto_is_the_block_syntax_elsewhere() -> None:
+    for registry in (_registry(False), None):
+        model = MockModel([block_call("add", a=2, b=3), "5"])
+        agent = Agent(model=model, gadgets=[add], syntax="auto", model_registry=registry)
+        result = await agent.run("2 + 3?")
+        assert agent.call_syntax == "block" and model.requests[0].tools == ()
+        assert "!!!GADGET_START:" in model.requests[0].messages[0].text
+        assert result.gadget_results[0].result == "5"
