@@ -26,6 +26,7 @@ from llmist.providers.retry import RateLimiter, RetryPolicy
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
     from openai.types.chat import (
+        ChatCompletionAssistantMessageParam,
         ChatCompletionChunk,
         ChatCompletionContentPartParam,
         ChatCompletionMessageParam,
@@ -305,14 +306,18 @@ def _message(message: Message) -> ChatCompletionMessageParam:
         return {"role": "user", "content": [_part(p) for p in content]}
     if not message.tool_calls:
         return {"role": "assistant", "content": message.text}
-    return {
+    calls: ChatCompletionAssistantMessageParam = {
         "role": "assistant",
-        "content": message.text or None,
         "tool_calls": [
             {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
             for c in message.tool_calls
         ],
     }
+    # Content is left out when there is none: the API allows that beside tool calls, while some
+    # compatible servers (llama-cpp-python's) refuse the null the API also allows.
+    if message.text:
+        calls["content"] = message.text
+    return calls
 
 
 def _images_of(message: Message) -> list[ContentPart]:
