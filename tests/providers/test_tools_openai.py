@@ -93,11 +93,11 @@ async def test_images_of_tool_results_follow_the_tool_messages_in_a_user_message
     }
 
 
-async def test_an_assistant_turn_of_calls_only_has_no_content_and_an_error_is_a_tool_message() -> None:
+async def test_an_assistant_turn_of_calls_only_has_empty_content_and_an_error_is_a_tool_message() -> None:
     with FakeServer([openai_stream(["ok"])]) as server:
         await complete(_provider(server), _request(CONVERSATION))
     sent = server.requests[0].body["messages"]
-    assert "content" not in sent[6] and sent[6]["tool_calls"][0]["id"] == "call_div"  # llama.cpp refuses null
+    assert sent[6]["content"] == "" and sent[6]["tool_calls"][0]["id"] == "call_div"  # llama.cpp refuses null
     assert sent[7] == {"role": "tool", "tool_call_id": "call_div", "content": "Error in divide: division by zero"}
     assert len(sent) == 8
 

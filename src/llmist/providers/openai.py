@@ -26,7 +26,6 @@ from llmist.providers.retry import RateLimiter, RetryPolicy
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
     from openai.types.chat import (
-        ChatCompletionAssistantMessageParam,
         ChatCompletionChunk,
         ChatCompletionContentPartParam,
         ChatCompletionMessageParam,
@@ -306,18 +305,17 @@ def _message(message: Message) -> ChatCompletionMessageParam:
         return {"role": "user", "content": [_part(p) for p in content]}
     if not message.tool_calls:
         return {"role": "assistant", "content": message.text}
-    calls: ChatCompletionAssistantMessageParam = {
+    # Content is a string even when empty: the API also takes null or none beside tool calls,
+    # but llama-cpp-python's server refuses null, and a chat template that reads the content of
+    # every message (SmolLM2's) fails without it.
+    return {
         "role": "assistant",
+        "content": message.text,
         "tool_calls": [
             {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
             for c in message.tool_calls
         ],
     }
-    # Content is left out when there is none: the API allows that beside tool calls, while some
-    # compatible servers (llama-cpp-python's) refuse the null the API also allows.
-    if message.text:
-        calls["content"] = message.text
-    return calls
 
 
 def _images_of(message: Message) -> list[ContentPart]:
