@@ -81,7 +81,8 @@ class FakeServer:
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # A short poll interval: closing the server waits for the next poll, once per test.
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
 
     @property
     def base_url(self) -> str:
@@ -268,6 +269,7 @@ def anthropic_stream(
     tool_calls: Sequence[tuple[str, str, str]] = (),
     arguments_piece: int = 4,
     interleaved: Sequence[str] = (),
+    redacted: str | None = None,
 ) -> FakeResponse:
     """A Messages stream of ``pieces`` (``thinking`` first, in a thinking block that ends with
     its ``signature_delta``, signed ``sig-<first thought>``).
@@ -276,13 +278,19 @@ def anthropic_stream(
     ``tool_calls`` (``(id, name, arguments)`` each) follow the text as ``tool_use`` blocks whose
     input streams as ``input_json_delta`` fragments of ``arguments_piece`` characters (a
     response of calls only has no text block); ``interleaved[i]`` is a signed thinking block
-    before the call ``i + 1`` (interleaved thinking).
+    before the call ``i + 1`` (interleaved thinking). ``redacted`` starts the response with a
+    ``redacted_thinking`` block of that data.
 
     ``error_after`` sends an in-stream ``overloaded_error`` event after that many events.
     """
     start = _anthropic_start(model, input_tokens, cache_read_input_tokens, cache_creation_input_tokens)
     events = [_sse(start, "message_start"), _sse({"type": "ping"}, "ping")]
     index = 0
+    if redacted is not None:
+        block = {"type": "redacted_thinking", "data": redacted}
+        events.append(_sse({"type": "content_block_start", "index": 0, "content_block": block}, "content_block_start"))
+        events.append(_sse({"type": "content_block_stop", "index": 0}, "content_block_stop"))
+        index += 1
     if thinking:
         events += _anthropic_block(index, "thinking", thinking, signature=f"sig-{thinking[0]}")
         index += 1

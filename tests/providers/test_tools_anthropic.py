@@ -148,6 +148,13 @@ async def test_a_response_with_interleaved_thinking_is_sent_back_block_for_block
     assert [b["type"] for b in await _replayed(stream)] == ["thinking", "text", "tool_use", "thinking", "tool_use"]
 
 
+async def test_redacted_thinking_is_sent_back_as_received() -> None:
+    stream = anthropic_stream(
+        [], model=MODEL, redacted="EncryptedBlob", tool_calls=_calls(CALL_ADD), stop_reason="tool_use"
+    )
+    assert (await _replayed(stream))[0] == {"type": "redacted_thinking", "data": "EncryptedBlob"}
+
+
 async def test_an_open_cycle_whose_thinking_is_unknown_is_sent_with_thinking_off() -> None:
     messages = [
         *ASK,

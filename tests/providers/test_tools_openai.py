@@ -3,6 +3,12 @@ and a conversation with calls and results sent in Chat Completions form."""
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from llmist.providers.base import LLMChunk, LLMRequest, Message, ToolCall, complete
 from llmist.providers.compatible import openai_compatible
 from llmist.providers.openai import OpenAIProvider
@@ -109,3 +115,23 @@ async def test_openai_compatible_servers_get_the_same_tools_and_calls() -> None:
         response = await complete(provider, _request())
     assert server.requests[0].body["tools"][0]["function"]["name"] == "add"
     assert response.tool_calls == (ToolCall("call_add", "add", '{"a": 2, "b": 3}'),)
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=6,
+)
+_ARGUMENTS = st.dictionaries(st.text(max_size=6), _JSON, max_size=3)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(arguments=st.lists(_ARGUMENTS, min_size=1, max_size=3), piece=st.integers(1, 12))
+async def test_any_split_of_the_arguments_gives_the_same_whole_calls(
+    arguments: list[dict[str, Any]], piece: int
+) -> None:
+    calls = [(f"call_{i}", f"tool_{i}", json.dumps(a, ensure_ascii=False)) for i, a in enumerate(arguments)]
+    stream = openai_stream([], tool_calls=calls, arguments_piece=piece, finish_reason="tool_calls")
+    with FakeServer([stream]) as server:
+        response = await complete(_provider(server), _request())
+    assert response.tool_calls == tuple(ToolCall(*c) for c in calls)

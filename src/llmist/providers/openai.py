@@ -49,6 +49,10 @@ class OpenAIProvider(ReliableProvider):
 
     With ``base_url`` it talks to any OpenAI-compatible server; see
     :func:`llmist.providers.compatible.openai_compatible` for ready-made server presets.
+
+    Native tool calls: the request's tools are sent as function ``tools``; the streamed
+    ``delta.tool_calls`` fragments are joined into whole calls; calls go back as the assistant's
+    ``tool_calls`` and their results as ``tool`` messages.
     """
 
     def __init__(
