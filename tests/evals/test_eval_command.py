@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.cli.helpers import llmist
 
 
@@ -58,3 +60,10 @@ def test_eval_without_a_model_says_what_to_give() -> None:
     done = llmist("eval")
     assert done.returncode == 2
     assert "give a model with -m MODEL" in done.stderr
+
+
+def test_eval_local_says_what_chat_format_needs(capsys: pytest.CaptureFixture[str]) -> None:
+    from llmist.evals.local import main
+
+    assert main(["--syntax", "native", "--chat-format"]) == 2
+    assert "--chat-format needs a llama.cpp chat format name" in capsys.readouterr().err

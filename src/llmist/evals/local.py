@@ -157,15 +157,25 @@ class LlamaCppServer:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Serve SmolLM2 and run ``llmist eval -m llamacpp:smollm2`` with ``argv`` added."""
-    args = sys.argv[1:] if argv is None else argv
+    """Serve SmolLM2 and run ``llmist eval -m llamacpp:smollm2`` with ``argv`` added
+    (``--chat-format NAME`` goes to the server instead: ``chatml-function-calling`` is
+    llama.cpp's format that answers native tool calls)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    chat_format = None
+    if "--chat-format" in args:
+        at = args.index("--chat-format")
+        if at + 1 >= len(args):
+            print("error: --chat-format needs a llama.cpp chat format name", file=sys.stderr)
+            return 2
+        chat_format = args[at + 1]
+        del args[at : at + 2]
     problem = missing_runtime()
     if problem is not None:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     model = find_smollm2()
     assert model is not None
-    with LlamaCppServer(model) as server:
+    with LlamaCppServer(model, chat_format=chat_format) as server:
         env = {**os.environ, "LLAMACPP_BASE_URL": server.base_url}
         cmd = [sys.executable, "-m", "llmist.cli", "eval", "-m", "llamacpp:smollm2", "--label", "SmolLM2-135M", *args]
         return subprocess.run(cmd, env=env, check=False).returncode
