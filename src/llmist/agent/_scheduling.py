@@ -111,7 +111,8 @@ class ResponseCalls:
             detail = f"gadget {name!r} read as {fixed!r}"
             await note_repair(self._cfg, self._st, "gadget_name", detail, call.invocation_id)
             call = dataclasses.replace(call, gadget_name=fixed)
-        call = await self._unclosed(call)
+        if call.repairs and call.syntax == "emoji":
+            call = await self._unclosed(call)
         signature = call_signature(call)
         earlier = self._done.get(signature)
         if earlier is not None and not earlier.breaks_loop:
@@ -128,8 +129,6 @@ class ResponseCalls:
     async def _unclosed(self, call: ParsedCall) -> ParsedCall:
         """``call`` without the prose the model wrote after it, when the call was never closed and
         its gadget takes no body (:func:`~llmist.agent.repairs.without_stray_body`)."""
-        if call.syntax != "emoji" or not call.repairs:
-            return call
         gadget = next((g for g in self._cfg.gadgets if g.name == call.gadget_name), None)
         bare = None if gadget is None else without_stray_body(gadget, call)
         if bare is None:
