@@ -211,14 +211,18 @@ class MockModel:
                 await asyncio.sleep(delay)
             yield LLMChunk(tool_calls=(call,))
         reasoning = estimate_tokens(thought)
-        called = sum(estimate_tokens(c.name + c.arguments) for c in calls)
         usage = Usage(
             input_tokens=self._input_tokens(request.messages),
-            output_tokens=estimate_tokens(text) + reasoning + called,
+            output_tokens=estimate_tokens(text) + reasoning + (_call_tokens(calls) if calls else 0),
             reasoning_tokens=reasoning,
         )
         finish = "tool_calls" if calls and self._finish_reason == "stop" else self._finish_reason
         yield LLMChunk(usage=usage, finish_reason=finish)
+
+
+def _call_tokens(calls: Sequence[ToolCall]) -> int:
+    """Output tokens of native calls: their names and arguments as the model wrote them."""
+    return sum(estimate_tokens(c.name + c.arguments) for c in calls)
 
 
 def _echo(messages: Sequence[Message]) -> str:
