@@ -146,7 +146,7 @@ $(EVAL_STAMP): pyproject.toml
 
 eval-setup: $(EVAL_STAMP)
 
-# Serves the model on a free loopback port and runs the built-in suite in both syntaxes against it
+# Serves the model on a free loopback port and runs the built-in suite in every syntax against it
 # through the llamacpp: provider; EVAL_ARGS adds `llmist eval` options.
 eval-local: $(EVAL_STAMP)
 	@mkdir -p benchmarks/results
