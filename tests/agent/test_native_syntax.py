@@ -205,3 +205,11 @@ async def test_auto_is_the_block_syntax_elsewhere() -> None:
         assert agent.call_syntax == "block" and model.requests[0].tools == ()
         assert "!!!GADGET_START:" in model.requests[0].messages[0].text
         assert result.gadget_results[0].result == "5"
+
+
+def test_render_system_prompt_under_auto_is_the_prompt_its_runs_use() -> None:
+    native = Agent(model=MockModel([]), gadgets=[add], syntax="auto", model_registry=_registry(True))
+    block = Agent(model=MockModel([]), gadgets=[add], syntax="auto", model_registry=_registry(False))
+    assert native.render_system_prompt([add]) == native.system_prompt
+    assert "function calling" in native.render_system_prompt([add])
+    assert "!!!GADGET_START:" in block.render_system_prompt([add])

@@ -84,12 +84,12 @@ class AgentSettings(Protocol):
         ...
 
 
-def agent_system_prompt(agent: AgentSettings, gadgets: Sequence[Gadget], syntax: Syntax | None = None) -> str:
-    """The system prompt for ``gadgets`` with ``agent``'s markers, texts and style, in ``syntax``
-    (default: the agent's; ``"auto"`` counts as the block syntax)."""
+def agent_system_prompt(agent: AgentSettings, gadgets: Sequence[Gadget], syntax: Syntax) -> str:
+    """The system prompt for ``gadgets`` in ``syntax`` (the agent's, ``"auto"`` resolved), with
+    ``agent``'s markers, texts and style."""
     return render_system_prompt(
         gadgets,
-        syntax=syntax or (agent.syntax if agent.syntax != "auto" else "block"),
+        syntax=syntax,
         markers=agent.markers,
         system=agent.system,
         system_extra=agent.system_extra,

@@ -339,8 +339,10 @@ class Agent(Generic[OutputT]):
         return asyncio.run(self.run(prompt, history=history))
 
     def render_system_prompt(self, gadgets: Sequence[Gadget]) -> str:
-        """The system prompt for ``gadgets`` with this agent's syntax, markers and texts."""
-        return agent_system_prompt(self._untyped(), gadgets)
+        """The system prompt for ``gadgets`` with this agent's syntax, markers and texts (with
+        ``syntax="auto"``, the syntax its runs use: see :attr:`call_syntax`)."""
+        option = self.syntax
+        return agent_system_prompt(self._untyped(), gadgets, self.call_syntax if option == "auto" else option)
 
     def __repr__(self) -> str:
         return f"Agent(model={self.model!r}, gadgets={[g.name for g in self.gadgets]}, syntax={self.syntax!r})"
