@@ -38,6 +38,7 @@ _TypeHint: TypeAlias = Literal["string", "number", "integer", "boolean", "unknow
 
 _NUMBER: Final = re.compile(r"-?[0-9]+(?:\.[0-9]+)?").fullmatch
 _NUMBER_START: Final = frozenset("-0123456789")
+_INF: Final = float("inf")
 
 
 # An ordinary Python class even in the compiled wheel: it derives from llmist.errors, which is not compiled.
@@ -244,10 +245,25 @@ def _coerce(value: str, hint: _TypeHint) -> Any:
     if trimmed == "false":
         return False
     if trimmed.isdigit() and trimmed.isascii():  # the common number, without the regex
-        return int(trimmed)
+        return int_or_text(trimmed, value)
     if trimmed and trimmed[0] in _NUMBER_START and _NUMBER(trimmed):
-        return float(trimmed) if "." in trimmed else int(trimmed)
+        return _finite_or_text(trimmed, value) if "." in trimmed else int_or_text(trimmed, value)
     return value
+
+
+def int_or_text(digits: str, original: str) -> int | str:
+    """``int(digits)``, or ``original`` when Python refuses to read that many digits
+    (``sys.get_int_max_str_digits()``, 4,300 by default): a model's number is never a crash."""
+    try:
+        return int(digits)
+    except ValueError:
+        return original
+
+
+def _finite_or_text(number: str, original: str) -> float | str:
+    """``float(number)``, or ``original`` when it is too large to be finite."""
+    value = float(number)
+    return original if value in (_INF, -_INF) else value
 
 
 def _parse_number(trimmed: str, original: str) -> Any:
@@ -303,10 +319,15 @@ def _list_slot(current: list[Any], segments: list[str], depth: int) -> int:
     segment = segments[depth]
     if not _is_index(segment):
         raise BlockParseError(f"Invalid array index: {segment}")
-    index = int(segment)
-    if index > len(current):
-        raise BlockParseError(f"Array index gap: expected {len(current)}, got {index}")
+    index = int_or_text(segment, segment) if len(segment) < _SHOWN_DIGITS else segment
+    if isinstance(index, str) or index > len(current):
+        shown = segment if len(segment) < _SHOWN_DIGITS else f"{segment[:12]}…({len(segment)} digits)"
+        raise BlockParseError(f"Array index gap: expected {len(current)}, got {shown}")
     return index
+
+
+_SHOWN_DIGITS: Final = 20
+"""An array index of this many digits or more is past any list: refused without reading it."""
 
 
 def _child(current: Any, key: Any, segments: list[str], depth: int) -> Any:
