@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any, TextIO
 
+from llmist._text import clean
 from llmist.agent import AgentEvent, AgentResult, Progress
 from llmist.cli._view import declined
 
@@ -32,7 +33,7 @@ class JsonSink:
         self.out = out if out is not None else sys.stdout
 
     def _write(self, record: dict[str, Any]) -> None:
-        self.out.write(json.dumps(record, ensure_ascii=False, default=_plain) + "\n")
+        self.out.write(clean(json.dumps(record, ensure_ascii=False, default=_plain)) + "\n")
         self.out.flush()
 
     def start(self) -> None:

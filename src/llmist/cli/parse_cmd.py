@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
+from llmist._text import clean, visible
 from llmist.syntax import (
     DEFAULT_ARG_PREFIX,
     DEFAULT_END_PREFIX,
@@ -54,9 +55,15 @@ def parse_command(
     records = list(_records(parser, text, chunk or len(text) or 1, partials))
     if as_json:
         for record in records:
-            sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
+            sys.stdout.write(clean(json.dumps(record, ensure_ascii=False)) + "\n")
     else:
-        _render(records, file, syntax.value, chunk)
+        _render([_shown(record) for record in records], file, syntax.value, chunk)
+
+
+def _shown(record: dict[str, Any]) -> dict[str, Any]:
+    """``record`` with the control characters of its texts made visible, for the terminal (the
+    parameters are shown by their ``repr``, which escapes them already)."""
+    return {key: visible(value) if isinstance(value, str) else value for key, value in record.items()}
 
 
 def _read(file: str) -> str:
@@ -133,8 +140,10 @@ def _render(records: list[dict[str, Any]], file: str, syntax: str, chunk: int) -
             )
         elif kind == "gadget_call":
             n_calls += 1
-            deps = ", ".join(record["dependencies"]) or "none"
-            title = f"[bold]{record['gadget_name']}[/]  id=[cyan]{record['invocation_id']}[/]  after: {deps}"
+            deps = visible(", ".join(record["dependencies"])) or "none"
+            title = Text.assemble(
+                (record["gadget_name"], "bold"), "  id=", (record["invocation_id"], "cyan"), f"  after: {deps}"
+            )
             if record.get("syntax") == "emoji":
                 body: Any = Group(
                     Text.assemble(("args: ", "bold"), record["raw_args"] or "(none)"),
