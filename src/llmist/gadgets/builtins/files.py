@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
+import tempfile
 from pathlib import Path
 from typing import Annotated, ClassVar
 
 from pydantic import BaseModel, Field
 
+from llmist._text import clean
 from llmist.gadgets.base import Gadget, GadgetExample
 from llmist.gadgets.builtins._lines import LineWindow, read_lines
 from llmist.gadgets.builtins._sandbox import Sandbox, SandboxError
@@ -126,9 +130,11 @@ class WriteFile(_SandboxedGadget):
             raise GadgetError(f"{params.path!r} is a directory; give the path of a file")
         existed = target.exists()
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(params.content, encoding="utf-8")
+        content, replaced = _encoded(params.content)
+        rel = self.sandbox.relative(target)
+        _replace_file(target, content, rel)
         what = "replaced" if existed else "created"
-        return f"Wrote {len(params.content)} characters to {self.sandbox.relative(target)} ({what})"
+        return f"Wrote {len(params.content)} characters to {rel} ({what}){_replaced_note(replaced)}"
 
 
 class EditFileParams(BaseModel):
@@ -149,11 +155,21 @@ class EditFile(_SandboxedGadget):
     Params = EditFileParams
     requires_approval = True
     examples = (GadgetExample({"path": "hello.py", "search": '"hello"', "replace": '"hello, world"'}),)
+    max_bytes: ClassVar[int] = 16 * 1024 * 1024
+    """Largest file EditFile reads and rewrites (it holds the whole file in memory); a larger one
+    is refused with an error. Set it on the class or an instance to change it."""
 
     def execute(self, params: EditFileParams, ctx: ExecutionContext) -> str:
         """Apply the replacement or explain why it cannot be applied."""
         if not params.search:
             raise GadgetError("`search` is empty; give the exact text to replace")
+        target = _existing_file(self.sandbox, params.path)
+        size = target.stat().st_size
+        if size > self.max_bytes:
+            raise GadgetError(
+                f"{self.sandbox.relative(target)} is {size:,} bytes, more than EditFile edits "
+                f"({self.max_bytes:,} bytes, EditFile.max_bytes); use RunCommand with a tool made for large files"
+            )
         text, rel = _read_text(self.sandbox, params.path)
         count = text.count(params.search)
         if count == 0:
@@ -167,9 +183,53 @@ class EditFile(_SandboxedGadget):
                 f"The search text occurs {count} times in {rel} (at lines {', '.join(map(str, lines))}); "
                 f"include more surrounding text so that it matches exactly once"
             )
-        self.sandbox.resolve(params.path).write_text(text.replace(params.search, params.replace, 1), encoding="utf-8")
+        content, replaced = _encoded(text.replace(params.search, params.replace, 1))
+        _replace_file(self.sandbox.resolve(params.path), content, rel)
         line = _match_lines(text, params.search)[0]
-        return f"Edited {rel}: replaced {len(params.search)} characters at line {line}"
+        return f"Edited {rel}: replaced {len(params.search)} characters at line {line}{_replaced_note(replaced)}"
+
+
+def _encoded(text: str) -> tuple[bytes, int]:
+    """``text`` as UTF-8, each lone surrogate (which UTF-8 cannot hold) written as U+FFFD; and
+    how many there were."""
+    cleaned = clean(text)
+    replaced = 0 if cleaned is text else sum(1 for a, b in zip(text, cleaned, strict=True) if a != b)
+    return cleaned.encode("utf-8"), replaced
+
+
+def _replaced_note(replaced: int) -> str:
+    if not replaced:
+        return ""
+    return f"; {replaced} lone surrogate{'s' if replaced > 1 else ''} written as U+FFFD (not valid in UTF-8)"
+
+
+def _replace_file(target: Path, content: bytes, shown: str) -> None:
+    """Put ``content`` in ``target`` whole or not at all: written to a temporary file in the same
+    folder, flushed to disk, then renamed over the target (which keeps its permissions). A
+    failure (a full disk) leaves the old file as it was and no temporary file behind."""
+    try:
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        mode = 0o666 & ~_umask()
+    fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".llmist-tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(content)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise GadgetError(f"Could not write {shown}: {exc.strerror or exc}; the file is unchanged") from exc
+
+
+def _umask() -> int:
+    """The process's umask (read by setting it, then putting it back)."""
+    current = os.umask(0)
+    os.umask(current)
+    return current
 
 
 def _match_lines(text: str, search: str) -> list[int]:
