@@ -131,6 +131,17 @@ class SQLiteSession:
         """Wait until every queued change is committed; raise if a write failed."""
         await self._store().flush(self)
 
+    @classmethod
+    async def list_ids(cls, path: str | Path) -> list[str]:
+        """The ids of the conversations stored in ``path`` (sorted; writes queued in this
+        process are committed first). A missing file holds none and is not created."""
+        if not Path(path).exists():
+            return []
+        probe = cls(path, "")
+        store = probe._store()
+        await store.flush(probe)
+        return store.ids()
+
     async def clear(self) -> None:
         """Delete this session's conversation from the store."""
         store = self._store()
@@ -252,6 +263,11 @@ class _Store:
                 raise MessageFormatError(f"the rows skip from message {len(messages)} to {seq} (damaged store)")
             messages += loads_messages(body)
         return messages
+
+    def ids(self) -> list[str]:
+        with self.lock:
+            rows = self.conn.execute("SELECT DISTINCT session_id FROM llmist_messages ORDER BY session_id").fetchall()
+        return [row[0] for row in rows]
 
     def delete(self, session_id: str) -> None:
         with self.lock:
