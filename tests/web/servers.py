@@ -16,6 +16,7 @@ from typing import Any
 import httpx2
 import uvicorn
 
+from llmist.web import WebServer
 from tests.cli.helpers import clean_env
 
 
@@ -25,7 +26,7 @@ def serving(app: Any) -> Iterator[str]:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=5))
+    server = WebServer(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=5))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="test-uvicorn", daemon=True)
     thread.start()
     try:
@@ -60,7 +61,9 @@ def llmist_web(args: Sequence[str], *, cwd: Path, env: dict[str, str] | None = N
         deadline = time.monotonic() + 60
         while True:
             if proc.poll() is not None:
-                raise RuntimeError(f"llmist web exited with {proc.returncode}: {proc.stdout.read() if proc.stdout else ''}")
+                raise RuntimeError(
+                    f"llmist web exited with {proc.returncode}: {proc.stdout.read() if proc.stdout else ''}"
+                )
             try:
                 httpx2.get(base + "/api/info", timeout=1)
                 break
@@ -79,4 +82,3 @@ def llmist_web(args: Sequence[str], *, cwd: Path, env: dict[str, str] | None = N
                 proc.wait()
         if proc.stdout is not None:
             proc.stdout.close()
-

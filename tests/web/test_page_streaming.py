@@ -29,7 +29,8 @@ new MutationObserver(() => {
     status: card ? card.dataset.status || '' : '',
     running: !document.getElementById('stop').hidden,
   });
-}).observe(document.getElementById('transcript'), {subtree: true, childList: true, characterData: true, attributes: true});
+}).observe(document.getElementById('transcript'),
+           {subtree: true, childList: true, characterData: true, attributes: true});
 """
 
 

@@ -6,10 +6,10 @@ in the package) and an AG-UI endpoint at ``/agui`` that streams a run's events o
 """
 
 from llmist.web.agui import STATUSES, AguiRun
-from llmist.web.app import to_asgi
+from llmist.web.app import WebApp, to_asgi
 from llmist.web.approvals import ApprovalRequest, Approvals, Decision, InProcessApprovals, UnknownApprovalError
 from llmist.web.security import TOKEN_ENV, WebSecurityError, check_exposure, is_loopback
-from llmist.web.serve import serve_web
+from llmist.web.serve import WebServer, serve_web
 
 __all__ = [
     "STATUSES",
@@ -20,7 +20,9 @@ __all__ = [
     "Decision",
     "InProcessApprovals",
     "UnknownApprovalError",
+    "WebApp",
     "WebSecurityError",
+    "WebServer",
     "check_exposure",
     "is_loopback",
     "serve_web",

@@ -62,6 +62,8 @@ class LiveRun:
     stream: AgentStream[Any]
     history: list[Message] = field(default_factory=list)
     """The conversation as it stood when the run started."""
+    prompt: dict[str, Any] | None = None
+    """The run's user message as AG-UI JSON (a reloaded page shows it before the run's events)."""
     sent: list[str] = field(default_factory=list)
     done: bool = False
     llm_cost: float = 0.0
@@ -144,8 +146,11 @@ class RunHub:
         # to the next run even when the agent ran (or rendered its prompt) before.
         self.agent.model = self.agent.model
 
-    async def start(self, thread_id: str, run_id: str, prompt: UserPrompt | None) -> LiveRun:
-        """Start a run of ``thread_id``'s conversation (``prompt`` ``None``: continue it).
+    async def start(
+        self, thread_id: str, run_id: str, prompt: UserPrompt | None, shown: dict[str, Any] | None = None
+    ) -> LiveRun:
+        """Start a run of ``thread_id``'s conversation (``prompt`` ``None``: continue it);
+        ``shown`` is the prompt as AG-UI JSON, for a page that reloads during the run.
 
         Raises:
             RunConflictError: the conversation already has a live run.
@@ -167,7 +172,7 @@ class RunHub:
             agent.session = previous
         gadgets = {g.name: g for g in agent.gadgets}
         translator = AguiRun(thread_id, run_id, gadgets, arg_prefix=agent.markers.arg)
-        run = LiveRun(thread_id, run_id, translator, stream, history=history)
+        run = LiveRun(thread_id, run_id, translator, stream, history=history, prompt=shown)
         self.live[thread_id] = run
         task = asyncio.get_running_loop().create_task(self._pump(run), name=f"llmist-web run {run_id}")
         self._tasks.add(task)

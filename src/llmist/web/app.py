@@ -39,7 +39,7 @@ from llmist.web._runs import RunConflictError, RunHub
 from llmist.web.approvals import Approvals, Decision, InProcessApprovals, UnknownApprovalError
 from llmist.web.security import guard
 
-__all__ = ["to_asgi"]
+__all__ = ["WebApp", "to_asgi"]
 
 STATIC = Path(__file__).with_name("static")
 _THREAD_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
@@ -53,7 +53,7 @@ def to_asgi(
     token: str | None = None,
     approvals: Approvals | None = None,
     guarded: Iterable[str] | None = None,
-) -> Any:
+) -> WebApp:
     """``agent`` as an ASGI app: the page at ``/`` and the AG-UI endpoint at ``/agui``.
 
     A function of the web layer rather than a method of ``Agent``: the agent layer does not
@@ -82,7 +82,7 @@ def to_asgi(
         yield
         await hub.shutdown()
 
-    app = Starlette(
+    starlette = Starlette(
         routes=[
             Route("/", routes.page),
             Route("/agui", routes.agui, methods=["POST"]),
@@ -96,7 +96,23 @@ def to_asgi(
         ],
         lifespan=lifespan,
     )
-    return guard(app, token=token)
+    return WebApp(guard(starlette, token=token), hub)
+
+
+class WebApp:
+    """The ASGI app :func:`to_asgi` returns (serve it with any ASGI server)."""
+
+    def __init__(self, app: Any, hub: RunHub) -> None:
+        self._app = app
+        self._hub = hub
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await self._app(scope, receive, send)
+
+    async def cancel_runs(self) -> None:
+        """Stop every live run and wait for them to end (their pages get ``RUN_FINISHED``,
+        cancelled, and their streams close): call it before a server waits on its connections."""
+        await self._hub.shutdown()
 
 
 class _Store:
@@ -157,6 +173,8 @@ class _Routes:
         # run's own events (replayed by /live) show the rest.
         stored = run.history if run is not None else await self.store.open(thread_id).load()
         messages, calls = conversation_view(stored, self.agent.call_syntax, self.agent.markers)
+        if run is not None and run.prompt is not None:
+            messages.append(run.prompt)
         return JSONResponse(
             {
                 "id": thread_id,
@@ -184,7 +202,8 @@ class _Routes:
         except ValueError as exc:
             return _error(422, str(exc))
         try:
-            run = await self.hub.start(body.thread_id, body.run_id, prompt)
+            shown = body.messages[-1].model_dump(mode="json", by_alias=True, exclude_none=True) if prompt else None
+            run = await self.hub.start(body.thread_id, body.run_id, prompt, shown)
         except RunConflictError as exc:
             return _error(409, str(exc))
         return StreamingResponse(run.follow(), media_type="text/event-stream", headers=_SSE_HEADERS)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -10,10 +11,22 @@ from typing import Any
 import uvicorn
 
 from llmist.agent import Agent
-from llmist.web.app import to_asgi
+from llmist.web.app import WebApp, to_asgi
 from llmist.web.security import TOKEN_ENV, check_exposure
 
-__all__ = ["serve_web"]
+__all__ = ["WebServer", "serve_web"]
+
+
+class WebServer(uvicorn.Server):
+    """uvicorn's server, which stops the app's live runs before it waits for connections to
+    close (a followed run is an open SSE stream: otherwise shutting down waits out its timeout)."""
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        """Cancel the runs, then shut down as uvicorn does."""
+        app = self.config.app
+        if isinstance(app, WebApp):
+            await app.cancel_runs()
+        await super().shutdown(sockets)
 
 
 def serve_web(
@@ -37,4 +50,4 @@ def serve_web(
     token = token or os.environ.get(TOKEN_ENV) or None
     check_exposure(host, token, builtins=builtins)
     app = to_asgi(agent, sessions=sessions, token=token, guarded=guarded)
-    uvicorn.run(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5)
+    WebServer(uvicorn.Config(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5)).run()
