@@ -7,7 +7,11 @@ partial and grows with each delta (so a client shows a file's content while the 
 it); every other field (numbers, booleans, nested pointers such as ``items/0/name``, a call
 that arrived whole) is written once, with its parsed value, when the call is complete. Keys
 may therefore come out of order; the object is the same. Once :meth:`finish` has run, the
-fragments concatenate to one valid JSON object.
+fragments concatenate to one valid JSON object whose values are the call's parameters.
+
+In the rare case where a streamed field's final value differs from what streamed (the parser
+normalised a line ending, say), :meth:`finish` writes the field again with its final value:
+JSON readers (``JSON.parse``, Python's ``json``) keep the last of two equal keys.
 """
 
 from __future__ import annotations
@@ -52,7 +56,8 @@ class ArgsJson:
     def __init__(self, streamed: frozenset[str]) -> None:
         self._streamed = streamed
         """Fields written as they stream (the gadget's top-level string fields)."""
-        self._written: set[str] = set()
+        self._written: dict[str, list[str]] = {}
+        """The streamed fields and their deltas."""
         self._open: str | None = None
         """The field whose string is still open."""
         self._started = False
@@ -69,7 +74,8 @@ class ArgsJson:
             parts.append(self._close())
             parts.append(self._key(path) + '"')
             self._open = path
-            self._written.add(path)
+            self._written[path] = []
+        self._written[path].append(event.delta)
         parts.append(_quoted_inner(event.delta))
         if event.is_field_complete:
             parts.append('"')
@@ -80,7 +86,8 @@ class ArgsJson:
         """The closing fragment: the fields not streamed, with their parsed values, and ``}``."""
         parts = [self._close()]
         for key, value in parameters.items():
-            if key not in self._written:
+            streamed = self._written.get(key)
+            if streamed is None or value != "".join(streamed):
                 parts.append(self._key(key) + json.dumps(value, default=str))
         parts.append("}" if self._started else "{}")
         return "".join(parts)
