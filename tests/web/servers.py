@@ -75,10 +75,9 @@ def llmist_web(args: Sequence[str], *, cwd: Path, env: dict[str, str] | None = N
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        if proc.stdout is not None:
-            proc.stdout.close()
+        try:
+            output, _ = proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            output, _ = proc.communicate()
+    assert proc.returncode == 0 and "Traceback" not in output, f"llmist web did not stop cleanly:\n{output}"

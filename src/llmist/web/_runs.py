@@ -68,6 +68,8 @@ class LiveRun:
     done: bool = False
     llm_cost: float = 0.0
     gadget_cost: float = 0.0
+    shown_cost: float = 0.0
+    """The cost the page was last told."""
     edited: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Calls a person edited before approving: their new parameters."""
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
@@ -216,7 +218,7 @@ class RunHub:
         run = _current.get()
         if run is not None:
             run.llm_cost += ctx.cost
-            run.publish(run.translator.cost(run.llm_cost + run.gadget_cost))
+            _show_cost(run)
 
     def _gadget_started(self, ctx: GadgetContext) -> None:
         run = _current.get()
@@ -225,9 +227,9 @@ class RunHub:
 
     def _gadget_done(self, result: GadgetExecutionResult) -> None:
         run = _current.get()
-        if run is not None and result.cost:
+        if run is not None:
             run.gadget_cost += result.cost
-            run.publish(run.translator.cost(run.llm_cost + run.gadget_cost))
+            _show_cost(run)
 
     async def _approve(self, ctx: GadgetContext) -> ReplaceParameters | SkipGadget | None:
         run = _current.get()
@@ -257,3 +259,11 @@ class RunHub:
         if result.result is not None:
             return dataclasses.replace(result, result=note + result.result)
         return dataclasses.replace(result, error=note + (result.error or ""))
+
+
+def _show_cost(run: LiveRun) -> None:
+    """Tell the page the run's cost when it changed."""
+    total = run.llm_cost + run.gadget_cost
+    if total != run.shown_cost:
+        run.shown_cost = total
+        run.publish(run.translator.cost(total))

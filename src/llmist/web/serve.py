@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 from collections.abc import Iterable
@@ -50,4 +51,6 @@ def serve_web(
     token = token or os.environ.get(TOKEN_ENV) or None
     check_exposure(host, token, builtins=builtins)
     app = to_asgi(agent, sessions=sessions, token=token, guarded=guarded)
-    WebServer(uvicorn.Config(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5)).run()
+    server = WebServer(uvicorn.Config(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5))
+    with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises Ctrl-C once it has shut down cleanly
+        server.run()
