@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from llmist import Agent
+from llmist import Agent, GadgetResult, gadget
+from llmist.gadgets import GadgetMedia
+from llmist.providers.base import ImagePart
 from llmist.testing import MockModel, block_call
 from llmist.web import to_asgi
 from tests.web.browser import wait_for
@@ -68,3 +71,33 @@ def test_a_cards_arguments_grow_while_the_call_is_being_written(browser: Any, tm
     assert card.find_element("css selector", '.arg[data-key="text"] .value').text == text
     growing = sorted({s["args"] for s in seen if s["status"] == "streaming" and s["args"] > 0})
     assert len(growing) >= 3, seen
+
+
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+)
+
+
+@gadget(description="Draw a dot.")
+def draw() -> GadgetResult:
+    return GadgetResult("a dot", media=[GadgetMedia(PNG, "image/png", "dot.png")])
+
+
+def test_an_image_goes_in_with_the_message_and_a_gadgets_image_comes_out_in_its_card(
+    browser: Any, tmp_path: Path
+) -> None:
+    picture = tmp_path / "in.png"
+    picture.write_bytes(PNG)
+    model = MockModel([block_call("draw", invocation_id="d"), "Drawn."])
+    with serving(to_asgi(Agent(model=model, gadgets=[draw]), sessions=tmp_path / "s.db")) as url:
+        browser.get(url)
+        browser.find_element("id", "image").send_keys(str(picture))
+        wait_for(browser, lambda b: b.find_element("id", "attached").text == "in.png", what="the attachment")
+        send(browser, "What is this? Draw one too.")
+        wait_for(browser, lambda b: "Done" in b.find_element("id", "transcript").text, what="the run to end")
+        sent = browser.find_elements("css selector", ".msg.user img")
+        drawn = browser.find_elements("css selector", '.card[data-call-id="d"] .result img')
+        assert len(sent) == 1 and len(drawn) == 1
+        assert browser.execute_script("return arguments[0].naturalWidth", drawn[0]) == 1
+    parts = model.requests[0].messages[-1].content
+    assert isinstance(parts, tuple) and any(isinstance(p, ImagePart) and p.data == PNG for p in parts)
