@@ -166,3 +166,19 @@ def test_two_conversations_run_at_once_without_seeing_each_others_calls(tmp_path
         starts = [e["toolCallId"] for e in events if e["type"] == "TOOL_CALL_START"]
         assert len(starts) == 1 and events[-1]["type"] == "RUN_FINISHED", thread
         assert all(e.get("threadId", thread) == thread for e in events)
+
+
+def test_a_run_that_cannot_start_is_refused_with_the_reason(tmp_path: Path) -> None:
+    blind = Agent(model=MockModel(["no"], vision=False))
+    with serving(to_asgi(blind, sessions=tmp_path / "s.db")) as url, httpx2.Client(base_url=url) as c:
+        image = {
+            "type": "image",
+            "source": {"type": "data", "value": base64.b64encode(PNG).decode(), "mimeType": "image/png"},
+        }
+        no_images = c.post("/agui", json=run_input("t", "r", [{"type": "text", "text": "see?"}, image]))
+        empty = c.post("/agui", json={"threadId": "new", "runId": "r", "messages": []})
+        not_an_image = {"type": "image", "source": {"type": "data", "value": "aGk=", "mimeType": "text/html"}}
+        wrong_type = c.post("/agui", json=run_input("t", "r", [not_an_image]))
+    assert no_images.status_code == 422 and "image" in no_images.json()["error"]
+    assert empty.status_code == 422 and "needs a user message" in empty.json()["error"]
+    assert wrong_type.status_code == 422

@@ -156,6 +156,8 @@ class RunHub:
 
         Raises:
             RunConflictError: the conversation already has a live run.
+            ValueError / LlmistError: the run cannot start (no message for a new conversation,
+                images for a model that does not see them...).
         """
         if thread_id in self.live or thread_id in self._starting:
             raise RunConflictError(f"conversation {thread_id!r} already has a run in progress")
@@ -165,6 +167,8 @@ class RunHub:
             history = await session.load()
         finally:
             self._starting.discard(thread_id)
+        if prompt is None and not history:
+            raise ValueError("a new conversation needs a user message: the input's last message has none")
         agent = self.agent
         # The agent reads its session when a run starts: set, start, put back, with no await between.
         previous, agent.session = agent.session, session

@@ -32,6 +32,7 @@ from starlette.staticfiles import StaticFiles
 
 from llmist.agent import Agent, Session, SQLiteSession, UserPrompt
 from llmist.agent.sessions import default_store_path
+from llmist.errors import LlmistError
 from llmist.gadgets.builtins import requires_approval
 from llmist.providers.base import ImagePart
 from llmist.web._history import conversation_view
@@ -206,6 +207,8 @@ class _Routes:
             run = await self.hub.start(body.thread_id, body.run_id, prompt, shown)
         except RunConflictError as exc:
             return _error(409, str(exc))
+        except (ValueError, LlmistError) as exc:
+            return _error(422, str(exc))
         return StreamingResponse(run.follow(), media_type="text/event-stream", headers=_SSE_HEADERS)
 
     async def stop(self, request: Request) -> Response:

@@ -189,11 +189,18 @@ function renderArgs(node, args) {
   box.replaceChildren(...rows);
 }
 
+// Arguments are rendered at most once a frame: a long value arrives in many small deltas, and
+// parsing the whole text again for each would make the page slow down as the value grows.
 function addArgs(id, delta) {
   const node = page.cards.get(id);
   if (!node) return;
   node.argsText += delta;
-  renderArgs(node, parsePartial(node.argsText));
+  if (node.renderPending) return;
+  node.renderPending = true;
+  requestAnimationFrame(() => {
+    node.renderPending = false;
+    renderArgs(node, parsePartial(node.argsText));
+  });
 }
 
 function showResult(id, content) {
