@@ -73,3 +73,20 @@ def browser_session() -> Iterator[Any]:
     if why is not None:
         pytest.skip(why)
     yield from start_browser()
+
+
+def send(browser: Any, text: str) -> None:
+    """Type ``text`` in the page's message box and send it."""
+    browser.find_element("id", "prompt").send_keys(text)
+    browser.find_element("id", "send").click()
+
+
+def status(browser: Any, invocation_id: str) -> str:
+    """The status a call's card shows ("" while there is no card)."""
+    cards = browser.find_elements("css selector", f'.card[data-call-id="{invocation_id}"]')
+    return (cards[0].get_attribute("data-status") or "") if cards else ""
+
+
+def run_ended(browser: Any) -> bool:
+    """Whether the page shows the end of a run."""
+    return bool(browser.find_elements("css selector", ".run-end"))

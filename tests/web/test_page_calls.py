@@ -12,27 +12,13 @@ import pytest
 from llmist import Agent
 from llmist.testing import MockModel, block_call
 from llmist.web import to_asgi
-from tests.web.browser import wait_for
+from tests.web.browser import run_ended, send, status, wait_for
 from tests.web.scripted import Gate, WriteNote, echo, gated
 from tests.web.servers import serving
 
 pytestmark = pytest.mark.slow
 
 SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "images" / "web-page.png"
-
-
-def send(browser: Any, text: str) -> None:
-    browser.find_element("id", "prompt").send_keys(text)
-    browser.find_element("id", "send").click()
-
-
-def status(browser: Any, invocation_id: str) -> str:
-    cards = browser.find_elements("css selector", f'.card[data-call-id="{invocation_id}"]')
-    return (cards[0].get_attribute("data-status") or "") if cards else ""
-
-
-def run_ended(browser: Any) -> bool:
-    return bool(browser.find_elements("css selector", ".run-end"))
 
 
 def test_two_calls_run_in_parallel_and_a_dependent_one_waits_for_both(browser: Any, tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from llmist import Agent
 from llmist.agent import SQLiteSession
 from llmist.testing import MockModel, block_call
 from llmist.web import to_asgi
-from tests.web.browser import wait_for
+from tests.web.browser import send, status, wait_for
 from tests.web.scripted import Gate, echo, gated
 from tests.web.servers import llmist_web, serving
 
@@ -21,16 +21,6 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "web"
-
-
-def send(browser: Any, text: str) -> None:
-    browser.find_element("id", "prompt").send_keys(text)
-    browser.find_element("id", "send").click()
-
-
-def status(browser: Any, invocation_id: str) -> str:
-    cards = browser.find_elements("css selector", f'.card[data-call-id="{invocation_id}"]')
-    return (cards[0].get_attribute("data-status") or "") if cards else ""
 
 
 def transcript(browser: Any) -> list[str]:

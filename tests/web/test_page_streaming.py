@@ -13,7 +13,7 @@ from llmist.gadgets import GadgetMedia
 from llmist.providers.base import ImagePart
 from llmist.testing import MockModel, block_call
 from llmist.web import to_asgi
-from tests.web.browser import wait_for
+from tests.web.browser import send, wait_for
 from tests.web.scripted import echo
 from tests.web.servers import serving
 
@@ -35,12 +35,6 @@ new MutationObserver(() => {
 }).observe(document.getElementById('transcript'),
            {subtree: true, childList: true, characterData: true, attributes: true});
 """
-
-
-def send(browser: Any, text: str) -> None:
-    box = browser.find_element("id", "prompt")
-    box.send_keys(text)
-    browser.find_element("id", "send").click()
 
 
 def test_the_answer_streams_into_the_page_as_the_model_writes(browser: Any, tmp_path: Path) -> None:
