@@ -378,7 +378,9 @@ function handle(event) {
     case "RUN_FINISHED": {
       const result = event.result || {};
       const cancelled = event.outcome && event.outcome.type === "cancelled";
-      add(el("div", "run-end", cancelled ? "Stopped" : "Done (" + (result.stopReason || "finished") + ")"));
+      const reason = result.stopReason || "no_calls";
+      const plain = reason === "no_calls" || reason === "task_complete";
+      add(el("div", "run-end", cancelled ? "Stopped" : plain ? "Done" : "Done (stopped by " + reason.replace("_", " ") + ")"));
       endRun();
       break;
     }
