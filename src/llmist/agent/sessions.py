@@ -18,6 +18,7 @@ import asyncio
 import atexit
 import collections
 import logging
+import os
 import sqlite3
 import threading
 from collections.abc import Sequence
@@ -28,7 +29,15 @@ from llmist.agent.messages import MessageFormatError, dumps_messages, loads_mess
 from llmist.gadgets import LlmistError
 from llmist.providers.base import Message
 
-__all__ = ["LINGER_S", "SCHEMA_VERSION", "SQLiteSession", "Session", "SessionError", "flush_pending"]
+__all__ = [
+    "LINGER_S",
+    "SCHEMA_VERSION",
+    "SQLiteSession",
+    "Session",
+    "SessionError",
+    "default_store_path",
+    "flush_pending",
+]
 
 logger = logging.getLogger("llmist.agent.sessions")
 
@@ -41,6 +50,17 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS llmist_messages (session_id TEXT NOT NULL, seq INTEGER NOT NULL, "
     "body TEXT NOT NULL, PRIMARY KEY (session_id, seq)) WITHOUT ROWID",
 )
+
+
+def default_store_path() -> Path:
+    """Where ``llmist agent --session`` and ``llmist web`` keep conversations unless told:
+    ``$LLMIST_SESSION_DB``, else ``$XDG_DATA_HOME/llmist/sessions.db`` (``~/.local/share``
+    without it). The folder is not created here."""
+    env = os.environ
+    if env.get("LLMIST_SESSION_DB"):
+        return Path(env["LLMIST_SESSION_DB"])
+    base = Path(env["XDG_DATA_HOME"]) if env.get("XDG_DATA_HOME") else Path.home() / ".local" / "share"
+    return base / "llmist" / "sessions.db"
 
 
 class SessionError(LlmistError):
@@ -130,6 +150,17 @@ class SQLiteSession:
     async def flush(self) -> None:
         """Wait until every queued change is committed; raise if a write failed."""
         await self._store().flush(self)
+
+    @classmethod
+    async def list_ids(cls, path: str | Path) -> list[str]:
+        """The ids of the conversations stored in ``path`` (sorted; writes queued in this
+        process are committed first). A missing file holds none and is not created."""
+        if not Path(path).exists():
+            return []
+        probe = cls(path, "")
+        store = probe._store()
+        await store.flush(probe)
+        return store.ids()
 
     async def clear(self) -> None:
         """Delete this session's conversation from the store."""
@@ -252,6 +283,11 @@ class _Store:
                 raise MessageFormatError(f"the rows skip from message {len(messages)} to {seq} (damaged store)")
             messages += loads_messages(body)
         return messages
+
+    def ids(self) -> list[str]:
+        with self.lock:
+            rows = self.conn.execute("SELECT DISTINCT session_id FROM llmist_messages ORDER BY session_id").fetchall()
+        return [row[0] for row in rows]
 
     def delete(self, session_id: str) -> None:
         with self.lock:

@@ -18,6 +18,7 @@ from llmist.cli.gadget_cmd import gadget_app
 from llmist.cli.mcp_cmd import mcp_app
 from llmist.cli.models_cmd import models_command
 from llmist.cli.parse_cmd import parse_command
+from llmist.cli.web_cmd import web_command
 
 app = typer.Typer(
     name="llmist",
@@ -58,6 +59,7 @@ app.command("complete")(complete_command)
 app.command("eval")(eval_command)
 app.command("models")(models_command)
 app.command("parse")(parse_command)
+app.command("web")(web_command)
 app.add_typer(gadget_app)
 app.add_typer(config_app)
 app.add_typer(mcp_app)
