@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from llmist.errors import LlmistError
 from llmist.syntax.schema import JsonSchema, Schema, json_schema
+from llmist.syntax.writing import block_escape_char, unescape_block_value
 
 __all__ = [
     "MAX_PARAMETER_DEPTH",
@@ -57,7 +58,7 @@ def parse_block_params(content: str, *, arg_prefix: str = "!!!ARG:", schema: Sch
     deeper than :data:`MAX_PARAMETER_DEPTH`.
     """
     hints = _schema_hints(schema) if schema is not None else None
-    return parse_block_span(content, 0, len(content), arg_prefix, hints)
+    return parse_block_span(content, 0, len(content), arg_prefix, hints, block_escape_char(arg_prefix))
 
 
 def parse_block_body(body: str, *, arg_prefix: str = "!!!ARG:", schema: Schema | None = None) -> dict[str, Any]:
@@ -65,7 +66,8 @@ def parse_block_body(body: str, *, arg_prefix: str = "!!!ARG:", schema: Schema |
     :func:`arguments_span` (a markdown fence around them dropped), then assembled as
     :func:`parse_block_params` does."""
     a, b, _ = arguments_span(body, 0, len(body), arg_prefix)
-    return parse_block_span(body, a, b, arg_prefix, _schema_hints(schema) if schema is not None else None)
+    hints = _schema_hints(schema) if schema is not None else None
+    return parse_block_span(body, a, b, arg_prefix, hints, block_escape_char(arg_prefix))
 
 
 def arguments_span(
@@ -122,8 +124,12 @@ def _closes_nothing(s: str, a: int, b: int, arg_prefix: str) -> bool:
     return fences % 2 == 1
 
 
-def parse_block_span(s: str, a: int, b: int, arg_prefix: str, hints: _SchemaHints | None = None) -> dict[str, Any]:
-    """:func:`parse_block_params` of ``s[a:b]``, slicing each value straight out of ``s``."""
+def parse_block_span(
+    s: str, a: int, b: int, arg_prefix: str, hints: _SchemaHints | None = None, escape: str | None = None
+) -> dict[str, Any]:
+    """:func:`parse_block_params` of ``s[a:b]``, slicing each value straight out of ``s``
+    (``escape``: the character of escaped value lines, :func:`~llmist.syntax.writing.block_escape_char`;
+    ``None`` reads backslashes as written)."""
     result: dict[str, Any] = {}
     seen: set[str] = set()
     step = len(arg_prefix)
@@ -135,26 +141,29 @@ def parse_block_span(s: str, a: int, b: int, arg_prefix: str, hints: _SchemaHint
         stop = b if at < 0 else at
         newline = s.find("\n", begin, stop)
         if newline < 0:
-            _put(result, seen, s[begin:stop].strip(), "", hints)
+            _put(result, seen, s[begin:stop].strip(), "", hints, escape)
         else:
             end = stop - 1 if stop > newline + 1 and s[stop - 1] == "\n" else stop
-            _put(result, seen, s[begin:newline].strip(), s[newline + 1 : end], hints)
+            _put(result, seen, s[begin:newline].strip(), s[newline + 1 : end], hints, escape)
     return result
 
 
-def assemble_params(arguments: list[tuple[str, str]]) -> dict[str, Any]:
+def assemble_params(arguments: list[tuple[str, str]], escape: str | None = None) -> dict[str, Any]:
     """:func:`parse_block_params` of arguments already cut out of a block: ``(pointer, value)``
     pairs in order, each pointer stripped and each value without the newline before the next
     argument (the streaming parser tracks them as they arrive, so it need not scan the body again)."""
     result: dict[str, Any] = {}
     seen: set[str] = set()
     for pointer, value in arguments:
-        _put(result, seen, pointer, value, None)
+        _put(result, seen, pointer, value, None, escape)
     return result
 
 
-def _put(result: dict[str, Any], seen: set[str], pointer: str, text: str, hints: _SchemaHints | None) -> None:
-    """Coerce one argument's value (multi-line values never are) and set it at its pointer in ``result``."""
+def _put(
+    result: dict[str, Any], seen: set[str], pointer: str, text: str, hints: _SchemaHints | None, escape: str | None
+) -> None:
+    """Coerce one argument's value (multi-line values never are; escaped lines are read first)
+    and set it at its pointer in ``result``."""
     if not pointer:
         raise BlockParseError("Empty pointer: an argument needs a parameter name after the argument marker")
     if pointer in seen:
@@ -162,6 +171,8 @@ def _put(result: dict[str, Any], seen: set[str], pointer: str, text: str, hints:
     segments = pointer.split("/") if "/" in pointer else None
     if segments is not None:
         _check_segments(pointer, segments)
+    if escape is not None:
+        text = unescape_block_value(text, escape)
     value = _coerce(text, "unknown" if hints is None else hints.hint(pointer))
     seen.add(pointer)
     if segments is not None:
