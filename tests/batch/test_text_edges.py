@@ -11,7 +11,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from hypothesis import given
+from hypothesis import given, settings
 
 from llmist import Agent
 from llmist.batch import ResultsFile, TaskResult, arun_batch
@@ -62,6 +62,7 @@ def test_a_line_that_cannot_be_written_counts_as_a_failed_task(tmp_path: Path) -
     assert "could not be written" in proc.stderr
 
 
+@settings(deadline=None)  # file I/O: slow on a busy machine
 @given(any_text, any_text)
 def test_any_text_is_written_as_a_line_that_reads_back_cleaned(output: str, error: str) -> None:
     result = TaskResult("id", output, None, Usage(), 0.0, error, 0.0)

@@ -109,7 +109,7 @@ def test_escape_sequences_in_a_parsed_transcript_are_shown(tmp_path: Path) -> No
 _SHOWN_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
-@settings(max_examples=60)
+@settings(max_examples=60, deadline=None)
 @given(any_text)
 def test_any_text_in_any_event_reaches_the_terminal_encodable_and_without_control_characters(text: str) -> None:
     raw = io.BytesIO()
