@@ -143,7 +143,7 @@ class _Command:
         stopped), ``"timeout"`` or ``"output"`` (past the byte limit; both stopped)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
-        shell = asyncio.ensure_future(self.proc.wait())
+        shell = asyncio.ensure_future(_exited(self.proc))
         pending: set[asyncio.Future[Any]] = {reader, shell}
         while not shell.done():
             done, pending = await asyncio.wait(pending, timeout=deadline - loop.time(), return_when="FIRST_COMPLETED")
@@ -174,11 +174,40 @@ class _Command:
         until = loop.time() + _KILL_GRACE_S
         while loop.time() < until and (proc.returncode is None or leftovers(proc.pid, self.marker)):
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(proc.wait()), 0.05)
+                await asyncio.wait_for(_exited(proc), 0.05)
         kill(proc.pid, self.marker, signal.SIGKILL)
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(proc.wait(), _KILL_GRACE_S)
+            await asyncio.wait_for(_exited(proc), _KILL_GRACE_S)
         return reached
+
+
+async def _exited(proc: asyncio.subprocess.Process) -> None:
+    """Until the shell has exited. Not ``proc.wait()``: before Python 3.12 it also waits for the
+    output pipe to close, which a background process may hold open for ever. A pidfd says when
+    the process ends (Linux); elsewhere its return code is polled."""
+    if proc.returncode is not None:
+        return
+    loop = asyncio.get_running_loop()
+    try:
+        pidfd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):  # no pidfd here, or the process is gone already
+        pidfd = -1
+    if pidfd >= 0:
+        ended: asyncio.Future[None] = loop.create_future()
+
+        def readable() -> None:
+            if not ended.done():
+                ended.set_result(None)
+
+        loop.add_reader(pidfd, readable)
+        try:
+            if proc.returncode is None:
+                await ended
+        finally:
+            loop.remove_reader(pidfd)
+            os.close(pidfd)
+    while proc.returncode is None:  # the child watcher reaps it and sets the code right after
+        await asyncio.sleep(0.01)
 
 
 def _stopped_note(stopped: list[Leftover]) -> str:
