@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
-import tempfile
-from pathlib import Path
+from pathlib import PurePosixPath
 from typing import Annotated, ClassVar
 
 from pydantic import BaseModel, Field
@@ -32,25 +30,6 @@ class _SandboxedGadget(Gadget):
     def __init__(self, root: str | os.PathLike[str] = ".") -> None:
         self.sandbox = Sandbox(root)
         """Where this gadget's paths are confined."""
-
-
-def _existing_file(sandbox: Sandbox, path: str) -> Path:
-    target = sandbox.resolve(path)
-    if target.is_dir():
-        raise GadgetError(f"{path!r} is a directory, not a file; use ListDirectory to see what it holds")
-    if not target.exists():
-        raise GadgetError(
-            f"No such file: {path!r} (relative to the sandbox root); use ListDirectory to see what exists"
-        )
-    return target
-
-
-def _read_text(sandbox: Sandbox, path: str) -> tuple[str, str]:
-    target = _existing_file(sandbox, path)
-    try:
-        return target.read_text(encoding="utf-8"), sandbox.relative(target)
-    except UnicodeDecodeError:
-        raise GadgetError(f"{path!r} is not UTF-8 text; only text files can be read") from None
 
 
 class ReadFileParams(BaseModel):
@@ -85,9 +64,9 @@ class ReadFile(_SandboxedGadget):
 
     def execute(self, params: ReadFileParams, ctx: ExecutionContext) -> str:
         """Return the requested lines, then a notice when the file has lines not shown."""
-        target = _existing_file(self.sandbox, params.path)
         try:
-            window = read_lines(target, params.offset, params.limit, self.max_bytes, self.max_line_chars)
+            with self.sandbox.open_file(params.path) as (file, _):
+                window = read_lines(file, params.offset, params.limit, self.max_bytes, self.max_line_chars)
         except UnicodeDecodeError:
             raise GadgetError(f"{params.path!r} is not UTF-8 text; only text files can be read") from None
         if window.last < window.first and window.total > 0:
@@ -125,14 +104,8 @@ class WriteFile(_SandboxedGadget):
 
     def execute(self, params: WriteFileParams, ctx: ExecutionContext) -> str:
         """Write the file and say what changed."""
-        target = self.sandbox.resolve(params.path)
-        if target.is_dir():
-            raise GadgetError(f"{params.path!r} is a directory; give the path of a file")
-        existed = target.exists()
-        target.parent.mkdir(parents=True, exist_ok=True)
         content, replaced = _encoded(params.content)
-        rel = self.sandbox.relative(target)
-        _replace_file(target, content, rel)
+        rel, existed = self.sandbox.replace_file(params.path, content)
         what = "replaced" if existed else "created"
         return f"Wrote {len(params.content)} characters to {rel} ({what}){_replaced_note(replaced)}"
 
@@ -163,14 +136,17 @@ class EditFile(_SandboxedGadget):
         """Apply the replacement or explain why it cannot be applied."""
         if not params.search:
             raise GadgetError("`search` is empty; give the exact text to replace")
-        target = _existing_file(self.sandbox, params.path)
-        size = target.stat().st_size
-        if size > self.max_bytes:
-            raise GadgetError(
-                f"{self.sandbox.relative(target)} is {size:,} bytes, more than EditFile edits "
-                f"({self.max_bytes:,} bytes, EditFile.max_bytes); use RunCommand with a tool made for large files"
-            )
-        text, rel = _read_text(self.sandbox, params.path)
+        with self.sandbox.open_file(params.path) as (file, rel):
+            size = os.fstat(file.fileno()).st_size
+            if size > self.max_bytes:
+                raise GadgetError(
+                    f"{rel} is {size:,} bytes, more than EditFile edits "
+                    f"({self.max_bytes:,} bytes, EditFile.max_bytes); use RunCommand with a tool made for large files"
+                )
+            try:
+                text = file.read(self.max_bytes + 1).decode("utf-8")
+            except UnicodeDecodeError:
+                raise GadgetError(f"{params.path!r} is not UTF-8 text; only text files can be read") from None
         count = text.count(params.search)
         if count == 0:
             raise GadgetError(
@@ -184,7 +160,7 @@ class EditFile(_SandboxedGadget):
                 f"include more surrounding text so that it matches exactly once"
             )
         content, replaced = _encoded(text.replace(params.search, params.replace, 1))
-        _replace_file(self.sandbox.resolve(params.path), content, rel)
+        self.sandbox.replace_file(params.path, content)
         line = _match_lines(text, params.search)[0]
         return f"Edited {rel}: replaced {len(params.search)} characters at line {line}{_replaced_note(replaced)}"
 
@@ -201,35 +177,6 @@ def _replaced_note(replaced: int) -> str:
     if not replaced:
         return ""
     return f"; {replaced} lone surrogate{'s' if replaced > 1 else ''} written as U+FFFD (not valid in UTF-8)"
-
-
-def _replace_file(target: Path, content: bytes, shown: str) -> None:
-    """Put ``content`` in ``target`` whole or not at all: written to a temporary file in the same
-    folder, flushed to disk, then renamed over the target (which keeps its permissions). A
-    failure (a full disk) leaves the old file as it was and no temporary file behind."""
-    try:
-        mode = stat.S_IMODE(target.stat().st_mode)
-    except FileNotFoundError:
-        mode = 0o666 & ~_umask()
-    fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".llmist-tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(content)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, target)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise GadgetError(f"Could not write {shown}: {exc.strerror or exc}; the file is unchanged") from exc
-
-
-def _umask() -> int:
-    """The process's umask (read by setting it, then putting it back)."""
-    current = os.umask(0)
-    os.umask(current)
-    return current
 
 
 def _match_lines(text: str, search: str) -> list[int]:
@@ -257,23 +204,38 @@ class ListDirectory(_SandboxedGadget):
 
     def execute(self, params: ListDirectoryParams, ctx: ExecutionContext) -> str:
         """One entry per line, sorted, paths relative to the listed directory."""
-        target = self.sandbox.resolve(params.path)
-        if not target.is_dir():
-            raise GadgetError(f"{params.path!r} is not a directory (relative to the sandbox root)")
-        entries = sorted(target.rglob("*") if params.recursive else target.iterdir())
+        with self.sandbox.open_directory(params.path) as (fd, shown):
+            entries = sorted(_entries(fd, params.recursive), key=lambda e: PurePosixPath(e[0]).parts)
         lines: list[str] = []
-        for entry in entries[: self.max_entries]:
-            rel = entry.relative_to(target).as_posix()
-            if entry.is_symlink():
+        for rel, mode, size, link in entries[: self.max_entries]:
+            if link is not None:
                 try:
-                    self.sandbox.resolve(self.sandbox.relative(entry.parent) + "/" + entry.name)
-                    lines.append(f"{rel} -> {os.readlink(entry)}")
+                    self.sandbox.resolve(rel if shown == "." else f"{shown}/{rel}")
+                    lines.append(f"{rel} -> {link}")
                 except SandboxError:
                     lines.append(f"{rel} -> (outside the sandbox, not usable)")
-            elif entry.is_dir():
+            elif stat.S_ISDIR(mode):
                 lines.append(rel + "/")
             else:
-                lines.append(f"{rel} ({entry.stat().st_size} bytes)")
+                lines.append(f"{rel} ({size} bytes)")
         if len(entries) > self.max_entries:
             lines.append(f"... and {len(entries) - self.max_entries} more entries")
         return "\n".join(lines) if lines else "(empty directory)"
+
+
+def _entries(fd: int, recursive: bool) -> list[tuple[str, int, int, str | None]]:
+    """``(path, mode, size, link target or None)`` of what the directory ``fd`` holds (its whole
+    tree when ``recursive``), read through descriptors: no symlink is followed."""
+    found: list[tuple[str, int, int, str | None]] = []
+    for top, dirs, files, top_fd in os.fwalk(".", dir_fd=fd, follow_symlinks=False):
+        for name in dirs + files:
+            try:
+                st = os.stat(name, dir_fd=top_fd, follow_symlinks=False)
+                link = os.readlink(name, dir_fd=top_fd) if stat.S_ISLNK(st.st_mode) else None
+            except OSError:  # gone meanwhile
+                continue
+            rel = name if top == "." else f"{top[2:]}/{name}"
+            found.append((rel, st.st_mode, st.st_size, link))
+        if not recursive:
+            break
+    return found
