@@ -24,7 +24,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\r")
 def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment of a user with no config file and no API keys."""
     env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_TOKEN")) and not k.startswith("LLMIST")}
-    env.update({"COLUMNS": "100", "NO_COLOR": "1", "LLMIST_CONFIG": os.devnull + ".none", "PYTHONUNBUFFERED": "1"})
+    env.update({"COLUMNS": "100", "NO_COLOR": "1", "LLMIST_CONFIG": os.devnull, "PYTHONUNBUFFERED": "1"})
     env.update(extra or {})
     return env
 

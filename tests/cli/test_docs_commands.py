@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import runpy
 import shlex
@@ -53,7 +54,7 @@ def test_every_toml_sample_is_a_valid_config(doc: str, tmp_path: Path) -> None:
     for block in _blocks(doc, "toml"):
         (tmp_path / "llmist.toml").write_text(block, encoding="utf-8")
         for profile in [None, *re.findall(r"^\[profiles\.(\w+)\]", block, re.MULTILINE)]:
-            load_config(cwd=tmp_path, env={"LLMIST_CONFIG": str(tmp_path / "none.toml")}, profile=profile)
+            load_config(cwd=tmp_path, env={"LLMIST_CONFIG": os.devnull}, profile=profile)
 
 
 def test_readme_example_runs(capsys: pytest.CaptureFixture[str]) -> None:

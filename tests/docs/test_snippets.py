@@ -161,7 +161,7 @@ def in_tmp_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for key in list(os.environ):
         if key.endswith(("_API_KEY", "_TOKEN", "_BASE_URL")) or key.startswith("LLMIST_"):
             monkeypatch.delenv(key)
-    monkeypatch.setenv("LLMIST_CONFIG", "")
+    monkeypatch.setenv("LLMIST_CONFIG", os.devnull)
     return tmp_path
 
 
