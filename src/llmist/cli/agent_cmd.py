@@ -51,30 +51,39 @@ class _Sink(Protocol):
 
 
 _PromptArgument = Annotated[
-    str | None, typer.Argument(help="The task (with --session: optional, the run then continues the session).")
+    str | None,
+    typer.Argument(metavar="PROMPT", help="The task (with --session: optional, the run then continues the session)."),
 ]
 _SessionOption = Annotated[
     str | None,
-    typer.Option(help="Keep the conversation under this name and continue it if it exists (saved each iteration)."),
+    typer.Option(
+        metavar="NAME",
+        help="Keep the conversation under this name and continue it if it exists (saved each iteration).",
+    ),
 ]
 _SessionDbOption = Annotated[
     Path | None,
-    typer.Option(help="SQLite file of --session (default: $LLMIST_SESSION_DB, else the user data directory)."),
+    typer.Option(
+        metavar="FILE", help="SQLite file of --session (default: $LLMIST_SESSION_DB, else the user data directory)."
+    ),
 ]
 
 
 def agent_command(
     prompt: _PromptArgument = None,
     model: Annotated[
-        str | None, typer.Option("--model", "-m", help="Model: 'sonnet', 'openai:gpt-4o', 'mock', 'mock:SCRIPT.json'.")
+        str | None,
+        typer.Option(
+            "--model", "-m", metavar="MODEL", help="Model: 'sonnet', 'openai:gpt-4o', 'mock', 'mock:SCRIPT.json'."
+        ),
     ] = None,
     gadget: Annotated[
-        list[str] | None, typer.Option("--gadget", "-g", help="Gadget file or module (repeatable).")
+        list[str] | None, typer.Option("--gadget", "-g", metavar="FILE", help="Gadget file or module (repeatable).")
     ] = None,
     builtins: Annotated[
         bool | None, typer.Option("--builtins/--no-builtins", help="Add the built-in file and command gadgets.")
     ] = None,
-    root: Annotated[str | None, typer.Option(help="Sandbox root of the built-in gadgets.")] = None,
+    root: Annotated[str | None, typer.Option(metavar="DIR", help="Sandbox root of the built-in gadgets.")] = None,
     allow_commands: Annotated[
         bool | None, typer.Option("--commands/--no-commands", help="With --builtins: include RunCommand.")
     ] = None,
@@ -82,14 +91,20 @@ def agent_command(
         SyntaxChoice | None,
         typer.Option(help="How the model calls gadgets (native: its API's tool calls)."),
     ] = None,
-    max_iterations: Annotated[int | None, typer.Option(min=1, help="Most model calls.")] = None,
-    max_cost: Annotated[float | None, typer.Option(min=0, help="Stop once the run cost this many USD.")] = None,
-    system: Annotated[str | None, typer.Option(help="System prompt preamble (replaces the default one).")] = None,
+    max_iterations: Annotated[int | None, typer.Option(min=1, metavar="N", help="Most model calls.")] = None,
+    max_cost: Annotated[
+        float | None, typer.Option(min=0, metavar="USD", help="Stop once the run cost this many USD.")
+    ] = None,
+    system: Annotated[
+        str | None, typer.Option(metavar="TEXT", help="System prompt preamble (replaces the default one).")
+    ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve every write and command without asking.")] = False,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print events as JSON lines instead of the live view.")
     ] = False,
-    profile: Annotated[str | None, typer.Option("--profile", "-P", help="Configuration profile to use.")] = None,
+    profile: Annotated[
+        str | None, typer.Option("--profile", "-P", metavar="NAME", help="Configuration profile to use.")
+    ] = None,
     mcp: Annotated[
         list[str] | None,
         typer.Option("--mcp", metavar="COMMAND", help="Command line of an MCP server whose tools to use (repeatable)."),

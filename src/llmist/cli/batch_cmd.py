@@ -67,32 +67,47 @@ class ConfiguredAgent:
 
 def batch_command(
     tasks: Annotated[
-        Path, typer.Argument(help='JSONL file: one {"id", "prompt", "inputs"} object or prompt string a line.')
+        Path,
+        typer.Argument(
+            metavar="TASKS", help='JSONL file: one {"id", "prompt", "inputs"} object or prompt string a line.'
+        ),
     ],
     model: Annotated[
-        str | None, typer.Option("--model", "-m", help="Model: 'sonnet', 'openai:gpt-4o', 'mock'.")
+        str | None, typer.Option("--model", "-m", metavar="MODEL", help="Model: 'sonnet', 'openai:gpt-4o', 'mock'.")
     ] = None,
     gadget: Annotated[
-        list[str] | None, typer.Option("--gadget", "-g", help="Gadget file or module (repeatable).")
+        list[str] | None, typer.Option("--gadget", "-g", metavar="FILE", help="Gadget file or module (repeatable).")
     ] = None,
     out: Annotated[
-        Path, typer.Option("--out", "-o", help="Results file (JSON lines); ids done there are skipped.")
+        Path, typer.Option("--out", "-o", metavar="FILE", help="Results file (JSON lines); ids done there are skipped.")
     ] = Path("results.jsonl"),
-    concurrency: Annotated[int, typer.Option(min=1, help="Most runs in flight at once.")] = 100,
+    concurrency: Annotated[int, typer.Option(min=1, metavar="N", help="Most runs in flight at once.")] = 100,
     budget: Annotated[
-        float | None, typer.Option(min=0, help="Start no run once the batch spent this many USD.")
+        float | None, typer.Option(min=0, metavar="USD", help="Start no run once the batch spent this many USD.")
     ] = None,
-    rpm: Annotated[int | None, typer.Option(min=1, help="Requests per minute allowed to the model (all runs).")] = None,
-    tpm: Annotated[int | None, typer.Option(min=1, help="Tokens per minute allowed to the model (all runs).")] = None,
+    rpm: Annotated[
+        int | None, typer.Option(min=1, metavar="N", help="Requests per minute allowed to the model (all runs).")
+    ] = None,
+    tpm: Annotated[
+        int | None, typer.Option(min=1, metavar="N", help="Tokens per minute allowed to the model (all runs).")
+    ] = None,
     backend: Annotated[Backend, typer.Option(help="asyncio (this process) or ray (a Ray cluster).")] = Backend.asyncio,
-    address: Annotated[str | None, typer.Option(help="With --backend ray: the cluster (default: a local one).")] = None,
-    workers: Annotated[
-        int | None, typer.Option(min=1, help="With --backend ray: worker actors (default: CPUs).")
+    address: Annotated[
+        str | None, typer.Option(metavar="ADDRESS", help="With --backend ray: the cluster (default: a local one).")
     ] = None,
-    max_iterations: Annotated[int | None, typer.Option(min=1, help="Most model calls per run.")] = None,
-    max_cost: Annotated[float | None, typer.Option(min=0, help="Stop a run once it cost this many USD.")] = None,
-    system: Annotated[str | None, typer.Option(help="System prompt preamble (replaces the default one).")] = None,
-    profile: Annotated[str | None, typer.Option("--profile", "-P", help="Configuration profile to use.")] = None,
+    workers: Annotated[
+        int | None, typer.Option(min=1, metavar="N", help="With --backend ray: worker actors (default: CPUs).")
+    ] = None,
+    max_iterations: Annotated[int | None, typer.Option(min=1, metavar="N", help="Most model calls per run.")] = None,
+    max_cost: Annotated[
+        float | None, typer.Option(min=0, metavar="USD", help="Stop a run once it cost this many USD.")
+    ] = None,
+    system: Annotated[
+        str | None, typer.Option(metavar="TEXT", help="System prompt preamble (replaces the default one).")
+    ] = None,
+    profile: Annotated[
+        str | None, typer.Option("--profile", "-P", metavar="NAME", help="Configuration profile to use.")
+    ] = None,
 ) -> None:
     """Run the agent over every task of TASKS, writing one result line per run to --out.
 

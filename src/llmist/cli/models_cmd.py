@@ -35,7 +35,9 @@ def _tokens(value: int | None) -> str:
 
 
 def models_command(
-    provider: Annotated[str | None, typer.Option("--provider", help="Only this provider's models.")] = None,
+    provider: Annotated[
+        str | None, typer.Option("--provider", metavar="NAME", help="Only this provider's models.")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
     """List the models llmist knows: context window, output limit, prices per million tokens,

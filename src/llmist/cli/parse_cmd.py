@@ -31,16 +31,19 @@ class SyntaxChoice(StrEnum):
 
 
 def parse_command(
-    file: Annotated[str, typer.Argument(help="Transcript to parse, or - for standard input.")] = "-",
+    file: Annotated[str, typer.Argument(metavar="FILE", help="Transcript to parse, or - for standard input.")] = "-",
     syntax: Annotated[SyntaxChoice, typer.Option(help="Call syntax of the transcript.")] = SyntaxChoice.block,
     chunk: Annotated[
-        int, typer.Option(min=0, help="Feed the text in chunks of N characters (0: all at once), as a stream would.")
+        int,
+        typer.Option(
+            min=0, metavar="N", help="Feed the text in chunks of N characters (0: all at once), as a stream would."
+        ),
     ] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines instead of a terminal view.")] = False,
     partials: Annotated[bool, typer.Option(help="Also show argument partials (block syntax, when chunked).")] = False,
-    start_prefix: Annotated[str, typer.Option(help="Block start marker.")] = DEFAULT_START_PREFIX,
-    end_prefix: Annotated[str, typer.Option(help="Block end marker.")] = DEFAULT_END_PREFIX,
-    arg_prefix: Annotated[str, typer.Option(help="Block argument marker.")] = DEFAULT_ARG_PREFIX,
+    start_prefix: Annotated[str, typer.Option(metavar="TEXT", help="Block start marker.")] = DEFAULT_START_PREFIX,
+    end_prefix: Annotated[str, typer.Option(metavar="TEXT", help="Block end marker.")] = DEFAULT_END_PREFIX,
+    arg_prefix: Annotated[str, typer.Option(metavar="TEXT", help="Block argument marker.")] = DEFAULT_ARG_PREFIX,
 ) -> None:
     """Show each text segment and gadget call the parser finds in a model transcript."""
     text = _read(file)
