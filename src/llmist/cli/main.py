@@ -53,9 +53,9 @@ def _global_options(
         )
     try:
         level, file = log_settings(log_level, log_file)
+        configure_logging(level.value, file)
     except ConfigError as exc:
         fail(str(exc))
-    configure_logging(level.value, file.value)
 
 
 app.command("agent", cls=Command, short_help="Run an agent on a task; watch its gadget calls.")(agent_command)
