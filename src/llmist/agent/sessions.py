@@ -110,8 +110,18 @@ class SQLiteSession:
             messages = store.read(self.session_id)
         except MessageFormatError as exc:
             raise SessionError(f"{self!r}: stored conversation cannot be read: {exc}") from exc
+        except sqlite3.Error as exc:
+            raise _not_a_store(self, exc) from exc
         self._saved = tuple(messages)
         return messages
+
+    def stored_ids(self) -> list[str]:
+        """The ids of every conversation stored in this session's file, sorted (read at once: a
+        local file)."""
+        try:
+            return self._store().session_ids()
+        except sqlite3.Error as exc:
+            raise _not_a_store(self, exc) from exc
 
     async def save(self, messages: Sequence[Message]) -> None:
         """Queue the change since the last save (new messages, or all of them when earlier ones
@@ -253,6 +263,11 @@ class _Store:
             messages += loads_messages(body)
         return messages
 
+    def session_ids(self) -> list[str]:
+        with self.lock:
+            rows = self.conn.execute("SELECT DISTINCT session_id FROM llmist_messages ORDER BY session_id").fetchall()
+        return [str(row[0]) for row in rows]
+
     def delete(self, session_id: str) -> None:
         with self.lock:
             self.conn.execute("DELETE FROM llmist_messages WHERE session_id = ?", (session_id,))
@@ -323,6 +338,11 @@ def _merged(batch: list[_Write]) -> list[_Write]:
         last[sid] = len(out)
         out.append((sid, start, ms))
     return out
+
+
+def _not_a_store(session: SQLiteSession, exc: sqlite3.Error) -> SessionError:
+    """A file whose tables are not ours (another program's, a damaged file) read as a store."""
+    return SessionError(f"{session!r}: the file is not an llmist session store, or it is damaged ({exc})")
 
 
 def _connect(path: Path, session: SQLiteSession) -> sqlite3.Connection:

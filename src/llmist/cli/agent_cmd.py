@@ -14,7 +14,7 @@ from typing import Annotated, Any, Protocol
 import typer
 from rich.console import Console
 
-from llmist.agent import Agent, AgentEvent, AgentResult, Controllers, HookPresets, Hooks, Progress, SQLiteSession
+from llmist.agent import Agent, AgentEvent, AgentResult, Controllers, HookPresets, Hooks, Progress
 from llmist.agent.sessions import flush_pending
 from llmist.cli._approval import TerminalApprover
 from llmist.cli._common import CliError, fail, stderr, stdout
@@ -22,6 +22,7 @@ from llmist.cli._config import Config, load_config
 from llmist.cli._json_sink import JsonSink
 from llmist.cli._loader import load_gadgets
 from llmist.cli._mock_script import load_mock_script, mock_script_path
+from llmist.cli._sessions import open_session, session_db
 from llmist.cli._view import AgentView
 from llmist.gadgets import Gadget, LlmistError
 from llmist.gadgets.builtins import builtin_gadgets, requires_approval
@@ -64,7 +65,9 @@ _SessionOption = Annotated[
 _SessionDbOption = Annotated[
     Path | None,
     typer.Option(
-        metavar="FILE", help="SQLite file of --session (default: $LLMIST_SESSION_DB, else the user data directory)."
+        "--session-db",
+        metavar="FILE",
+        help="SQLite file of --session (default: $LLMIST_SESSION_DB, else the user data directory).",
     ),
 ]
 
@@ -110,7 +113,7 @@ def agent_command(
         typer.Option("--mcp", metavar="COMMAND", help="Command line of an MCP server whose tools to use (repeatable)."),
     ] = None,
     session: _SessionOption = None,
-    session_db: _SessionDbOption = None,
+    session_db_flag: _SessionDbOption = None,
 ) -> None:
     """Run an agent on PROMPT: the model calls gadgets, you watch each call and its result."""
     flags: dict[str, Any] = {
@@ -128,7 +131,11 @@ def agent_command(
     if prompt is None and session is None:
         fail("give a PROMPT (or --session NAME to continue a saved conversation)")
     agent, sink = _prepare(profile, flags, as_json, yes)
-    agent.session = SQLiteSession(_session_db(session_db), session) if session is not None else None
+    if session is not None:
+        try:
+            agent.session = open_session(session_db(session_db_flag), session, must_exist=prompt is None)
+        except CliError as exc:
+            fail(str(exc))
     raise typer.Exit(asyncio.run(_run(agent, prompt, sink)))
 
 
@@ -140,20 +147,6 @@ def _prepare(profile: str | None, flags: dict[str, Any], as_json: bool, yes: boo
         return _watched_agent(config, sink, stderr if as_json else stdout, yes), sink
     except (CliError, LlmistError, ProviderError, ValueError, ImportError) as exc:
         fail(str(exc))
-
-
-def _session_db(path: Path | None) -> Path:
-    """The sessions' SQLite file: the flag, else ``$LLMIST_SESSION_DB``, else
-    ``$XDG_DATA_HOME/llmist/sessions.db`` (``~/.local/share`` without it); its folder is created."""
-    if path is None:
-        env = os.environ
-        if env.get("LLMIST_SESSION_DB"):
-            path = Path(env["LLMIST_SESSION_DB"])
-        else:
-            base = Path(env["XDG_DATA_HOME"]) if env.get("XDG_DATA_HOME") else Path.home() / ".local" / "share"
-            path = base / "llmist" / "sessions.db"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return path
 
 
 def _watched_agent(config: Config, sink: _Sink, ask_console: Console, yes: bool) -> Agent:
