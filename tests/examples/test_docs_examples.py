@@ -9,8 +9,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDES = sorted(p.stem for p in (ROOT / "docs").glob("*.md") if (ROOT / "examples" / p.stem).is_dir())
-# These guides' examples need a fixture (a fake provider server) and are run by their own tests.
-RUN_ELSEWHERE = {"providers": "tests/providers/test_examples.py"}
+# These guides' examples need a fixture (a fake provider server, a server process) and are run by their own tests.
+RUN_ELSEWHERE = {"providers": "tests/providers/test_examples.py", "web": "tests/web/test_examples.py"}
 EXAMPLES = sorted(p for guide in GUIDES if guide not in RUN_ELSEWHERE for p in (ROOT / "examples" / guide).glob("*.py"))
 
 

@@ -3,26 +3,23 @@ that a wrong file or a missing session is one line naming it (exit 2), not a tra
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 
-from llmist.agent.sessions import SessionError, SQLiteSession
+from llmist.agent.sessions import SessionError, SQLiteSession, default_store_path
 from llmist.cli._common import CliError
 
-__all__ = ["open_session", "session_db"]
+__all__ = ["open_session", "session_store_path"]
 
 
-def session_db(path: Path | None) -> Path:
-    """The sessions' SQLite file: the flag, else ``$LLMIST_SESSION_DB``, else
-    ``$XDG_DATA_HOME/llmist/sessions.db`` (``~/.local/share`` without it); its folder is created."""
+def session_store_path(path: Path | None) -> Path:
+    """The sessions' SQLite file: the flag, else :func:`~llmist.agent.sessions.default_store_path`
+    (``$LLMIST_SESSION_DB``, else the user data directory); its folder is created."""
     source = "--session-db"
     if path is None:
-        env = os.environ
-        if env.get("LLMIST_SESSION_DB"):
-            path, source = Path(env["LLMIST_SESSION_DB"]), "LLMIST_SESSION_DB"
-        else:
-            base = Path(env["XDG_DATA_HOME"]) if env.get("XDG_DATA_HOME") else Path.home() / ".local" / "share"
-            path, source = base / "llmist" / "sessions.db", "the default session store"
+        path = default_store_path()
+        source = "LLMIST_SESSION_DB" if os.environ.get("LLMIST_SESSION_DB") else "the default session store"
     if path.is_dir():
         raise CliError(f"{source} {path} is a directory; give the path of a file (it is created if missing)")
     try:
@@ -37,9 +34,8 @@ def session_db(path: Path | None) -> Path:
 def open_session(path: Path, name: str, *, must_exist: bool) -> SQLiteSession:
     """The session ``name`` of the store at ``path``, its file checked now; ``must_exist``: a run
     with no prompt continues a session, so one that is not stored is an error listing those that are."""
-    session = SQLiteSession(path, name)
     try:
-        stored = session.stored_ids()
+        stored = asyncio.run(SQLiteSession.list_ids(path))  # opens an existing file: no database fails here
     except SessionError as exc:
         raise CliError(f"{exc}; give another file with --session-db, or move {path} aside") from None
     if must_exist and name not in stored:
@@ -48,4 +44,4 @@ def open_session(path: Path, name: str, *, must_exist: bool) -> SQLiteSession:
             f"no session named {name!r} in {path} (sessions there: {existing}); "
             "give a PROMPT to start it, or name an existing one"
         )
-    return session
+    return SQLiteSession(path, name)

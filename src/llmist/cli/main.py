@@ -19,6 +19,7 @@ from llmist.cli.gadget_cmd import gadget_app
 from llmist.cli.mcp_cmd import mcp_app
 from llmist.cli.models_cmd import models_command
 from llmist.cli.parse_cmd import parse_command
+from llmist.cli.web_cmd import web_command
 
 app = typer.Typer(
     name="llmist",
@@ -64,6 +65,7 @@ app.command("complete", cls=Command, short_help="Stream a model's answer to one 
 app.command("eval", cls=Command, short_help="Measure tool-use success of a model in each syntax.")(eval_command)
 app.command("models", cls=Command, short_help="List the models llmist knows: limits, prices, features.")(models_command)
 app.command("parse", cls=Command, short_help="Show the text and gadget calls the parser finds.")(parse_command)
+app.command("web", cls=Command, short_help="Serve a web page for an agent: watch, approve, stop.")(web_command)
 app.add_typer(gadget_app)
 app.add_typer(config_app)
 app.add_typer(mcp_app)
