@@ -89,6 +89,7 @@ def web_command(
         check_exposure(host, token, builtins=bool(config["builtins"]))
         agent, guarded = build_agent(config)
         agent.system_prompt  # noqa: B018  (resolves the model now, so a bad one fails before serving)
+        sessions = session_store_path(session_db)
     except (CliError, LlmistError, ProviderError, ValueError, ImportError, WebSecurityError) as exc:
         fail(str(exc))
     shown = f"[{host}]" if ":" in host else host
@@ -99,7 +100,7 @@ def web_command(
         host=host,
         port=port,
         token=token,
-        sessions=session_store_path(session_db),
+        sessions=sessions,
         builtins=bool(config["builtins"]),
         guarded=guarded,
     )
