@@ -28,6 +28,7 @@ from llmist.batch import (
     load_tasks,
     sigint_stops,
 )
+from llmist.cli._agent_options import GadgetOption, ProfileOption, SystemOption
 from llmist.cli._common import CliError, fail, stderr, stdout
 from llmist.cli._config import Config, load_config
 from llmist.cli._mock_script import load_mock_script, mock_script_path
@@ -76,22 +77,22 @@ class ConfiguredAgent:
         return agent
 
 
+_TasksArgument = Annotated[
+    Path,
+    typer.Argument(metavar="TASKS", help='JSONL file: one {"id", "prompt", "inputs"} object or prompt string a line.'),
+]
+_OutOption = Annotated[
+    Path, typer.Option("--out", "-o", metavar="FILE", help="Results file (JSON lines); ids done there are skipped.")
+]
+
+
 def batch_command(
-    tasks: Annotated[
-        Path,
-        typer.Argument(
-            metavar="TASKS", help='JSONL file: one {"id", "prompt", "inputs"} object or prompt string a line.'
-        ),
-    ],
+    tasks: _TasksArgument,
     model: Annotated[
         str | None, typer.Option("--model", "-m", metavar="MODEL", help="Model: 'sonnet', 'openai:gpt-4o', 'mock'.")
     ] = None,
-    gadget: Annotated[
-        list[str] | None, typer.Option("--gadget", "-g", metavar="FILE", help="Gadget file or module (repeatable).")
-    ] = None,
-    out: Annotated[
-        Path, typer.Option("--out", "-o", metavar="FILE", help="Results file (JSON lines); ids done there are skipped.")
-    ] = Path("results.jsonl"),
+    gadget: GadgetOption = None,
+    out: _OutOption = Path("results.jsonl"),
     concurrency: Annotated[int, typer.Option(min=1, metavar="N", help="Most runs in flight at once.")] = 100,
     budget: Annotated[
         float | None, typer.Option(min=0, metavar="USD", help="Start no run once the batch spent this many USD.")
@@ -113,12 +114,8 @@ def batch_command(
     max_cost: Annotated[
         float | None, typer.Option(min=0, metavar="USD", help="Stop a run once it cost this many USD.")
     ] = None,
-    system: Annotated[
-        str | None, typer.Option(metavar="TEXT", help="System prompt preamble (replaces the default one).")
-    ] = None,
-    profile: Annotated[
-        str | None, typer.Option("--profile", "-P", metavar="NAME", help="Configuration profile to use.")
-    ] = None,
+    system: SystemOption = None,
+    profile: ProfileOption = None,
 ) -> None:
     """Run the agent over every task of TASKS, writing one result line per run to --out.
 

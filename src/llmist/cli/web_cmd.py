@@ -33,6 +33,24 @@ __all__ = ["web_command"]
 _TOKEN_ENV = "LLMIST_WEB_TOKEN"  # llmist.web.TOKEN_ENV (not imported here: the web extra may be missing)
 
 
+_TokenOption = Annotated[
+    str | None,
+    typer.Option(
+        envvar=_TOKEN_ENV,
+        show_envvar=True,
+        metavar="TOKEN",
+        help="Require this token (the page takes it from its URL).",
+    ),
+]
+_SessionDbOption = Annotated[
+    Path | None,
+    typer.Option(
+        metavar="FILE",
+        help="SQLite file of the conversations (default: $LLMIST_SESSION_DB, else the user data folder).",
+    ),
+]
+
+
 def web_command(
     model: ModelOption = None,
     gadget: GadgetOption = None,
@@ -49,22 +67,8 @@ def web_command(
         str, typer.Option(metavar="HOST", help="Address to listen on; any but loopback needs --token.")
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, metavar="PORT", help="Port to listen on.")] = 8000,
-    token: Annotated[
-        str | None,
-        typer.Option(
-            envvar=_TOKEN_ENV,
-            show_envvar=True,
-            metavar="TOKEN",
-            help="Require this token (the page takes it from its URL).",
-        ),
-    ] = None,
-    session_db: Annotated[
-        Path | None,
-        typer.Option(
-            metavar="FILE",
-            help="SQLite file of the conversations (default: $LLMIST_SESSION_DB, else the user data folder).",
-        ),
-    ] = None,
+    token: _TokenOption = None,
+    session_db: _SessionDbOption = None,
 ) -> None:
     """Serve the agent's page: watch gadget calls stream in and approve them with a click."""
     try:
