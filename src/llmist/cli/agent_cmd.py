@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shlex
 import signal
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Protocol
+from typing import Annotated, Any, Protocol, TextIO
 
 import typer
 from rich.console import Console
@@ -36,6 +37,7 @@ from llmist.cli._json_sink import JsonSink
 from llmist.cli._loader import load_gadgets
 from llmist.cli._mock_script import load_mock_script, mock_script_path
 from llmist.cli._sessions import open_session, session_store_path
+from llmist.cli._stdout import stdout_kept
 from llmist.cli._view import AgentView
 from llmist.gadgets import Gadget, LlmistError
 from llmist.gadgets.builtins import builtin_gadgets, requires_approval
@@ -111,18 +113,25 @@ def agent_command(
     )
     if prompt is None and session is None:
         fail("give a PROMPT (or --session NAME to continue a saved conversation)")
-    agent, sink = _prepare(profile, flags, as_json, yes)
-    if session is not None:
-        try:
-            agent.session = open_session(session_store_path(session_db_flag), session, must_exist=prompt is None)
-        except CliError as exc:
-            fail(str(exc))
-    raise typer.Exit(asyncio.run(_run(agent, prompt, sink)))
+    with stdout_kept() if as_json else contextlib.nullcontext(None) as json_out:
+        agent, sink = _prepare(profile, flags, json_out, yes)
+        if session is not None:
+            try:
+                agent.session = open_session(session_store_path(session_db_flag), session, must_exist=prompt is None)
+            except CliError as exc:
+                fail(str(exc))
+        code = asyncio.run(_run(agent, prompt, sink))
+    raise typer.Exit(code)
 
 
-def _prepare(profile: str | None, flags: dict[str, Any], as_json: bool, yes: bool) -> tuple[Agent, _Sink]:
-    """The configured agent and the sink its events go to (a bad configuration ends the command)."""
-    sink: _Sink = JsonSink() if as_json else AgentView(stdout, model="?", max_iterations=1, live=stdout.is_terminal)
+def _prepare(profile: str | None, flags: dict[str, Any], json_out: TextIO | None, yes: bool) -> tuple[Agent, _Sink]:
+    """The configured agent and the sink its events go to: JSON lines on ``json_out`` (``--json``:
+    the real standard output, while what gadgets print goes to standard error), else the live
+    view. A bad configuration ends the command."""
+    as_json = json_out is not None
+    sink: _Sink = (
+        JsonSink(json_out) if as_json else AgentView(stdout, model="?", max_iterations=1, live=stdout.is_terminal)
+    )
     try:
         config = load_config(profile=profile, flags=flags)
         return _watched_agent(config, sink, stderr if as_json else stdout, yes), sink

@@ -1,0 +1,26 @@
+"""``llmist agent --json`` writes only JSON lines to standard output: what a gadget prints (from
+Python or from a child process) goes to standard error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli.helpers import ROOT, llmist
+
+pytestmark = pytest.mark.slow
+
+TOOLS = ROOT / "tests" / "mcp" / "misbehaving_tools.py"
+
+
+def test_a_gadget_printing_to_stdout_goes_to_stderr_in_json_mode(tmp_path: Path) -> None:
+    script = tmp_path / "script.json"
+    turns = [[{"gadget": "chatty", "params": {"text": "hi"}}], "done"]
+    script.write_text(json.dumps({"turns": turns}), encoding="utf-8")
+    proc = llmist("agent", "go", "-m", f"mock:{script}", "-g", str(TOOLS), "--json")
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]  # every line is JSON
+    assert lines[-1]["type"] == "run_end" and lines[-1]["output"] == "done"
+    assert "chatty printed this" in proc.stderr and "chatty child wrote this" in proc.stderr
