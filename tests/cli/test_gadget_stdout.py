@@ -24,3 +24,14 @@ def test_a_gadget_printing_to_stdout_goes_to_stderr_in_json_mode(tmp_path: Path)
     lines = [json.loads(line) for line in proc.stdout.splitlines()]  # every line is JSON
     assert lines[-1]["type"] == "run_end" and lines[-1]["output"] == "done"
     assert "chatty printed this" in proc.stderr and "chatty child wrote this" in proc.stderr
+
+
+def test_a_gadget_that_ignores_its_cancellation_does_not_keep_the_command_from_ending(tmp_path: Path) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"turns": [[{"gadget": "stubborn", "params": {}}], "done"]}), encoding="utf-8")
+    proc = llmist("agent", "go", "-m", f"mock:{script}", "-g", str(TOOLS), "--json")
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    (result,) = [line["result"] for line in lines if line["type"] == "gadget_result"]
+    assert result["status"] == "timeout" and "left running" in result["error"]
+    assert lines[-1]["output"] == "done"

@@ -21,3 +21,18 @@ def chatty(text: str) -> str:
     sys.stdout.flush()
     os.system("echo chatty child wrote this")
     return text.upper()
+
+
+@gadget(timeout_s=0.5)
+async def stubborn() -> str:
+    """Ignore every cancellation, for ever."""
+    import asyncio
+
+    while True:
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            continue
+
+
+stubborn.cancel_grace_s = 0.2

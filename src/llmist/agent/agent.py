@@ -422,6 +422,7 @@ class AgentStream(Generic[OutputT]):
             mcp_servers,
             lambda run_config: run_loop(run_config, prompt, self.signal, self._set_result, history),
             self._output.gadgets if self._output is not None else (),
+            self.signal,
         )
 
     def _set_result(self, result: AgentResult[Any]) -> None:

@@ -151,6 +151,7 @@ SETTINGS: dict[str, _Key] = {
     "root": _Key(_str, ".", "sandbox root of the built-in gadgets"),
     "command_timeout": _Key(_pos_num, 30.0, "seconds before RunCommand kills a command"),
     "mcp_servers": _Key(_mcp_servers, [], "MCP servers whose tools join the gadgets (commands or tables)"),
+    "mcp_timeout": _Key(_pos_num, 30.0, "seconds an MCP server has to start and answer"),
     "log_level": _Key(_log_level, "warning", "level of llmist's logs and gadget logs (trace ... critical)"),
     "log_file": _Key(_str, None, "write logs to this file instead of standard error"),
 }

@@ -8,6 +8,7 @@ import os
 import shlex
 import signal
 import sys
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import Annotated, Any, Protocol, TextIO
 
@@ -39,6 +40,7 @@ from llmist.cli._mock_script import load_mock_script, mock_script_path
 from llmist.cli._sessions import open_session, session_store_path
 from llmist.cli._stdout import stdout_kept
 from llmist.cli._view import AgentView
+from llmist.execution import DEFAULT_CANCEL_GRACE_S
 from llmist.gadgets import Gadget, LlmistError
 from llmist.gadgets.builtins import builtin_gadgets, requires_approval
 from llmist.providers import ProviderError
@@ -120,7 +122,7 @@ def agent_command(
                 agent.session = open_session(session_store_path(session_db_flag), session, must_exist=prompt is None)
             except CliError as exc:
                 fail(str(exc))
-        code = asyncio.run(_run(agent, prompt, sink))
+        code = _run_to_end(_run(agent, prompt, sink))
     raise typer.Exit(code)
 
 
@@ -190,6 +192,7 @@ def _mcp_servers(config: Config) -> list[Any]:
     from llmist.mcp import MCPServerHTTP, MCPServerStdio
 
     servers: list[Any] = []
+    timeout = float(config["mcp_timeout"])
     for entry in entries:
         if isinstance(entry, str):
             try:
@@ -197,9 +200,12 @@ def _mcp_servers(config: Config) -> list[Any]:
             except ValueError as exc:
                 source = config.values["mcp_servers"].source
                 raise CliError(f"MCP server command {entry!r} (from {source}) cannot be split: {exc}") from None
-            servers.append(MCPServerStdio(argv[0], argv[1:]))
+            servers.append(MCPServerStdio(argv[0], argv[1:], connect_timeout_s=timeout))
         elif "url" in entry:
-            servers.append(MCPServerHTTP(entry["url"], entry.get("headers"), tool_prefix=entry.get("tool_prefix", "")))
+            prefix = entry.get("tool_prefix", "")
+            servers.append(
+                MCPServerHTTP(entry["url"], entry.get("headers"), tool_prefix=prefix, connect_timeout_s=timeout)
+            )
         else:
             servers.append(
                 MCPServerStdio(
@@ -208,30 +214,32 @@ def _mcp_servers(config: Config) -> list[Any]:
                     entry.get("env"),
                     entry.get("cwd"),
                     tool_prefix=entry.get("tool_prefix", ""),
+                    connect_timeout_s=timeout,
                 )
             )
     return servers
 
 
 async def _run(agent: Agent, prompt: str | None, sink: _Sink) -> int:
-    """Stream the run into ``sink``; Ctrl-C cancels it (twice: quit at once). The exit code."""
+    """Stream the run into ``sink``; Ctrl-C or SIGTERM cancels it (a second one: quit at once,
+    stopping MCP servers first). The exit code."""
     stream = agent.stream(prompt)
     loop = asyncio.get_running_loop()
     presses = 0
+    cancelled_code = 130
 
-    def on_interrupt() -> None:
-        nonlocal presses
+    def interrupt(code: int) -> None:
+        nonlocal presses, cancelled_code
         presses += 1
+        cancelled_code = code
         if presses == 1:
             sink.note("Cancelling: running gadgets are being stopped (press Ctrl-C again to quit at once)")
             stream.cancel()
         else:
-            sink.stop()
-            sys.stdout.flush()
-            flush_pending(timeout_s=2.0)  # the session's completed iterations: os._exit skips atexit
-            os._exit(130)
+            _quit_now(sink, code)
 
-    loop.add_signal_handler(signal.SIGINT, on_interrupt)
+    loop.add_signal_handler(signal.SIGINT, interrupt, 130)
+    loop.add_signal_handler(signal.SIGTERM, interrupt, 143)
     sink.start()
     try:
         async for event in stream:
@@ -241,6 +249,38 @@ async def _run(agent: Agent, prompt: str | None, sink: _Sink) -> int:
         return 1
     finally:
         loop.remove_signal_handler(signal.SIGINT)
+        loop.remove_signal_handler(signal.SIGTERM)
     result = stream.result
     sink.summary(result)
-    return 130 if result is not None and result.stop_reason == "cancelled" else 0
+    return cancelled_code if result is not None and result.stop_reason == "cancelled" else 0
+
+
+def _quit_now(sink: _Sink, code: int) -> None:
+    """Leave at once (``os._exit``, which skips every cleanup), after what must not be lost or left
+    behind: the session's completed iterations, and the processes of stdio MCP servers."""
+    sink.stop()
+    sys.stdout.flush()
+    flush_pending(timeout_s=2.0)
+    mcp = sys.modules.get("llmist.mcp")
+    if mcp is not None:
+        mcp.stop_stdio_servers()
+    os._exit(code)
+
+
+def _run_to_end(main: Coroutine[Any, Any, int]) -> int:
+    """``asyncio.run(main)``, except that tasks still running when it returns (a gadget that
+    ignored its cancellation and was abandoned) get the cancellation grace period, not an
+    endless wait, before the loop closes."""
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(main)
+    finally:
+        try:
+            left = asyncio.all_tasks(loop)
+            for task in left:
+                task.cancel()
+            if left:
+                loop.run_until_complete(asyncio.wait(left, timeout=DEFAULT_CANCEL_GRACE_S))
+            loop.run_until_complete(loop.shutdown_asyncgens())
+        finally:
+            loop.close()

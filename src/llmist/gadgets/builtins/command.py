@@ -10,8 +10,8 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, Field
 
+from llmist._processes import MARKER, Leftover, kill, leftovers, new_marker
 from llmist.gadgets.base import Gadget, GadgetExample
-from llmist.gadgets.builtins._processes import MARKER, Leftover, kill, leftovers, new_marker
 from llmist.gadgets.builtins._sandbox import Sandbox
 from llmist.gadgets.context import ExecutionContext
 from llmist.gadgets.errors import GadgetError
@@ -45,7 +45,7 @@ class RunCommand(Gadget):
     """Run a shell command in the sandbox root and return its exit code and output.
 
     The command runs in its own session and process group, with a marker in its environment
-    that the processes it starts inherit (see :mod:`llmist.gadgets.builtins._processes`).
+    that the processes it starts inherit (see :mod:`llmist._processes`).
     Standard input is empty. Output is read as it comes; only its first and last 64 KiB (or
     ``2 × max_output_chars`` bytes) are kept (the rest is counted), and a command that writes
     more than ``max_output_bytes`` is stopped. The call ends when the shell exits: processes

@@ -1,10 +1,10 @@
 """Every process a command started, found again to be stopped: its process group, and what left it.
 
-A command runs in a new session and process group, and with a marker in its environment
-(:data:`MARKER`, a fresh value per command) that its descendants inherit. ``killpg`` reaches
-the group; a process that left it (``setsid``, a daemon) still carries the marker, so on Linux
-``/proc`` finds it: :func:`leftovers` lists every live process in the group or with the marker.
-Elsewhere only the group is reached.
+A command (``RunCommand``'s shell, an MCP server over stdio) runs in a new session and process
+group, and with a marker in its environment (:data:`MARKER`, a fresh value per command) that its
+descendants inherit. ``killpg`` reaches the group; a process that left it (``setsid``, a daemon)
+still carries the marker, so on Linux ``/proc`` finds it: :func:`leftovers` lists every live
+process in the group or with the marker. Elsewhere only the group is reached.
 """
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ def new_marker() -> str:
     return secrets.token_hex(12)
 
 
-def leftovers(group: int, marker: str) -> list[Leftover]:
-    """Live processes in process group ``group`` or whose environment holds ``MARKER=marker``
-    (zombies and this process excluded); ``[]`` where ``/proc`` is missing."""
+def leftovers(group: int | None, marker: str) -> list[Leftover]:
+    """Live processes in process group ``group`` (``None``: no group) or whose environment holds
+    ``MARKER=marker`` (zombies and this process excluded); ``[]`` where ``/proc`` is missing."""
     if not _PROC.is_dir():
         return []
     needle = f"{MARKER}={marker}".encode()
@@ -62,12 +62,13 @@ def leftovers(group: int, marker: str) -> list[Leftover]:
     return found
 
 
-def kill(group: int, marker: str, sig: signal.Signals) -> list[Leftover]:
-    """Send ``sig`` to process group ``group`` and to every other process of the command; the
-    processes it reached (beyond the group, only where ``/proc`` exists)."""
+def kill(group: int | None, marker: str, sig: signal.Signals) -> list[Leftover]:
+    """Send ``sig`` to process group ``group`` (``None``: no group) and to every other process of
+    the command; the processes it reached (beyond the group, only where ``/proc`` exists)."""
     reached = leftovers(group, marker)  # first: a process that the signal ends is gone from /proc
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(group, sig)
+    if group is not None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(group, sig)
     for process in reached:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(process.pid, sig)
