@@ -213,3 +213,16 @@ def test_render_system_prompt_under_auto_is_the_prompt_its_runs_use() -> None:
     assert native.render_system_prompt([add]) == native.system_prompt
     assert "function calling" in native.render_system_prompt([add])
     assert "!!!GADGET_START:" in block.render_system_prompt([add])
+
+
+@gadget(description="Read a long log.")
+def read_log() -> str:
+    return "\n".join(f"line {n}: all good" for n in range(2000))
+
+
+async def test_the_output_viewer_is_offered_as_a_tool_only_once_an_output_is_stored() -> None:
+    model = MockModel([MockReply("", [tool_call("add", a=1, b=2)]), MockReply("", [tool_call("read_log")]), "Done."])
+    agent = Agent(model=model, gadgets=[add, read_log], syntax="native", context_window=8000)
+    await agent.run("Add, then read the log.")
+    offered = [{t.name for t in r.tools} for r in model.requests]
+    assert offered == [{"add", "read_log"}, {"add", "read_log"}, {"add", "read_log", "GadgetOutputViewer"}]

@@ -85,7 +85,8 @@ class _Run:
     output: str = field(default="")
     """The last response's prose."""
     viewer_taught: bool = False
-    """The output viewer's instructions went to the model."""
+    """An output was stored for the viewer: its instructions went to the model (native: it is
+    offered as a tool from now on)."""
 
 
 async def run_loop(
@@ -239,7 +240,7 @@ def _request(run: _Run) -> LLMRequest:
         max_tokens=agent.max_response_tokens,
         temperature=agent.temperature,
         reasoning=agent.reasoning,
-        tools=run.cfg.tools,
+        tools=(*run.cfg.tools, run.cfg.viewer_tool) if run.viewer_taught and run.cfg.viewer_tool else run.cfg.tools,
     )
 
 
@@ -314,12 +315,12 @@ def _without_invented_results(run: _Run, text: str, n_calls: int) -> tuple[str, 
 
 def _taught(run: _Run, message: GadgetResultMessage, r: GadgetExecutionResult) -> GadgetResultMessage:
     """``message``, with the output viewer's instructions added the first time an output was
-    stored for it to read (the system prompt leaves the viewer out until then)."""
-    entry = run.cfg.viewer_entry
-    if entry is None or run.viewer_taught or r.result is None or _VIEWER_NOTICE not in r.result:
+    stored for it to read (the system prompt and the native tools leave the viewer out until then)."""
+    if run.viewer_taught or r.result is None or _VIEWER_NOTICE not in r.result:
         return message
     run.viewer_taught = True
-    return replace(message, content=with_text(message.content, entry))
+    entry = run.cfg.viewer_entry
+    return message if entry is None else replace(message, content=with_text(message.content, entry))
 
 
 def _stop_reason(run: _Run, n_calls: int) -> StopReason | None:
