@@ -160,6 +160,15 @@ class RunConfig:
             if agent.few_shot
             else []
         )
+        if agent.few_shot and not examples:
+            # Said plainly rather than doing nothing in silence (issue 23): an exchange needs a
+            # result, and only an example's output gives a true one.
+            logger.warning(
+                "few_shot=%d sends no example exchange: none of the gadgets %s has a GadgetExample "
+                "with an output (GadgetExample(params, output=..., comment=...))",
+                agent.few_shot,
+                [g.name for g in shown],
+            )
         hooks: Hooks | None = agent.hooks
         return cls(
             agent=agent,
