@@ -27,6 +27,10 @@ from llmist.evals.local_models import install_model, local_model
 from llmist.providers import resolve_model
 from llmist.providers.base import LLMChunk, LLMRequest, Message, Provider
 
+QUICK = ("add_numbers", "multiply_decimal", "count_poem_lines", "register_ada", "weather_two_cities",
+         "note_roundtrip", "meeting_iso_date", "stock_retry", "log_error", "finish_product")  # fmt: skip
+"""One case of each category of the built-in suite (``--quick``), for a machine too busy for all 31."""
+
 
 class Recorder:
     """A provider that passes every request to ``inner`` and writes the conversation to ``log``."""
@@ -69,14 +73,19 @@ def main() -> None:
     ap.add_argument("--transcript", required=True, help="every request's new messages and every response")
     ap.add_argument("--prompt", choices=["full", "compact"], default="full")
     ap.add_argument("--few-shot", type=int, default=0)
-    ap.add_argument("--max-response-tokens", type=int, default=512)
+    ap.add_argument("--max-response-tokens", type=int, default=300)
     ap.add_argument("--category", action="append", default=[])
     ap.add_argument("--case", action="append", default=[])
     ap.add_argument("--strict", action="store_true")
+    ap.add_argument("--threads", type=int, help="the server's threads (default: every core)")
+    ap.add_argument("--quick", action="store_true", help="one case per category: " + ", ".join(QUICK))
     args = ap.parse_args()
     model = local_model(args.model)
     path = install_model(model)
-    with open(args.transcript, "w", encoding="utf-8") as log, LlamaCppServer(path, alias=model.alias) as server:
+    with (
+        open(args.transcript, "w", encoding="utf-8") as log,
+        LlamaCppServer(path, alias=model.alias, n_threads=args.threads) as server,
+    ):
         os.environ["LLAMACPP_BASE_URL"] = server.base_url
         deaths: list[ServerDied] = []
         server.watch(deaths.append)
@@ -109,7 +118,7 @@ async def _run(args: argparse.Namespace, name: str, label: str, log: TextIO) -> 
         "max_response_tokens": args.max_response_tokens,
         "strict": args.strict,
     }
-    suite = BUILTIN_SUITE.select(args.case, args.category)
+    suite = BUILTIN_SUITE.select([*args.case, *(QUICK if args.quick else ())], args.category)
     return await run_suite(
         suite, choose, syntaxes=args.syntax, agent_options=options, on_result=graded, model_label=label
     )

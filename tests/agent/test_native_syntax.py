@@ -226,3 +226,22 @@ async def test_the_output_viewer_is_offered_as_a_tool_only_once_an_output_is_sto
     await agent.run("Add, then read the log.")
     offered = [{t.name for t in r.tools} for r in model.requests]
     assert offered == [{"add", "read_log"}, {"add", "read_log"}, {"add", "read_log", "GadgetOutputViewer"}]
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        'Let me add.\n```json\n{"name": "add", "arguments": {"a": 2, "b": 3}}\n```',
+        'Let me add.\n<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 3}}\n</tool_call>',
+    ],
+    ids=["fenced", "tool_call_tags"],
+)
+async def test_a_call_written_as_text_is_recorded_as_a_real_tool_call_and_answered_as_one(written: str) -> None:
+    agent, model = _native(written, "It is 5.")
+    result = await agent.run("2 + 3?")
+    assistant, answer = result.messages[2], result.messages[3]
+    [call] = assistant.tool_calls
+    assert (assistant.text, call.name, call.arguments) == ("Let me add.", "add", '{"a": 2, "b": 3}')
+    assert isinstance(answer, GadgetResultMessage) and answer.tool_call_id == call.id
+    assert result.repairs == {"json_call": 1}
+    assert model.requests[1].messages[2] is assistant
