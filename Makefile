@@ -46,9 +46,10 @@ test: test-pure test-newest-python
 	@echo "make test: skipped test-compiled: no C compiler or no Python headers ($(PYTHON)); the pure build was tested"
 endif
 
-# CI (CI=true) also sets up the real local model, so the `real_model` tests run instead of skipping:
-# the one-off llama-cpp-python build takes about six minutes on two cores (its wheel is cached), the
-# tests about a minute, well inside CI's 90. Elsewhere they run when `make eval-local` was run once.
+# CI (CI=true) also sets up the real local model (Qwen2.5-Coder-0.5B), so the `real_model` tests run
+# instead of skipping: the one-off portable llama-cpp-python build takes 6-10 minutes on two cores
+# (its wheel is cached), the model's download about a minute, the tests a few minutes, well inside
+# CI's 90. Elsewhere they run once `make eval-setup` (or `make eval-local`) was run.
 ifeq ($(CI),true)
 REAL_MODEL_SETUP := eval-setup
 endif

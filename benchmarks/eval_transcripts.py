@@ -106,7 +106,11 @@ async def _run(args: argparse.Namespace, name: str, label: str, log: TextIO) -> 
         recorder.start(case, syntax)
         return recorder
 
+    done: list[CaseResult] = []
+
     def graded(r: CaseResult) -> None:
+        done.append(r)
+        write_results(args.out, done)  # after every case: a run stopped early keeps what it measured
         log.write(f"=== {r.case} passed={r.passed} repairs={r.repairs} {r.failures}\n")
         log.flush()
         mark = "pass" if r.passed else "FAIL"

@@ -58,9 +58,9 @@ async def test_the_local_model_answers_through_the_llamacpp_provider(local_serve
 
 
 async def test_a_small_eval_runs_on_the_local_model_in_every_syntax(local_server: LlamaCppServer) -> None:
-    suite = BUILTIN_SUITE.select(["add_numbers", "weather_paris", "finish_direct"])
+    suite = BUILTIN_SUITE.select(["add_numbers"])  # a few cases: CI runs these on two busy cores
     results = await run_suite(suite, MODEL, agent_options={"max_response_tokens": 200})
-    assert len(results) == 9
+    assert len(results) == 3
     assert [r.failures for r in results if r.stop_reason == "error"] == []
     assert all(r.input_tokens > 0 for r in results)
     assert {s.syntax for s in summarize(results)} == {"block", "emoji", "native"}
