@@ -200,9 +200,10 @@ def json_calls(text: str, names: Sequence[str]) -> list[ParsedCall]:
     return [call for _, _, call in _json_call_spans(text, names)]
 
 
-# A fence or a chat template's tag right around a tool call written as JSON.
-_WRAP_BEFORE = re.compile(r"(?:```(?:json)?|<tool_call>)\s*$")
-_WRAP_AFTER = re.compile(r"\s*(?:```|</tool_call>)")  # matched at the call's end
+# A fence or a chat template's tag right around a tool call written as JSON (Qwen2.5-Coder, served
+# by llama.cpp, also wrapped its calls in the <tools> tags its template puts around the tool list).
+_WRAP_BEFORE = re.compile(r"(?:```(?:json)?|<tool_call>|<tools>)\s*$")
+_WRAP_AFTER = re.compile(r"\s*(?:```|</tool_call>|</tools>)")  # matched at the call's end
 
 
 def without_json_calls(text: str, names: Sequence[str]) -> str:
