@@ -144,7 +144,7 @@ LLAMA_WHEELS      := $(EVAL_CACHE)/llama-cpp-portable-avx2-fma-f16c
 MODEL ?= qwen1.5b
 # Default Agent settings; the response cap only bounds a model that rambles (llama.cpp's server
 # would otherwise write up to the context's end).
-EVAL_ARGS ?= --by-category --max-response-tokens 512 --out benchmarks/results/eval-$(MODEL).jsonl
+EVAL_ARGS ?= --by-category --max-response-tokens 300 --out benchmarks/results/eval-$(MODEL).jsonl
 
 $(EVAL_STAMP): pyproject.toml Makefile
 	@test -x $(EVAL_VENV)/bin/python || $(PYTHON) -m venv $(EVAL_VENV)
