@@ -12,7 +12,7 @@ from llmist.agent._config import RunConfig
 from llmist.agent._state import RunState
 from llmist.agent.conversation import not_run_message
 from llmist.agent.events import AgentEvent, GadgetResultEvent, GadgetSkippedEvent
-from llmist.agent.hooks import GadgetContext, SkipGadget, call_controller, call_observer
+from llmist.agent.hooks import GadgetContext, ReplaceParameters, SkipGadget, call_controller, call_observer
 from llmist.agent.repairs import (
     PARSER_REPAIRS,
     RepairEvent,
@@ -242,13 +242,17 @@ class ResponseCalls:
             self._iteration, info.gadget_name, info.invocation_id, info.parameters, info.call.dependencies
         )
         ctl, obs = self._cfg.controllers, self._cfg.observers
+        decision: BeforeGadgetDecision | None = None
         if ctl is not None and ctl.before_gadget is not None:
             action = await call_controller(ctl.before_gadget, ctx)
             if isinstance(action, SkipGadget):
                 return BeforeGadgetDecision("skip", action.result)
+            if isinstance(action, ReplaceParameters):
+                ctx = dataclasses.replace(ctx, parameters=dict(action.parameters))
+                decision = BeforeGadgetDecision(parameters=dict(action.parameters))
         if obs is not None and obs.on_gadget_start is not None:
             await call_observer(obs.on_gadget_start, ctx)
-        return None
+        return decision
 
     def _intercept_parameters(self, gadget_name: str, raw: dict[str, Any], call: ParsedCall) -> dict[str, Any]:
         icp = self._cfg.interceptors
