@@ -36,3 +36,9 @@ async def stubborn() -> str:
 
 
 stubborn.cancel_grace_s = 0.2
+
+
+@gadget
+def surrogate(text: str) -> str:
+    """Echo the text with a lone surrogate in it."""
+    return f"{text} \ud800 end"

@@ -37,3 +37,8 @@ async def test_a_result_that_is_not_text_is_answered() -> None:
 async def test_a_gadget_printing_to_stdout_does_not_break_the_stream() -> None:
     result = await asyncio.wait_for(_call("chatty", {"text": "hi"}), 60)
     assert (result.is_error, text(result)) == (False, "HI")
+
+
+async def test_a_lone_surrogate_in_a_result_is_sent_as_a_replacement_character() -> None:
+    result = await asyncio.wait_for(_call("surrogate", {"text": "hi"}), 60)
+    assert (result.is_error, text(result)) == (False, "hi \ufffd end")

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, cast, get_args
 
+from llmist._text import clean
 from llmist.gadgets import LlmistError
 from llmist.providers.base import ContentPart, ImagePart, Message, Role, TextPart, ToolCall, Usage
 
@@ -114,8 +115,9 @@ def messages_from_json(data: Any) -> list[Message]:
 
 
 def dumps_messages(messages: Iterable[Message]) -> str:
-    """``messages`` as a JSON string (see :func:`messages_to_json`)."""
-    return _ENCODER.encode(messages_to_json(messages))
+    """``messages`` as a JSON string (see :func:`messages_to_json`); a lone surrogate is written as
+    U+FFFD, the rule for text leaving the process (docs/limits.md)."""
+    return clean(_ENCODER.encode(messages_to_json(messages)))
 
 
 def loads_messages(text: str | bytes) -> list[Message]:
@@ -128,8 +130,8 @@ def loads_messages(text: str | bytes) -> list[Message]:
 
 
 def dumps_message(m: Message) -> str:
-    """One message as a JSON string (see :func:`message_to_json`)."""
-    return _ENCODER.encode(message_to_json(m))
+    """One message as a JSON string (see :func:`message_to_json`), lone surrogates as U+FFFD."""
+    return clean(_ENCODER.encode(message_to_json(m)))
 
 
 def loads_message(text: str | bytes, index: int = 0) -> Message:

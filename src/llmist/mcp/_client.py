@@ -26,6 +26,7 @@ from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client, ty
 from mcp.client.streamable_http import streamable_http_client
 
 from llmist._processes import MARKER, kill, new_marker
+from llmist._text import clean_value
 from llmist.gadgets import Gadget, GadgetError, GadgetResult, create_gadget
 from llmist.mcp._results import result_text, tool_result
 
@@ -188,7 +189,8 @@ class MCPServer:
     async def _call(self, name: str, arguments: Mapping[str, Any]) -> types.CallToolResult:
         session = self._live_session()
         try:
-            result = await session.call_tool(name, dict(arguments))
+            # Lone surrogates become U+FFFD: the rule for text leaving the process (JSON-RPC is UTF-8).
+            result = await session.call_tool(name, clean_value(dict(arguments)))
         except MCPError as exc:
             if exc.error.code != types.CONNECTION_CLOSED:
                 raise MCPServerError(f"MCP server {self.name} refused the call of {name}: {exc}") from exc

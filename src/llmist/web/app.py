@@ -30,6 +30,7 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from llmist._text import clean_value
 from llmist.agent import Agent, Session, SQLiteSession, UserPrompt
 from llmist.agent.sessions import default_store_path
 from llmist.errors import LlmistError
@@ -138,8 +139,16 @@ class _Store:
         return await SQLiteSession.list_ids(self.path) if self.path is not None else []
 
 
+class _Json(JSONResponse):
+    """JSON with every lone surrogate written as U+FFFD, the rule for text leaving the process
+    (docs/limits.md): a conversation may hold one (a model's answer, a prompt's JSON escape)."""
+
+    def render(self, content: Any) -> bytes:
+        return super().render(clean_value(content))
+
+
 def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+    return _Json({"error": message}, status_code=status)
 
 
 class _Routes:
@@ -151,7 +160,7 @@ class _Routes:
 
     async def info(self, request: Request) -> Response:
         model = self.agent.model
-        return JSONResponse(
+        return _Json(
             {
                 "model": model if isinstance(model, str) else getattr(model, "name", type(model).__name__),
                 "gadgets": [g.name for g in self.agent.gadgets],
@@ -163,7 +172,7 @@ class _Routes:
         ids = await self.store.ids()
         live = set(self.hub.live)
         ids += sorted(live - set(ids))  # a run's first save may not have landed yet
-        return JSONResponse({"threads": [{"id": i, "live": i in live} for i in sorted(ids, reverse=True)]})
+        return _Json({"threads": [{"id": i, "live": i in live} for i in sorted(ids, reverse=True)]})
 
     async def thread(self, request: Request) -> Response:
         thread_id = request.path_params["thread_id"]
@@ -176,7 +185,7 @@ class _Routes:
         messages, calls = conversation_view(stored, self.agent.call_syntax, self.agent.markers)
         if run is not None and run.prompt is not None:
             messages.append(run.prompt)
-        return JSONResponse(
+        return _Json(
             {
                 "id": thread_id,
                 "messages": messages,
@@ -216,7 +225,7 @@ class _Routes:
         if run is None:
             return _error(404, "no such run in progress (it may have ended)")
         run.stream.cancel()
-        return JSONResponse({"stopping": run.run_id})
+        return _Json({"stopping": run.run_id})
 
     async def decide(self, request: Request) -> Response:
         try:
@@ -230,7 +239,7 @@ class _Routes:
             self.approvals.decide(request.path_params["run_id"], request.path_params["invocation_id"], decision)
         except UnknownApprovalError as exc:
             return _error(404, str(exc))
-        return JSONResponse({"decided": decision.action})
+        return _Json({"decided": decision.action})
 
 
 def _prompt(body: RunAgentInput) -> UserPrompt | None:
