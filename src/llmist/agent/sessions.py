@@ -30,6 +30,7 @@ from llmist.gadgets import LlmistError
 from llmist.providers.base import Message
 
 __all__ = [
+    "DEFAULT_BUSY_TIMEOUT_S",
     "LINGER_S",
     "SCHEMA_VERSION",
     "SQLiteSession",
@@ -40,6 +41,9 @@ __all__ = [
 ]
 
 logger = logging.getLogger("llmist.agent.sessions")
+
+DEFAULT_BUSY_TIMEOUT_S = 10.0
+"""Seconds a :class:`SQLiteSession` write waits, by default, for a lock another process holds."""
 
 SCHEMA_VERSION = 1
 """Version of the tables :class:`SQLiteSession` writes (kept in its ``llmist_meta`` table)."""
@@ -104,11 +108,17 @@ class SQLiteSession:
     Args:
         path: The database file.
         session_id: The conversation's name inside it.
+        busy_timeout_s: How long a write waits for another process that holds the file locked
+            before it fails (the run then fails with a :class:`SessionError`).
     """
 
-    def __init__(self, path: str | Path, session_id: str) -> None:
+    def __init__(self, path: str | Path, session_id: str, *, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S) -> None:
+        if busy_timeout_s <= 0:
+            raise ValueError(f"busy_timeout_s must be positive, got {busy_timeout_s}")
         self.path = Path(path)
         self.session_id = session_id
+        self.busy_timeout_s = busy_timeout_s
+        """Seconds a write waits for a lock another process holds on the file."""
         self._saved: tuple[Message, ...] = ()
         """What the last save queued: the next one sends only what follows it."""
         self._opened: _Store | None = None
@@ -211,6 +221,11 @@ def _store(path: Path, session: SQLiteSession) -> _Store:
             store = _stores.get(key)
             if store is None:
                 store = _stores[key] = _Store(_connect(path, session), repr(session))
+                store.busy_timeout_s = session.busy_timeout_s
+    if session.busy_timeout_s > store.busy_timeout_s:  # the file's sessions share one connection: the longest wait
+        with store.lock:
+            store.conn.execute(f"PRAGMA busy_timeout = {int(session.busy_timeout_s * 1000)}")
+            store.busy_timeout_s = session.busy_timeout_s
     return store
 
 
@@ -232,6 +247,8 @@ class _Store:
         """Set by a flush: the writer stops gathering and commits at once."""
         self.in_flight = 0
         self.error: BaseException | None = None
+        self.busy_timeout_s = DEFAULT_BUSY_TIMEOUT_S
+        """How long the connection waits for another process's lock."""
 
     def try_put(self, op: _Write, session: SQLiteSession) -> bool:
         """Queue ``op`` unless the queue is full (then ``False``: use :meth:`put_blocking`)."""
@@ -374,7 +391,7 @@ def _not_a_store(session: SQLiteSession, exc: sqlite3.Error) -> SessionError:
 def _connect(path: Path, session: SQLiteSession) -> sqlite3.Connection:
     """A connection to ``path`` with the tables in place and the schema version checked."""
     try:
-        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=session.busy_timeout_s)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         for statement in _SCHEMA:

@@ -152,6 +152,7 @@ SETTINGS: dict[str, _Key] = {
     "command_timeout": _Key(_pos_num, 30.0, "seconds before RunCommand kills a command"),
     "mcp_servers": _Key(_mcp_servers, [], "MCP servers whose tools join the gadgets (commands or tables)"),
     "mcp_timeout": _Key(_pos_num, 30.0, "seconds an MCP server has to start and answer"),
+    "lock_timeout": _Key(_pos_num, 10.0, "seconds a --session write waits for a locked store"),
     "log_level": _Key(_log_level, "warning", "level of llmist's logs and gadget logs (trace ... critical)"),
     "log_file": _Key(_str, None, "write logs to this file instead of standard error"),
 }

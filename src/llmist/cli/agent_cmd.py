@@ -116,27 +116,30 @@ def agent_command(
     if prompt is None and session is None:
         fail("give a PROMPT (or --session NAME to continue a saved conversation)")
     with stdout_kept() if as_json else contextlib.nullcontext(None) as json_out:
-        agent, sink = _prepare(profile, flags, json_out, yes)
+        agent, sink, config = _prepare(profile, flags, json_out, yes)
         if session is not None:
             try:
                 agent.session = open_session(session_store_path(session_db_flag), session, must_exist=prompt is None)
             except CliError as exc:
                 fail(str(exc))
+            agent.session.busy_timeout_s = float(config["lock_timeout"])
         code = _run_to_end(_run(agent, prompt, sink))
     raise typer.Exit(code)
 
 
-def _prepare(profile: str | None, flags: dict[str, Any], json_out: TextIO | None, yes: bool) -> tuple[Agent, _Sink]:
-    """The configured agent and the sink its events go to: JSON lines on ``json_out`` (``--json``:
-    the real standard output, while what gadgets print goes to standard error), else the live
-    view. A bad configuration ends the command."""
+def _prepare(
+    profile: str | None, flags: dict[str, Any], json_out: TextIO | None, yes: bool
+) -> tuple[Agent, _Sink, Config]:
+    """The configured agent, the sink its events go to (JSON lines on ``json_out`` with ``--json``:
+    the real standard output, while what gadgets print goes to standard error; else the live
+    view) and the configuration. A bad configuration ends the command."""
     as_json = json_out is not None
     sink: _Sink = (
         JsonSink(json_out) if as_json else AgentView(stdout, model="?", max_iterations=1, live=stdout.is_terminal)
     )
     try:
         config = load_config(profile=profile, flags=flags)
-        return _watched_agent(config, sink, stderr if as_json else stdout, yes), sink
+        return _watched_agent(config, sink, stderr if as_json else stdout, yes), sink, config
     except (CliError, LlmistError, ProviderError, ValueError, ImportError) as exc:
         fail(str(exc))
 
