@@ -1,5 +1,6 @@
-"""``llmist agent --json`` writes only JSON lines to standard output: what a gadget prints (from
-Python or from a child process) goes to standard error."""
+"""``llmist agent`` with gadgets that misbehave: what a gadget prints (from Python or from a child
+process) goes to standard error, so ``--json`` writes only JSON lines; a result that is not text,
+or a gadget that ignores its cancellation, never keeps the command from ending."""
 
 from __future__ import annotations
 
@@ -35,3 +36,14 @@ def test_a_gadget_that_ignores_its_cancellation_does_not_keep_the_command_from_e
     (result,) = [line["result"] for line in lines if line["type"] == "gadget_result"]
     assert result["status"] == "timeout" and "left running" in result["error"]
     assert lines[-1]["output"] == "done"
+
+
+def test_a_gadget_returning_a_result_that_is_not_text_does_not_hang_the_command(tmp_path: Path) -> None:
+    script = tmp_path / "script.json"
+    turns = [[{"gadget": "lookup", "params": {"key": "k"}}], "done"]
+    script.write_text(json.dumps({"turns": turns}), encoding="utf-8")
+    proc = llmist("agent", "go", "-m", f"mock:{script}", "-g", str(TOOLS), "--json")
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    (result,) = [line["result"] for line in lines if line["type"] == "gadget_result"]
+    assert (result["result"], result["error"]) == ("42", None)
