@@ -285,13 +285,17 @@ class GadgetExecutor:
         breaks_loop = retry = False
         extra_cost = 0.0
         media: tuple[GadgetMedia, ...] = ()
+        # Read through Any: a gadget may fill a field with another type (GadgetResult(result=42)),
+        # and the compiled build would check the declared type on access instead of converting.
         if exc is None:
             if isinstance(output, GadgetResult):
-                result, extra_cost, media = _as_text(output.result), float(output.cost), tuple(output.media)
+                given: Any = output
+                result, extra_cost, media = _as_text(given.result), float(given.cost), tuple(given.media)
             else:
                 result = _as_text(output)
         elif isinstance(exc, TaskCompletionSignal):
-            result, breaks_loop = _as_text(exc.summary), True
+            signal_: Any = exc
+            result, breaks_loop = _as_text(signal_.summary), True
         elif isinstance(exc, ModelRetry):
             status, retry, error = "error", True, self._retry_text(gadget, exc.message)
         elif isinstance(exc, HumanInputRequired):
