@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from llmist.agent import SQLiteSession
+from llmist.testing import block_call
 from tests.cli.helpers import clean_env, llmist
 
 pytestmark = pytest.mark.slow
@@ -93,3 +94,41 @@ def test_a_store_locked_for_less_than_the_busy_timeout_is_waited_for(tmp_path: P
     release.join()
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert [m.text for m in asyncio.run(SQLiteSession(db, "s").load())[1:]] == ["start", "Started.", "more", "More."]
+
+
+# --- two runs on one conversation at once ---------------------------------------------------
+
+_MEET = """
+import os, time
+from pathlib import Path
+from llmist import gadget
+
+@gadget
+def meet(room: str) -> str:
+    \"\"\"Wait until the other run is here too (both have loaded the session by now).\"\"\"
+    Path(room, str(os.getpid())).touch()
+    while len(list(Path(room).iterdir())) < 2:
+        time.sleep(0.05)
+    return "met"
+"""
+
+
+def test_two_processes_on_one_session_never_damage_or_overwrite_it(tmp_path: Path) -> None:
+    db = _existing_store(tmp_path)
+    room = tmp_path / "room"
+    room.mkdir()
+    gadgets = tmp_path / "meet.py"
+    gadgets.write_text(_MEET, encoding="utf-8")
+    scripts = {name: _script(tmp_path, f"{name}.json", [block_call("meet", room=str(room)), f"{name} done."])
+               for name in ("a", "b")}  # fmt: skip
+    procs = {name: _agent(tmp_path, db, script, f"from {name}", "-g", str(gadgets)) for name, script in scripts.items()}
+    outcomes = {name: (proc.wait(timeout=120), proc.communicate()) for name, proc in procs.items()}
+    exits = sorted(code for code, _ in outcomes.values())
+    assert exits[0] == 0 and exits[1] != 0, outcomes  # both loaded before either wrote: one lost the race
+    (loser,) = [name for name, (code, _) in outcomes.items() if code != 0]
+    (winner,) = {"a", "b"} - {loser}
+    out, err = outcomes[loser][1]
+    assert "another run changed the conversation" in out + err and str(db) in out + err
+    stored = [m.text for m in asyncio.run(SQLiteSession(db, "s").load())[1:]]  # loads: not damaged
+    assert stored[:2] == ["start", "Started."] and stored[2] == f"from {winner}" and stored[-1] == f"{winner} done."
+    assert not any(f"from {loser}" in text or f"{loser} done." in text for text in stored)

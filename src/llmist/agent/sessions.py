@@ -10,6 +10,11 @@ on the standard library's ``sqlite3``: :meth:`~SQLiteSession.save` only puts the
 bounded queue (the run never waits for the disk unless the writer falls that far behind), and
 one writer thread per database file commits the changes; queued writes are committed before
 the interpreter exits.
+
+Each stored conversation has a revision, raised by every write. A session remembers the revision
+it loaded (or last wrote), and a write finding another one fails instead of writing: two runs on
+one conversation (two processes, or two session objects in one) cannot interleave their turns
+or overwrite each other's; the run that wrote second gets a :class:`SessionError`.
 """
 
 from __future__ import annotations
@@ -53,6 +58,10 @@ _SCHEMA = (
     # A row holds the messages one change added, from position ``seq`` on (``dumps_messages``).
     "CREATE TABLE IF NOT EXISTS llmist_messages (session_id TEXT NOT NULL, seq INTEGER NOT NULL, "
     "body TEXT NOT NULL, PRIMARY KEY (session_id, seq)) WITHOUT ROWID",
+    # Raised by every write to a conversation: a writer that finds another revision than the one
+    # it read lost a race with another run (see the module docstring).
+    "CREATE TABLE IF NOT EXISTS llmist_revisions (session_id TEXT PRIMARY KEY, "
+    "revision INTEGER NOT NULL) WITHOUT ROWID",
 )
 
 
@@ -110,6 +119,10 @@ class SQLiteSession:
         session_id: The conversation's name inside it.
         busy_timeout_s: How long a write waits for another process that holds the file locked
             before it fails (the run then fails with a :class:`SessionError`).
+
+    A write fails, and so does every later one of this object, when another run changed the
+    conversation since this one loaded it (see the module docstring): the stored conversation
+    is kept whole, and a new run (a new :meth:`load`) continues from it.
     """
 
     def __init__(self, path: str | Path, session_id: str, *, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S) -> None:
@@ -122,6 +135,11 @@ class SQLiteSession:
         self._saved: tuple[Message, ...] = ()
         """What the last save queued: the next one sends only what follows it."""
         self._opened: _Store | None = None
+        self._revision: int | None = None
+        """The stored revision this object loaded or last wrote; ``None`` before a load (a run
+        given its history replaces the stored conversation, whatever it holds)."""
+        self._failed: str | None = None
+        """Why a write of this session failed: every later save and flush raises it."""
 
     def _store(self) -> _Store:
         if self._opened is None:
@@ -137,7 +155,7 @@ class SQLiteSession:
         store = self._store()
         await store.flush(self)
         try:
-            messages = store.read(self.session_id)
+            messages, self._revision = store.read(self.session_id)
         except MessageFormatError as exc:
             raise SessionError(f"{self!r}: stored conversation cannot be read: {exc}") from exc
         except sqlite3.Error as exc:
@@ -154,7 +172,7 @@ class SQLiteSession:
         start = n if snapshot[:n] == saved else 0  # tuple equality checks identity first: fast
         self._saved = snapshot
         if start < len(snapshot):
-            op = (self.session_id, start, snapshot[start:])
+            op = (self, start, snapshot[start:])
             store = self._store()
             if not store.try_put(op, self):
                 await asyncio.to_thread(store.put_blocking, op)
@@ -181,12 +199,12 @@ class SQLiteSession:
         """Delete this session's conversation from the store."""
         store = self._store()
         await store.flush(self)
-        store.delete(self.session_id)
+        self._revision = store.delete(self.session_id)
         self._saved = ()
 
 
-_Write: TypeAlias = "tuple[str, int, tuple[Message, ...]]"
-"""A change: session id, first position, the messages from there on (earlier ones are kept)."""
+_Write: TypeAlias = "tuple[SQLiteSession, int, tuple[Message, ...]]"
+"""A change: the session, first position, the messages from there on (earlier ones are kept)."""
 
 _QUEUE_SIZE = 256
 """Changes that may wait for the writer before ``save`` waits too."""
@@ -246,7 +264,6 @@ class _Store:
         self.flushing = threading.Event()
         """Set by a flush: the writer stops gathering and commits at once."""
         self.in_flight = 0
-        self.error: BaseException | None = None
         self.busy_timeout_s = DEFAULT_BUSY_TIMEOUT_S
         """How long the connection waits for another process's lock."""
 
@@ -291,29 +308,48 @@ class _Store:
             self.cond.wait_for(lambda: self.in_flight == 0)
 
     def raise_error(self, session: SQLiteSession) -> None:
-        if self.error is not None:
-            raise SessionError(f"{session!r}: saving the conversation failed: {self.error}") from self.error
+        if session._failed is not None:
+            raise SessionError(f"{session!r}: saving the conversation failed: {session._failed}")
 
-    def read(self, session_id: str) -> list[Message]:
+    def read(self, session_id: str) -> tuple[list[Message], int]:
+        """The stored conversation and its revision, read in one transaction (one snapshot)."""
         with self.lock:
-            rows = self.conn.execute(
-                "SELECT seq, body FROM llmist_messages WHERE session_id = ? ORDER BY seq", (session_id,)
-            ).fetchall()
+            conn = self.conn
+            conn.execute("BEGIN")
+            try:
+                rows = conn.execute(
+                    "SELECT seq, body FROM llmist_messages WHERE session_id = ? ORDER BY seq", (session_id,)
+                ).fetchall()
+                revision = _revision(conn, session_id)
+            finally:
+                conn.execute("COMMIT")
         messages: list[Message] = []
         for seq, body in rows:
             if seq != len(messages):
                 raise MessageFormatError(f"the rows skip from message {len(messages)} to {seq} (damaged store)")
             messages += loads_messages(body)
-        return messages
+        return messages, revision
 
     def ids(self) -> list[str]:
         with self.lock:
             rows = self.conn.execute("SELECT DISTINCT session_id FROM llmist_messages ORDER BY session_id").fetchall()
         return [row[0] for row in rows]
 
-    def delete(self, session_id: str) -> None:
+    def delete(self, session_id: str) -> int:
+        """Delete the conversation; its revision is raised (a run that loaded it can no longer
+        write), and returned."""
         with self.lock:
-            self.conn.execute("DELETE FROM llmist_messages WHERE session_id = ?", (session_id,))
+            conn = self.conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute("DELETE FROM llmist_messages WHERE session_id = ?", (session_id,))
+                revision = _revision(conn, session_id) + 1
+                conn.execute("INSERT OR REPLACE INTO llmist_revisions VALUES (?, ?)", (session_id, revision))
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        return revision
 
     # --- the writer thread ------------------------------------------------------------------
 
@@ -340,47 +376,87 @@ class _Store:
             self.flushing.clear()
 
     def _commit(self, batch: list[_Write]) -> None:
-        """One transaction for the batch; per session in order: drop the tail the change
-        replaces, write the new one."""
-        if self.error is not None:
+        """One transaction for the batch; per session in order: check that the stored revision
+        is the one the session knows, drop the tail the change replaces, write the new one.
+
+        A failure is kept on the sessions it concerns (a conflict, a conversation that cannot
+        be written: that session; the transaction: the batch's) and raised to their runs at the
+        next save or flush; the file's other sessions go on."""
+        changes: list[tuple[SQLiteSession, int, str]] = []
+        for session, start, ms in _merged(batch):
+            if session._failed is not None:  # its earlier change is missing: what follows would damage it
+                continue
+            try:
+                changes.append((session, start, dumps_messages(ms)))
+            except Exception as exc:
+                self._fail(session, str(exc))
+        if not changes:
             return
+        written: list[tuple[SQLiteSession, int]] = []
+        conflicts: list[tuple[SQLiteSession, int]] = []
         try:
-            changes = [(sid, start, dumps_messages(ms)) for sid, start, ms in _merged(batch)]
             with self.lock:
                 conn = self.conn
                 conn.execute("BEGIN IMMEDIATE")
                 try:
-                    for sid, start, body in changes:
+                    for session, start, body in changes:
+                        sid = session.session_id
+                        found = _revision(conn, sid)
+                        if session._revision is not None and found != session._revision:
+                            conflicts.append((session, found))
+                            continue
                         # A change starts at the stored end (new messages) or at 0 (all replaced):
                         # never inside a row.
                         conn.execute("DELETE FROM llmist_messages WHERE session_id = ? AND seq >= ?", (sid, start))
                         conn.execute("INSERT INTO llmist_messages VALUES (?, ?, ?)", (sid, start, body))
+                        conn.execute("INSERT OR REPLACE INTO llmist_revisions VALUES (?, ?)", (sid, found + 1))
+                        written.append((session, found + 1))
                 except BaseException:
                     conn.execute("ROLLBACK")
                     raise
                 conn.execute("COMMIT")
-        except Exception as exc:  # kept, and raised to the runs at their next save or flush
-            logger.error("%s: write failed: %s", self.name, exc)
-            self.error = exc
+        except Exception as exc:
+            for session, _, _ in changes:
+                self._fail(session, str(exc))
+            return
+        for session, revision in written:
+            session._revision = revision
+        for session, found in conflicts:
+            self._fail(
+                session,
+                f"another run changed the conversation since this one loaded it (revision {found}, this run "
+                f"knew {session._revision}): two runs on one session at once. The stored conversation is kept "
+                "as that run left it, without this run's last turn; a new run continues from it",
+            )
+
+    def _fail(self, session: SQLiteSession, why: str) -> None:
+        logger.error("%r: write failed: %s", session, why)
+        session._failed = why
 
 
 def _merged(batch: list[_Write]) -> list[_Write]:
     """``batch`` with each session's successive changes made one (a run's iterations queued
     together become one delete and one insert)."""
     out: list[_Write] = []
-    last: dict[str, int] = {}
-    for sid, start, ms in batch:
-        i = last.get(sid)
+    last: dict[int, int] = {}  # by the session object: two of one conversation are two writers
+    for session, start, ms in batch:
+        i = last.get(id(session))
         if i is not None:
             _, prev_start, prev = out[i]
             if start >= prev_start:  # keeps what the earlier change wrote before ``start``
-                out[i] = (sid, prev_start, prev[: start - prev_start] + ms)
+                out[i] = (session, prev_start, prev[: start - prev_start] + ms)
             else:
-                out[i] = (sid, start, ms)
+                out[i] = (session, start, ms)
             continue
-        last[sid] = len(out)
-        out.append((sid, start, ms))
+        last[id(session)] = len(out)
+        out.append((session, start, ms))
     return out
+
+
+def _revision(conn: sqlite3.Connection, session_id: str) -> int:
+    """The stored conversation's revision (0: never written)."""
+    row = conn.execute("SELECT revision FROM llmist_revisions WHERE session_id = ?", (session_id,)).fetchone()
+    return int(row[0]) if row is not None else 0
 
 
 def _not_a_store(session: SQLiteSession, exc: sqlite3.Error) -> SessionError:
