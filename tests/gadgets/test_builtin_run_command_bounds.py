@@ -5,7 +5,6 @@ killed, on timeout too."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import subprocess
 import sys
@@ -13,28 +12,12 @@ import time
 from pathlib import Path
 
 import pytest
+from tests.gadgets.processes import wait_dead
 
 from llmist.gadgets.builtins import RunCommand
 from llmist.testing import atest_gadget
 
 pytestmark = pytest.mark.slow
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
-            return f.read().split(") ", 1)[1][0] != "Z"  # a zombie has ended
-    except FileNotFoundError:
-        return False
-
-
-async def _wait_dead(pid: int, within_s: float = 5.0) -> bool:
-    deadline = time.monotonic() + within_s
-    while time.monotonic() < deadline:
-        if not _alive(pid):
-            return True
-        await asyncio.sleep(0.05)
-    return False
 
 
 def _pid(path: Path) -> int:
@@ -86,7 +69,7 @@ async def test_a_background_job_does_not_make_the_call_time_out(tmp_path: Path) 
     assert out.result is not None and out.result.startswith("$ sleep 100 & echo $! > bg.pid; echo started\nstarted\n")
     assert "[exit code 0]" in out.result
     assert "1 process it started was still running and was stopped (sleep)" in out.result
-    assert await _wait_dead(_pid(tmp_path / "bg.pid"))
+    assert await wait_dead(_pid(tmp_path / "bg.pid"))
 
 
 async def test_a_setsid_child_left_behind_is_killed_when_the_command_ends(tmp_path: Path) -> None:
@@ -95,7 +78,7 @@ async def test_a_setsid_child_left_behind_is_killed_when_the_command_ends(tmp_pa
     )
     assert out.result is not None and "ok\n[exit code 0]" in out.result
     assert "was stopped (sleep)" in out.result
-    assert await _wait_dead(_pid(tmp_path / "s.pid"))
+    assert await wait_dead(_pid(tmp_path / "s.pid"))
 
 
 async def test_a_setsid_child_is_killed_with_a_command_that_times_out(tmp_path: Path) -> None:
@@ -103,7 +86,7 @@ async def test_a_setsid_child_is_killed_with_a_command_that_times_out(tmp_path: 
         RunCommand(tmp_path), {"command": "setsid sleep 100 & echo $! > s.pid; sleep 100", "timeout_s": 0.5}
     )
     assert out.error is not None and "timed out after 0.5 s and was killed" in out.error
-    assert await _wait_dead(_pid(tmp_path / "s.pid"))
+    assert await wait_dead(_pid(tmp_path / "s.pid"))
 
 
 async def test_a_command_that_ends_cleanly_reports_nothing_more(tmp_path: Path) -> None:
