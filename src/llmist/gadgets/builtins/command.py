@@ -103,7 +103,11 @@ class RunCommand(Gadget):
             env={**os.environ, MARKER: marker},
         )
         command = _Command(proc, marker)
-        ctx.signal.add_listener(lambda _reason: kill(proc.pid, marker, signal.SIGKILL))
+
+        def on_abort(_reason: object) -> None:
+            kill(proc.pid, marker, signal.SIGKILL)
+
+        ctx.signal.add_listener(on_abort)
         output = _Output(max(2 * self.max_output_chars, _KEEP_AT_LEAST))
         reader = asyncio.create_task(_drain(proc, output, self.max_output_bytes))
         try:
@@ -112,6 +116,10 @@ class RunCommand(Gadget):
             await asyncio.shield(command.stop())
             reader.cancel()
             raise
+        finally:
+            # Once the command ended its process group id may be reused: an abort later in the
+            # run must not signal it.
+            ctx.signal.remove_listener(on_abort)
         text = output.text(self.max_output_chars)
         if ended == "timeout":
             raise GadgetError(
