@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol, TypeAlias, runtime_checkable
 
-from llmist.agent.messages import MessageFormatError, dumps_messages, loads_messages
-from llmist.gadgets import LlmistError
+from llmist.agent.errors import MessageFormatError, SessionError
+from llmist.agent.messages import dumps_messages, loads_messages
 from llmist.providers.base import Message
 
 __all__ = ["LINGER_S", "SCHEMA_VERSION", "SQLiteSession", "Session", "SessionError", "flush_pending"]
@@ -41,10 +41,6 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS llmist_messages (session_id TEXT NOT NULL, seq INTEGER NOT NULL, "
     "body TEXT NOT NULL, PRIMARY KEY (session_id, seq)) WITHOUT ROWID",
 )
-
-
-class SessionError(LlmistError):
-    """A session store could not be read or written (names the store, the session and why)."""
 
 
 @runtime_checkable
