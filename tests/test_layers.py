@@ -20,9 +20,22 @@ from pathlib import Path
 
 import pytest
 
-LAYERS = ("syntax", "gadgets", "execution", "mcp", "models", "providers", "agent", "testing", "evals", "batch", "cli")
+LAYERS = (
+    "syntax",
+    "gadgets",
+    "execution",
+    "mcp",
+    "models",
+    "providers",
+    "agent",
+    "testing",
+    "evals",
+    "batch",
+    "web",
+    "cli",
+)
 """The layers in import order. ``mcp`` builds gadgets and runs them through the executor; the
-agent connects MCP servers; ``evals`` and ``batch`` use the agent and are used only by the CLI."""
+agent connects MCP servers; ``evals``, ``batch`` and ``web`` use the agent and are used only by the CLI."""
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "llmist"
 

@@ -17,6 +17,7 @@ from llmist import (
     Observers,
     Proceed,
     Recover,
+    ReplaceParameters,
     Rethrow,
     SkipGadget,
     SkipLLMCall,
@@ -171,6 +172,25 @@ async def test_before_gadget_can_deny_a_call_with_a_synthetic_result() -> None:
     result = await Agent(model=model, gadgets=[add], hooks=Hooks(controllers=Controllers(before_gadget=deny))).run("q")
     assert result.gadget_results[0].result == "user denied add"
     assert "user denied add" in model.requests[1].messages[-1].text
+
+
+async def test_before_gadget_can_run_a_call_with_replaced_parameters() -> None:
+    started: list[dict[str, Any]] = []
+    hooks = Hooks(
+        controllers=Controllers(before_gadget=lambda ctx: ReplaceParameters({"a": 40, "b": 2})),
+        observers=Observers(on_gadget_start=lambda ctx: started.append(ctx.parameters)),
+    )
+    result = await _run(hooks)
+    assert result.gadget_results[0].result == "42"
+    assert result.gadget_results[0].parameters == {"a": 40, "b": 2}
+    assert started == [{"a": 40, "b": 2}]
+
+
+async def test_replaced_parameters_that_fail_validation_fail_the_call_with_the_error() -> None:
+    hooks = Hooks(controllers=Controllers(before_gadget=lambda ctx: ReplaceParameters({"a": "many"})))
+    result = await _run(hooks)
+    error = result.gadget_results[0].error
+    assert error is not None and error.startswith("the replaced parameters are invalid:") and "b" in error
 
 
 async def test_before_gadget_proceed_runs_the_call() -> None:

@@ -45,6 +45,18 @@ async def test_sessions_sharing_a_file_stay_apart(tmp_path: Path) -> None:
     assert [m.text for m in (await SQLiteSession(db, "one").load())[1:]] == ["first", "a"]
 
 
+async def test_list_ids_names_every_stored_conversation_of_a_file(tmp_path: Path) -> None:
+    db = tmp_path / "runs.db"
+    for name in ("b-chat", "a-chat"):
+        await Agent(model=MockModel(["ok"]), session=SQLiteSession(db, name)).run("hi")
+    assert await SQLiteSession.list_ids(db) == ["a-chat", "b-chat"]
+
+
+async def test_list_ids_of_a_missing_file_is_empty_and_creates_nothing(tmp_path: Path) -> None:
+    assert await SQLiteSession.list_ids(tmp_path / "none.db") == []
+    assert not (tmp_path / "none.db").exists()
+
+
 async def test_each_completed_iteration_is_stored_before_the_next_one_ends(tmp_path: Path) -> None:
     db = tmp_path / "runs.db"
     session = SQLiteSession(db, "s")

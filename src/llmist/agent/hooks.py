@@ -46,6 +46,7 @@ __all__ = [
     "Proceed",
     "Recover",
     "ReplaceMessages",
+    "ReplaceParameters",
     "Rethrow",
     "SkipGadget",
     "SkipLLMCall",
@@ -191,6 +192,15 @@ class SkipGadget:
 
 
 @dataclass(frozen=True, slots=True)
+class ReplaceParameters:
+    """Controller action before a gadget call: run it with ``parameters`` instead of the model's
+    (a person edited them before approving). They are validated again: invalid ones fail the
+    call with the validation error, as the model's own would."""
+
+    parameters: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class ReplaceMessages:
     """Controller action before a model call: send ``messages`` instead of the conversation
     (which becomes them), e.g. a compacted one. ``usage`` and ``cost`` of making them (a
@@ -203,7 +213,7 @@ class ReplaceMessages:
 
 LLMCallAction: TypeAlias = Proceed | SkipLLMCall
 LLMErrorAction: TypeAlias = Rethrow | Recover
-GadgetAction: TypeAlias = Proceed | SkipGadget
+GadgetAction: TypeAlias = Proceed | SkipGadget | ReplaceParameters
 MessagesAction: TypeAlias = Proceed | ReplaceMessages
 
 _MaybeAwaitable: TypeAlias = T | Awaitable[T]

@@ -18,6 +18,7 @@ import asyncio
 import atexit
 import collections
 import logging
+import os
 import sqlite3
 import threading
 from collections.abc import Sequence
@@ -28,7 +29,15 @@ from llmist.agent.errors import MessageFormatError, SessionError
 from llmist.agent.messages import dumps_messages, loads_messages
 from llmist.providers.base import Message
 
-__all__ = ["LINGER_S", "SCHEMA_VERSION", "SQLiteSession", "Session", "SessionError", "flush_pending"]
+__all__ = [
+    "LINGER_S",
+    "SCHEMA_VERSION",
+    "SQLiteSession",
+    "Session",
+    "SessionError",
+    "default_store_path",
+    "flush_pending",
+]
 
 logger = logging.getLogger("llmist.agent.sessions")
 
@@ -41,6 +50,17 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS llmist_messages (session_id TEXT NOT NULL, seq INTEGER NOT NULL, "
     "body TEXT NOT NULL, PRIMARY KEY (session_id, seq)) WITHOUT ROWID",
 )
+
+
+def default_store_path() -> Path:
+    """Where ``llmist agent --session`` and ``llmist web`` keep conversations unless told:
+    ``$LLMIST_SESSION_DB``, else ``$XDG_DATA_HOME/llmist/sessions.db`` (``~/.local/share``
+    without it). The folder is not created here."""
+    env = os.environ
+    if env.get("LLMIST_SESSION_DB"):
+        return Path(env["LLMIST_SESSION_DB"])
+    base = Path(env["XDG_DATA_HOME"]) if env.get("XDG_DATA_HOME") else Path.home() / ".local" / "share"
+    return base / "llmist" / "sessions.db"
 
 
 @runtime_checkable
@@ -106,6 +126,8 @@ class SQLiteSession:
             messages = store.read(self.session_id)
         except MessageFormatError as exc:
             raise SessionError(f"{self!r}: stored conversation cannot be read: {exc}") from exc
+        except sqlite3.Error as exc:
+            raise _not_a_store(self, exc) from exc
         self._saved = tuple(messages)
         return messages
 
@@ -126,6 +148,20 @@ class SQLiteSession:
     async def flush(self) -> None:
         """Wait until every queued change is committed; raise if a write failed."""
         await self._store().flush(self)
+
+    @classmethod
+    async def list_ids(cls, path: str | Path) -> list[str]:
+        """The ids of the conversations stored in ``path`` (sorted; writes queued in this
+        process are committed first). A missing file holds none and is not created."""
+        if not Path(path).exists():
+            return []
+        probe = cls(path, "")
+        store = probe._store()
+        await store.flush(probe)
+        try:
+            return store.ids()
+        except sqlite3.Error as exc:  # our table's name on another program's table, say
+            raise _not_a_store(probe, exc) from exc
 
     async def clear(self) -> None:
         """Delete this session's conversation from the store."""
@@ -249,6 +285,11 @@ class _Store:
             messages += loads_messages(body)
         return messages
 
+    def ids(self) -> list[str]:
+        with self.lock:
+            rows = self.conn.execute("SELECT DISTINCT session_id FROM llmist_messages ORDER BY session_id").fetchall()
+        return [row[0] for row in rows]
+
     def delete(self, session_id: str) -> None:
         with self.lock:
             self.conn.execute("DELETE FROM llmist_messages WHERE session_id = ?", (session_id,))
@@ -321,6 +362,11 @@ def _merged(batch: list[_Write]) -> list[_Write]:
     return out
 
 
+def _not_a_store(session: SQLiteSession, exc: sqlite3.Error) -> SessionError:
+    """A file whose tables are not ours (another program's, a damaged file) read as a store."""
+    return SessionError(f"{session.path}: the file is not an llmist session store, or it is damaged ({exc})")
+
+
 def _connect(path: Path, session: SQLiteSession) -> sqlite3.Connection:
     """A connection to ``path`` with the tables in place and the schema version checked."""
     try:
@@ -331,7 +377,7 @@ def _connect(path: Path, session: SQLiteSession) -> sqlite3.Connection:
             conn.execute(statement)
         _check_version(conn, session)
     except sqlite3.Error as exc:
-        raise SessionError(f"{session!r}: cannot open the store: {exc}") from exc
+        raise SessionError(f"{session.path}: cannot open the store: {exc}") from exc
     return conn
 
 

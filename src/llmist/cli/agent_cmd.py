@@ -7,36 +7,41 @@ import os
 import shlex
 import signal
 import sys
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Protocol
 
 import typer
 from rich.console import Console
 
-from llmist.agent import Agent, AgentEvent, AgentResult, Controllers, HookPresets, Hooks, Progress, SQLiteSession
+from llmist.agent import Agent, AgentEvent, AgentResult, Controllers, HookPresets, Hooks, Progress
 from llmist.agent.sessions import flush_pending
+from llmist.cli._agent_options import (
+    BuiltinsOption,
+    CommandsOption,
+    GadgetOption,
+    MaxCostOption,
+    MaxIterationsOption,
+    McpOption,
+    ModelOption,
+    ProfileOption,
+    RootOption,
+    SyntaxOption,
+    SystemOption,
+    agent_flags,
+)
 from llmist.cli._approval import TerminalApprover
 from llmist.cli._common import CliError, fail, stderr, stdout
 from llmist.cli._config import Config, load_config
 from llmist.cli._json_sink import JsonSink
 from llmist.cli._loader import load_gadgets
 from llmist.cli._mock_script import load_mock_script, mock_script_path
+from llmist.cli._sessions import open_session, session_store_path
 from llmist.cli._view import AgentView
 from llmist.gadgets import Gadget, LlmistError
 from llmist.gadgets.builtins import builtin_gadgets, requires_approval
 from llmist.providers import ProviderError
 
 __all__ = ["agent_command", "build_agent"]
-
-
-class SyntaxChoice(StrEnum):
-    """How the model calls gadgets."""
-
-    block = "block"
-    emoji = "emoji"
-    native = "native"
-    auto = "auto"
 
 
 class _Sink(Protocol):
@@ -51,69 +56,67 @@ class _Sink(Protocol):
 
 
 _PromptArgument = Annotated[
-    str | None, typer.Argument(help="The task (with --session: optional, the run then continues the session).")
+    str | None,
+    typer.Argument(metavar="PROMPT", help="The task (with --session: optional, the run then continues the session)."),
 ]
 _SessionOption = Annotated[
     str | None,
-    typer.Option(help="Keep the conversation under this name and continue it if it exists (saved each iteration)."),
+    typer.Option(
+        metavar="NAME",
+        help="Keep the conversation under this name and continue it if it exists (saved each iteration).",
+    ),
 ]
 _SessionDbOption = Annotated[
     Path | None,
-    typer.Option(help="SQLite file of --session (default: $LLMIST_SESSION_DB, else the user data directory)."),
+    typer.Option(
+        "--session-db",
+        metavar="FILE",
+        help="SQLite file of --session (default: $LLMIST_SESSION_DB, else the user data directory).",
+    ),
 ]
 
 
 def agent_command(
     prompt: _PromptArgument = None,
-    model: Annotated[
-        str | None, typer.Option("--model", "-m", help="Model: 'sonnet', 'openai:gpt-4o', 'mock', 'mock:SCRIPT.json'.")
-    ] = None,
-    gadget: Annotated[
-        list[str] | None, typer.Option("--gadget", "-g", help="Gadget file or module (repeatable).")
-    ] = None,
-    builtins: Annotated[
-        bool | None, typer.Option("--builtins/--no-builtins", help="Add the built-in file and command gadgets.")
-    ] = None,
-    root: Annotated[str | None, typer.Option(help="Sandbox root of the built-in gadgets.")] = None,
-    allow_commands: Annotated[
-        bool | None, typer.Option("--commands/--no-commands", help="With --builtins: include RunCommand.")
-    ] = None,
-    syntax: Annotated[
-        SyntaxChoice | None,
-        typer.Option(help="How the model calls gadgets (native: its API's tool calls)."),
-    ] = None,
-    max_iterations: Annotated[int | None, typer.Option(min=1, help="Most model calls.")] = None,
-    max_cost: Annotated[float | None, typer.Option(min=0, help="Stop once the run cost this many USD.")] = None,
-    system: Annotated[str | None, typer.Option(help="System prompt preamble (replaces the default one).")] = None,
+    model: ModelOption = None,
+    gadget: GadgetOption = None,
+    builtins: BuiltinsOption = None,
+    root: RootOption = None,
+    allow_commands: CommandsOption = None,
+    syntax: SyntaxOption = None,
+    max_iterations: MaxIterationsOption = None,
+    max_cost: MaxCostOption = None,
+    system: SystemOption = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve every write and command without asking.")] = False,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print events as JSON lines instead of the live view.")
     ] = False,
-    profile: Annotated[str | None, typer.Option("--profile", "-P", help="Configuration profile to use.")] = None,
-    mcp: Annotated[
-        list[str] | None,
-        typer.Option("--mcp", metavar="COMMAND", help="Command line of an MCP server whose tools to use (repeatable)."),
-    ] = None,
+    profile: ProfileOption = None,
+    mcp: McpOption = None,
     session: _SessionOption = None,
-    session_db: _SessionDbOption = None,
+    session_db_flag: _SessionDbOption = None,
 ) -> None:
     """Run an agent on PROMPT: the model calls gadgets, you watch each call and its result."""
-    flags: dict[str, Any] = {
-        "model": model,
-        "gadgets": gadget or None,
-        "builtins": builtins,
-        "root": root,
-        "allow_commands": allow_commands,
-        "syntax": syntax.value if syntax else None,
-        "max_iterations": max_iterations,
-        "max_cost": max_cost,
-        "system": system,
-        "mcp_servers": mcp or None,
-    }
+    flags = agent_flags(
+        model=model,
+        gadget=gadget,
+        builtins=builtins,
+        root=root,
+        allow_commands=allow_commands,
+        syntax=syntax,
+        max_iterations=max_iterations,
+        max_cost=max_cost,
+        system=system,
+        mcp=mcp,
+    )
     if prompt is None and session is None:
         fail("give a PROMPT (or --session NAME to continue a saved conversation)")
     agent, sink = _prepare(profile, flags, as_json, yes)
-    agent.session = SQLiteSession(_session_db(session_db), session) if session is not None else None
+    if session is not None:
+        try:
+            agent.session = open_session(session_store_path(session_db_flag), session, must_exist=prompt is None)
+        except CliError as exc:
+            fail(str(exc))
     raise typer.Exit(asyncio.run(_run(agent, prompt, sink)))
 
 
@@ -125,20 +128,6 @@ def _prepare(profile: str | None, flags: dict[str, Any], as_json: bool, yes: boo
         return _watched_agent(config, sink, stderr if as_json else stdout, yes), sink
     except (CliError, LlmistError, ProviderError, ValueError, ImportError) as exc:
         fail(str(exc))
-
-
-def _session_db(path: Path | None) -> Path:
-    """The sessions' SQLite file: the flag, else ``$LLMIST_SESSION_DB``, else
-    ``$XDG_DATA_HOME/llmist/sessions.db`` (``~/.local/share`` without it); its folder is created."""
-    if path is None:
-        env = os.environ
-        if env.get("LLMIST_SESSION_DB"):
-            path = Path(env["LLMIST_SESSION_DB"])
-        else:
-            base = Path(env["XDG_DATA_HOME"]) if env.get("XDG_DATA_HOME") else Path.home() / ".local" / "share"
-            path = base / "llmist" / "sessions.db"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return path
 
 
 def _watched_agent(config: Config, sink: _Sink, ask_console: Console, yes: bool) -> Agent:

@@ -45,11 +45,15 @@ class GadgetCallInfo:
 
 @dataclass(frozen=True, slots=True)
 class BeforeGadgetDecision:
-    """What ``before_gadget`` decides: run the call, or skip it with a synthetic result."""
+    """What ``before_gadget`` decides: run the call (with the model's parameters or with
+    replacements), or skip it with a synthetic result."""
 
     action: Literal["proceed", "skip"] = "proceed"
     result: str | None = None
     """For ``skip``: the text the model sees instead of the gadget's output."""
+    parameters: dict[str, Any] | None = None
+    """For ``proceed``: run with these parameters instead of the model's (a person edited them
+    before approving). They are validated again; invalid ones fail the call with the error."""
 
 
 DependencySkipInfo: TypeAlias = GadgetSkip

@@ -392,6 +392,8 @@ async def _settled_value(value: Any) -> Any:
 
 
 def _apply_decision(prepared: PreparedCall, decision: object) -> GadgetExecutionResult | PreparedCall:
+    if isinstance(decision, BeforeGadgetDecision) and decision.action == "proceed" and decision.parameters is not None:
+        return _replaced(prepared, decision.parameters)
     if isinstance(decision, BeforeGadgetDecision) and decision.action == "skip":
         return GadgetExecutionResult(
             gadget_name=prepared.gadget.name,
@@ -403,6 +405,25 @@ def _apply_decision(prepared: PreparedCall, decision: object) -> GadgetExecution
             status="skipped",
         )
     return prepared
+
+
+def _replaced(prepared: PreparedCall, parameters: dict[str, Any]) -> GadgetExecutionResult | PreparedCall:
+    """``prepared`` with ``parameters`` validated in place of the model's, or the failure naming
+    why they are invalid."""
+    gadget = prepared.gadget
+    try:
+        params = validate_params(gadget, parameters)
+    except InvalidParametersError as exc:
+        return GadgetExecutionResult(
+            gadget_name=gadget.name,
+            invocation_id=prepared.call.invocation_id,
+            parameters=dict(parameters),
+            result=None,
+            error=f"the replaced parameters are invalid: {exc}",
+            execution_time_ms=_ms(prepared.started),
+            status="error",
+        )
+    return PreparedCall(gadget, prepared.call, params, params.model_dump(), prepared.started)
 
 
 def _is_async(fn: object) -> bool:

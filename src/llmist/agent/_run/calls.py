@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 from typing import Any
 
 from llmist.agent._run.plan import RunPlan
@@ -13,7 +14,7 @@ from llmist.agent._run.state import RunState
 from llmist.agent.conversation import not_run_message
 from llmist.agent.errors import RepairRefused
 from llmist.agent.events import AgentEvent, GadgetResultEvent, GadgetSkippedEvent
-from llmist.agent.hooks import GadgetContext, SkipGadget, call_controller, call_observer
+from llmist.agent.hooks import GadgetContext, ReplaceParameters, SkipGadget, call_controller, call_observer
 from llmist.agent.repairs import CallRepairs, RepairEvent, RepairKind
 from llmist.agent.spec import AgentSpec
 from llmist.execution import (
@@ -199,13 +200,17 @@ class ResponseCalls:
             self._iteration, info.gadget_name, info.invocation_id, info.parameters, info.call.dependencies
         )
         ctl, obs = self._cfg.controllers, self._cfg.observers
+        decision: BeforeGadgetDecision | None = None
         if ctl is not None and ctl.before_gadget is not None:
             action = await call_controller(ctl.before_gadget, ctx)
             if isinstance(action, SkipGadget):
                 return BeforeGadgetDecision("skip", action.result)
+            if isinstance(action, ReplaceParameters):
+                ctx = dataclasses.replace(ctx, parameters=dict(action.parameters))
+                decision = BeforeGadgetDecision(parameters=dict(action.parameters))
         if obs is not None and obs.on_gadget_start is not None:
             await call_observer(obs.on_gadget_start, ctx)
-        return None
+        return decision
 
     def _intercept_parameters(self, gadget_name: str, raw: dict[str, Any], call: ParsedCall) -> dict[str, Any]:
         icp = self._cfg.interceptors

@@ -1,0 +1,116 @@
+"""``llmist web``: the agent's page in a browser (and its AG-UI endpoint), served on loopback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from llmist.cli._agent_options import (
+    BuiltinsOption,
+    CommandsOption,
+    GadgetOption,
+    MaxCostOption,
+    MaxIterationsOption,
+    McpOption,
+    ModelOption,
+    ProfileOption,
+    RootOption,
+    SyntaxOption,
+    SystemOption,
+    agent_flags,
+)
+from llmist.cli._common import CliError, fail, stdout
+from llmist.cli._config import load_config
+from llmist.cli._sessions import session_store_path
+from llmist.cli.agent_cmd import build_agent
+from llmist.gadgets import LlmistError
+from llmist.providers import ProviderError
+
+__all__ = ["web_command"]
+
+_TOKEN_ENV = "LLMIST_WEB_TOKEN"  # llmist.web.TOKEN_ENV (not imported here: the web extra may be missing)
+
+
+_TokenOption = Annotated[
+    str | None,
+    typer.Option(
+        envvar=_TOKEN_ENV,
+        show_envvar=True,
+        metavar="TOKEN",
+        help="Require this token (the page takes it from its URL).",
+    ),
+]
+_SessionDbOption = Annotated[
+    Path | None,
+    typer.Option(
+        metavar="FILE",
+        help="SQLite file of the conversations (default: $LLMIST_SESSION_DB, else the user data folder).",
+    ),
+]
+
+
+def web_command(
+    model: ModelOption = None,
+    gadget: GadgetOption = None,
+    builtins: BuiltinsOption = None,
+    root: RootOption = None,
+    allow_commands: CommandsOption = None,
+    syntax: SyntaxOption = None,
+    max_iterations: MaxIterationsOption = None,
+    max_cost: MaxCostOption = None,
+    system: SystemOption = None,
+    profile: ProfileOption = None,
+    mcp: McpOption = None,
+    host: Annotated[
+        str, typer.Option(metavar="HOST", help="Address to listen on; any but loopback needs --token.")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, metavar="PORT", help="Port to listen on.")] = 8000,
+    token: _TokenOption = None,
+    session_db: _SessionDbOption = None,
+) -> None:
+    """Serve the agent's page: watch gadget calls stream in and approve them with a click."""
+    try:
+        from llmist.web import WebSecurityError, check_exposure, serve_web
+    except ImportError as exc:
+        fail(f"llmist web needs the web extra ({exc.name} is missing): pip install 'llmist[web]'")
+    flags = agent_flags(
+        model=model,
+        gadget=gadget,
+        builtins=builtins,
+        root=root,
+        allow_commands=allow_commands,
+        syntax=syntax,
+        max_iterations=max_iterations,
+        max_cost=max_cost,
+        system=system,
+        mcp=mcp,
+    )
+    token = token or None
+    try:
+        config = load_config(profile=profile, flags=flags)
+        check_exposure(host, token, builtins=bool(config["builtins"]))
+        agent, guarded = build_agent(config)
+        agent.system_prompt  # noqa: B018  (resolves the model now, so a bad one fails before serving)
+        sessions = session_store_path(session_db)
+    except (CliError, LlmistError, ProviderError, ValueError, ImportError, WebSecurityError) as exc:
+        fail(str(exc))
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{port}/" + (f"#token={token}" if token else "")
+    stdout.print(f"llmist web: {_describe(agent)} on {url}  (Ctrl-C to stop)", highlight=False, soft_wrap=True)
+    serve_web(
+        agent,
+        host=host,
+        port=port,
+        token=token,
+        sessions=sessions,
+        builtins=bool(config["builtins"]),
+        guarded=guarded,
+    )
+
+
+def _describe(agent: Any) -> str:
+    names = [g.name for g in agent.gadgets]
+    model = agent.model if isinstance(agent.model, str) else getattr(agent.model, "name", "model")
+    return f"{model} with {len(names)} gadget{'s' if len(names) != 1 else ''}"
