@@ -232,9 +232,13 @@ class Agent(Generic[OutputT]):
     def spec(self) -> AgentSpec:
         """The agent's options, frozen: what a run starting now takes (with :attr:`gadgets` and
         :attr:`mcp_servers` as they are now)."""
-        spec = self._spec
-        if not _same(spec.gadgets, self.gadgets) or not _same(spec.mcp_servers, self.mcp_servers):
-            spec = self._spec = spec.changed(gadgets=tuple(self.gadgets), mcp_servers=tuple(self.mcp_servers))
+        spec, gadgets, servers = self._spec, self.gadgets, self.mcp_servers
+        # Compared by identity, at every run: the lists are the agent's to change.
+        same = len(spec.gadgets) == len(gadgets) and all(map(operator.is_, spec.gadgets, gadgets))
+        if same and (servers or spec.mcp_servers):
+            same = len(spec.mcp_servers) == len(servers) and all(map(operator.is_, spec.mcp_servers, servers))
+        if not same:
+            spec = self._spec = spec.changed(gadgets=tuple(gadgets), mcp_servers=tuple(servers))
         return spec
 
     @property
@@ -301,7 +305,8 @@ class Agent(Generic[OutputT]):
         saved one) is the conversation the run continues (default: the session's, else none);
         ``prompt`` ``None`` continues it without a new user message.
         """
-        return start_run(self._run_spec(output_type, groups), prompt, signal=signal, history=history)
+        spec = self.spec if output_type is None and not groups else self._run_spec(output_type, groups)
+        return start_run(spec, prompt, signal=signal, history=history)
 
     @overload
     async def run(
@@ -337,11 +342,13 @@ class Agent(Generic[OutputT]):
         ``prompt`` is text, or text and images: ``["What is this?", ImagePart.from_path("cat.png")]``.
         Images for a model known not to see them raise :class:`~llmist.ImagesNotSupportedError`.
         """
-        s = start_run(self._run_spec(output_type, groups), prompt, signal=signal, history=history)
+        spec = self.spec if output_type is None and not groups else self._run_spec(output_type, groups)
+        s = start_run(spec, prompt, signal=signal, history=history)
         async for _ in s.batches():
             pass
-        assert s.result is not None
-        return s.result
+        result = s.result
+        assert result is not None
+        return result
 
     def run_sync(
         self,
@@ -356,8 +363,6 @@ class Agent(Generic[OutputT]):
     def _run_spec(self, output_type: Any, groups: OptionGroups) -> AgentSpec:
         """The spec of a run: the agent's, with what the run replaces (a ``None`` replaces nothing)."""
         spec = self.spec
-        if output_type is None and not groups:
-            return spec
         changes: dict[str, Any] = {key: value for key, value in groups.items() if value is not None}
         if output_type is not None:
             changes["output_type"] = output_type
@@ -417,11 +422,6 @@ def _changed(group: Any, fields: tuple[tuple[str, Any], ...]) -> Any:
     """``group`` with ``fields`` changed, made once for each: an application that builds an
     ``Agent`` per request with the same flat keywords gets the same groups back."""
     return dataclasses.replace(group, **dict(fields))
-
-
-def _same(kept: tuple[Any, ...], current: list[Any]) -> bool:
-    """Whether ``current`` holds the very objects ``kept`` does, in order (checked at every run)."""
-    return len(kept) == len(current) and all(map(operator.is_, kept, current))
 
 
 def _subagent_gadget(subagent: Agent[Any] | SubagentGadget) -> SubagentGadget:
