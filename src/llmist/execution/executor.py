@@ -423,12 +423,17 @@ async def _outcome(
             started.abandon()
             raise
     task = asyncio.ensure_future(started)
+    cancelled: asyncio.CancelledError | None = None
     try:
         await asyncio.wait((task, future), return_when=asyncio.FIRST_COMPLETED)
-    except asyncio.CancelledError:
+    except asyncio.CancelledError as exc:
+        cancelled = exc
+    if cancelled is not None:
+        # Waited for outside the handler: the compiled build (mypyc) crashed on an await inside
+        # an ``except`` block followed by a bare ``raise``.
         task.cancel()
         await asyncio.wait((task,), timeout=grace_s)
-        raise
+        raise cancelled
     return future.result() if future.done() else task.result()
 
 
