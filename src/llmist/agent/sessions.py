@@ -5,11 +5,18 @@ starts, continues it, and hands the whole conversation to the session after each
 iteration (a response and all its calls' results). A crash loses at most the iteration in
 flight; a new process resumes from the last saved point.
 
-:class:`Session` is the protocol a store implements. :class:`SQLiteSession` is the built-in one,
-on the standard library's ``sqlite3``: :meth:`~SQLiteSession.save` only puts the change on a
-bounded queue (the run never waits for the disk unless the writer falls that far behind), and
-one writer thread per database file commits the changes; queued writes are committed before
-the interpreter exits.
+:class:`Session` is the protocol a store implements; :class:`ApprovalStore` adds what keeps
+calls waiting for approval (``Agent(approvals="defer")``). :class:`SQLiteSession` is the
+built-in store, on the standard library's ``sqlite3``: :meth:`~SQLiteSession.save` only puts
+the change on a bounded queue (the run never waits for the disk unless the writer falls that
+far behind), and one writer thread per database file commits the changes; queued writes are
+committed before the interpreter exits. ``SQLAlchemySession`` (``llmist[postgres]``) keeps the
+same tables in PostgreSQL or any SQLAlchemy database; both run the SQL of
+``llmist.agent._store_sql``.
+
+Every write names the version of the session it follows, so two writers of one session (two
+processes, or two session objects) never overwrite each other: the second gets a
+:class:`SessionConflictError` and nothing of the first is lost.
 """
 
 from __future__ import annotations
@@ -22,34 +29,33 @@ import os
 import sqlite3
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Protocol, TypeAlias, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from llmist.agent.messages import MessageFormatError, dumps_messages, loads_messages
-from llmist.gadgets import LlmistError
+from llmist.agent import _store_sql as sql
+from llmist.agent._store_sql import SCHEMA_VERSION, SessionConflictError, SessionError
+from llmist.agent.approvals import Claimed, Decision, PendingCall
+from llmist.agent.messages import GadgetResultMessage, MessageFormatError, dumps_message, dumps_messages, loads_messages
 from llmist.providers.base import Message
 
 __all__ = [
     "LINGER_S",
     "SCHEMA_VERSION",
+    "ApprovalStore",
     "SQLiteSession",
     "Session",
+    "SessionConflictError",
     "SessionError",
+    "change_since",
     "default_store_path",
     "flush_pending",
+    "messages_of_rows",
 ]
 
 logger = logging.getLogger("llmist.agent.sessions")
-
-SCHEMA_VERSION = 1
-"""Version of the tables :class:`SQLiteSession` writes (kept in its ``llmist_meta`` table)."""
-
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS llmist_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    # A row holds the messages one change added, from position ``seq`` on (``dumps_messages``).
-    "CREATE TABLE IF NOT EXISTS llmist_messages (session_id TEXT NOT NULL, seq INTEGER NOT NULL, "
-    "body TEXT NOT NULL, PRIMARY KEY (session_id, seq)) WITHOUT ROWID",
-)
+T = TypeVar("T")
 
 
 def default_store_path() -> Path:
@@ -61,10 +67,6 @@ def default_store_path() -> Path:
         return Path(env["LLMIST_SESSION_DB"])
     base = Path(env["XDG_DATA_HOME"]) if env.get("XDG_DATA_HOME") else Path.home() / ".local" / "share"
     return base / "llmist" / "sessions.db"
-
-
-class SessionError(LlmistError):
-    """A session store could not be read or written (names the store, the session and why)."""
 
 
 @runtime_checkable
@@ -92,8 +94,227 @@ class Session(Protocol):
         ...
 
 
-class SQLiteSession:
-    """A :class:`Session` in an SQLite file (created if missing; many sessions may share one).
+@runtime_checkable
+class ApprovalStore(Session, Protocol):
+    """A :class:`Session` that also keeps calls waiting for approval, and their decisions
+    (what ``Agent(approvals="defer")`` needs; both built-in stores are one).
+
+    Decisions may come from any process; :meth:`claim` makes sure the decided calls run once.
+    """
+
+    async def pause(self, messages: Sequence[Message], calls: Sequence[PendingCall]) -> None:
+        """Store ``messages`` (the whole conversation) and the ``calls`` that wait, in one
+        transaction; return once both are stored."""
+        ...
+
+    async def pending(self) -> list[PendingCall]:
+        """The calls that wait (none: the session is not paused), with their decisions so far."""
+        ...
+
+    async def decide(self, invocation_id: str, decision: Decision) -> PendingCall:
+        """Store ``decision`` for a waiting call (of two deciders of a call, one succeeds).
+
+        Raises:
+            UnknownApprovalError: no such call waits for a decision.
+            AlreadyDecidedError: it was decided before.
+        """
+        ...
+
+    async def claim(self) -> Claimed | None:
+        """Take the decided calls for this session object's run (``None``: none wait). The
+        session's next write, which stores their results, ends the pause.
+
+        Raises:
+            ApprovalsPendingError: a call still waits for a decision.
+            ApprovalConflictError: another live run holds them.
+        """
+        ...
+
+    async def note_started(self, invocation_id: str) -> None:
+        """A claimed call is about to run (stored first: a run that dies leaves it known)."""
+        ...
+
+    async def note_result(self, invocation_id: str, message: GadgetResultMessage) -> None:
+        """A claimed call's result (stored at once: a run that dies does not lose it)."""
+        ...
+
+    async def release(self, *, force: bool = False) -> bool:
+        """Let go of claimed calls without finishing them (``force``: whoever holds them, say a
+        run that died on another machine); whether a hold ended."""
+        ...
+
+
+def change_since(saved: tuple[Message, ...], messages: Sequence[Message]) -> tuple[int, tuple[Message, ...]]:
+    """What to write after ``saved`` was stored and the conversation is now ``messages``: the
+    position to write from (the stored end for new messages; 0 when earlier ones changed, as
+    compaction does) and the conversation as a tuple."""
+    n = len(saved)
+    snapshot = tuple(messages)
+    return (n if snapshot[:n] == saved else 0), snapshot  # tuple equality checks identity first: fast
+
+
+def messages_of_rows(rows: Sequence[tuple[int, str]]) -> list[Message]:
+    """The conversation stored in ``rows`` (each the messages one write added, from its position on).
+
+    Raises:
+        MessageFormatError: the rows do not join into one conversation.
+    """
+    messages: list[Message] = []
+    for seq, body in rows:
+        if seq != len(messages):
+            raise MessageFormatError(f"the rows skip from message {len(messages)} to {seq} (damaged store)")
+        messages += loads_messages(body)
+    return messages
+
+
+def now() -> str:
+    """The time a decision or a claim is stored with (UTC, ISO 8601)."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True, slots=True)
+class _Write:
+    """A change to store: the conversation from ``start`` on becomes ``messages``; with it, the
+    calls that now wait (``pause``), or the end of the hold on decided calls (``claim``)."""
+
+    session: SQLStoreSession
+    start: int
+    messages: tuple[Message, ...]
+    pause: tuple[PendingCall, ...] = ()
+    claim: str | None = None
+
+    def after(self, later: _Write) -> _Write:
+        """This change followed by ``later`` (of the same session) as one change."""
+        if later.start >= self.start:  # keeps what this change wrote before ``later.start``
+            start, messages = self.start, self.messages[: later.start - self.start] + later.messages
+        else:
+            start, messages = later.start, later.messages
+        return _Write(self.session, start, messages, later.pause or self.pause, self.claim or later.claim)
+
+    def script(self, expected: int | None) -> sql.Script[int]:
+        """The transaction that stores this change after version ``expected``."""
+        s = self.session
+        body = dumps_messages(self.messages) if self.messages or self.start == 0 else None
+        return sql.write(repr(s), s.session_id, expected, self.start, body, pause=self.pause, claim=self.claim)
+
+
+class SQLStoreSession:
+    """What both SQL stores share: the session's state, and every operation that is one
+    transaction of ``llmist.agent._store_sql`` (a subclass says how a script runs, how a change
+    is queued, and how to wait for queued changes)."""
+
+    session_id: str
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        self._saved: tuple[Message, ...] = ()
+        """What the last save queued: the next one sends only what follows it."""
+        self._version: int | None = None
+        """The stored version this object follows (``None``: it never loaded the session, so its
+        first write replaces what is stored)."""
+        self._error: BaseException | None = None
+        """A write of this session failed: later ones are not tried (they build on it)."""
+        self._owner: str | None = None
+        """The hold on decided calls this object's run has (its next write ends it)."""
+
+    # --- what a store provides ------------------------------------------------------------
+
+    async def _run(self, script: sql.Script[T], *, write: bool = True) -> T:
+        """Run ``script`` as one transaction (``write``: it changes the store)."""
+        raise NotImplementedError
+
+    async def _store_change(self, change: _Write) -> None:
+        """Store ``change``, or queue it for a writer that will (then :meth:`flush` waits for it)."""
+        raise NotImplementedError
+
+    async def flush(self) -> None:
+        """Wait until every queued change is stored; raise if a write failed."""
+        raise NotImplementedError
+
+    # --- the session ----------------------------------------------------------------------
+
+    def _raise_error(self) -> None:
+        error = self._error
+        if error is None:
+            return
+        if isinstance(error, SessionError):  # it names the session already; keep its kind (a conflict)
+            raise type(error)(str(error)) from error
+        raise SessionError(f"{self!r}: saving the conversation failed: {error}") from error
+
+    async def load(self) -> list[Message]:
+        """The stored conversation (empty for a new session); later writes follow its version."""
+        await self.flush()
+        stored = await self._run(sql.read(self.session_id), write=False)
+        try:
+            messages = messages_of_rows(stored.rows)
+        except MessageFormatError as exc:
+            raise SessionError(f"{self!r}: stored conversation cannot be read: {exc}") from exc
+        self._saved, self._version = tuple(messages), stored.version
+        return messages
+
+    async def save(self, messages: Sequence[Message]) -> None:
+        """Queue the change since the last save (new messages, or all of them when earlier ones
+        changed, as compaction does); waits only when the writer's queue is full."""
+        await self._change(messages)
+
+    async def _change(self, messages: Sequence[Message], pause: Sequence[PendingCall] = ()) -> None:
+        self._raise_error()
+        start, snapshot = change_since(self._saved, messages)
+        self._saved = snapshot
+        if start < len(snapshot) or pause or self._owner is not None:
+            change = _Write(self, start, snapshot[start:], tuple(pause), self._owner)
+            self._owner = None  # the change ends the hold once stored (or fails the session)
+            await self._store_change(change)
+
+    async def clear(self) -> None:
+        """Delete this session: its conversation and any calls that wait."""
+        await self.flush()
+        await self._run(sql.delete(self.session_id))
+        self._saved, self._version = (), 0
+
+    # --- calls that wait (ApprovalStore) --------------------------------------------------
+
+    async def pause(self, messages: Sequence[Message], calls: Sequence[PendingCall]) -> None:
+        """Store ``messages`` and the ``calls`` that wait, in one transaction; return once stored."""
+        await self._change(messages, calls)
+        await self.flush()
+
+    async def pending(self) -> list[PendingCall]:
+        """The calls that wait, with their decisions so far (none: the session is not paused)."""
+        return await self._run(sql.pending(self.session_id), write=False)
+
+    async def decide(self, invocation_id: str, decision: Decision) -> PendingCall:
+        """Store ``decision`` for the waiting call ``invocation_id``; the call, decided."""
+        return await self._run(sql.decide(repr(self), self.session_id, invocation_id, decision, now()))
+
+    async def claim(self) -> Claimed | None:
+        """Take the decided calls for this object's run; its next write ends the pause."""
+        await self.flush()
+        owner = sql.new_owner()
+        claimed = await self._run(sql.claim(repr(self), self.session_id, owner, now(), sql.owner_gone))
+        if claimed is not None:
+            self._owner = owner
+        return claimed
+
+    async def note_started(self, invocation_id: str) -> None:
+        """A claimed call is about to run."""
+        await self._run(sql.mark(self.session_id, invocation_id, started_at=now()))
+
+    async def note_result(self, invocation_id: str, message: GadgetResultMessage) -> None:
+        """A claimed call's result, stored at once."""
+        await self._run(sql.mark(self.session_id, invocation_id, result=dumps_message(message)))
+
+    async def release(self, *, force: bool = False) -> bool:
+        """Let go of claimed calls without finishing them (``force``: whoever holds them)."""
+        owner, self._owner = self._owner, None
+        if owner is None and not force:
+            return False
+        return await self._run(sql.release(self.session_id, None if force else owner))
+
+
+class SQLiteSession(SQLStoreSession):
+    """A :class:`Session` (and :class:`ApprovalStore`) in an SQLite file (created if missing;
+    many sessions may share one).
 
     Every session of one file in a process shares one connection and one writer thread.
     :meth:`save` puts the change on the writer's bounded queue and returns; the writer commits
@@ -107,10 +328,8 @@ class SQLiteSession:
     """
 
     def __init__(self, path: str | Path, session_id: str) -> None:
+        super().__init__(session_id)
         self.path = Path(path)
-        self.session_id = session_id
-        self._saved: tuple[Message, ...] = ()
-        """What the last save queued: the next one sends only what follows it."""
         self._opened: _Store | None = None
 
     def _store(self) -> _Store:
@@ -121,35 +340,21 @@ class SQLiteSession:
     def __repr__(self) -> str:
         return f"SQLiteSession({str(self.path)!r}, {self.session_id!r})"
 
-    async def load(self) -> list[Message]:
-        """The stored conversation (empty for a new session); read on the calling thread (a
-        local file, read once per run)."""
+    async def _run(self, script: sql.Script[T], *, write: bool = True) -> T:
         store = self._store()
-        await store.flush(self)
-        try:
-            messages = store.read(self.session_id)
-        except MessageFormatError as exc:
-            raise SessionError(f"{self!r}: stored conversation cannot be read: {exc}") from exc
-        self._saved = tuple(messages)
-        return messages
+        if write:  # a write may wait for another process's transaction: not on the event loop
+            return await asyncio.to_thread(store.run, script, True)
+        return store.run(script, False)  # a read of a local file: on the calling thread
 
-    async def save(self, messages: Sequence[Message]) -> None:
-        """Queue the change since the last save (new messages, or all of them when earlier ones
-        changed, as compaction does); waits only when the writer's queue is full."""
-        saved = self._saved
-        n = len(saved)
-        snapshot = tuple(messages)
-        start = n if snapshot[:n] == saved else 0  # tuple equality checks identity first: fast
-        self._saved = snapshot
-        if start < len(snapshot):
-            op = (self.session_id, start, snapshot[start:])
-            store = self._store()
-            if not store.try_put(op, self):
-                await asyncio.to_thread(store.put_blocking, op)
+    async def _store_change(self, change: _Write) -> None:
+        store = self._store()
+        if not store.try_put(change):
+            await asyncio.to_thread(store.put_blocking, change)
 
     async def flush(self) -> None:
         """Wait until every queued change is committed; raise if a write failed."""
-        await self._store().flush(self)
+        await self._store().flush()
+        self._raise_error()
 
     @classmethod
     async def list_ids(cls, path: str | Path) -> list[str]:
@@ -159,19 +364,9 @@ class SQLiteSession:
             return []
         probe = cls(path, "")
         store = probe._store()
-        await store.flush(probe)
-        return store.ids()
+        await store.flush()
+        return store.run(sql.ids(), False)
 
-    async def clear(self) -> None:
-        """Delete this session's conversation from the store."""
-        store = self._store()
-        await store.flush(self)
-        store.delete(self.session_id)
-        self._saved = ()
-
-
-_Write: TypeAlias = "tuple[str, int, tuple[Message, ...]]"
-"""A change: session id, first position, the messages from there on (earlier ones are kept)."""
 
 _QUEUE_SIZE = 256
 """Changes that may wait for the writer before ``save`` waits too."""
@@ -226,11 +421,9 @@ class _Store:
         self.flushing = threading.Event()
         """Set by a flush: the writer stops gathering and commits at once."""
         self.in_flight = 0
-        self.error: BaseException | None = None
 
-    def try_put(self, op: _Write, session: SQLiteSession) -> bool:
+    def try_put(self, op: _Write) -> bool:
         """Queue ``op`` unless the queue is full (then ``False``: use :meth:`put_blocking`)."""
-        self.raise_error(session)
         with self.cond:
             if len(self.pending) >= _QUEUE_SIZE:
                 return False
@@ -258,40 +451,30 @@ class _Store:
             self.idle = False
             self.cond.notify()
 
-    async def flush(self, session: SQLiteSession) -> None:
+    async def flush(self) -> None:
         if self.in_flight:
             self.flushing.set()
             await asyncio.to_thread(self._wait_flushed)
-        self.raise_error(session)
 
     def _wait_flushed(self) -> None:
         with self.cond:
             self.cond.wait_for(lambda: self.in_flight == 0)
 
-    def raise_error(self, session: SQLiteSession) -> None:
-        if self.error is not None:
-            raise SessionError(f"{session!r}: saving the conversation failed: {self.error}") from self.error
-
-    def read(self, session_id: str) -> list[Message]:
+    def run(self, script: sql.Script[T], write: bool) -> T:
+        """``script`` as one transaction (``write``: taking the file's write lock at once)."""
         with self.lock:
-            rows = self.conn.execute(
-                "SELECT seq, body FROM llmist_messages WHERE session_id = ? ORDER BY seq", (session_id,)
-            ).fetchall()
-        messages: list[Message] = []
-        for seq, body in rows:
-            if seq != len(messages):
-                raise MessageFormatError(f"the rows skip from message {len(messages)} to {seq} (damaged store)")
-            messages += loads_messages(body)
-        return messages
+            self.conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            try:
+                value = sql.drive(script, self._execute)
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
+        return value
 
-    def ids(self) -> list[str]:
-        with self.lock:
-            rows = self.conn.execute("SELECT DISTINCT session_id FROM llmist_messages ORDER BY session_id").fetchall()
-        return [row[0] for row in rows]
-
-    def delete(self, session_id: str) -> None:
-        with self.lock:
-            self.conn.execute("DELETE FROM llmist_messages WHERE session_id = ?", (session_id,))
+    def _execute(self, statement: str, args: dict[str, Any]) -> sql.Rows:
+        cursor = self.conn.execute(statement, args)
+        return sql.Rows(cursor.fetchall(), cursor.rowcount)
 
     # --- the writer thread ------------------------------------------------------------------
 
@@ -318,79 +501,77 @@ class _Store:
             self.flushing.clear()
 
     def _commit(self, batch: list[_Write]) -> None:
-        """One transaction for the batch; per session in order: drop the tail the change
-        replaces, write the new one."""
-        if self.error is not None:
-            return
+        """One transaction for the batch, each session's change in a savepoint of its own: a
+        change that fails (a conflict, a value the file cannot hold) fails its session only."""
+        changes = [c for c in _merged(batch) if c.session._error is None]
+        versions: dict[int, int] = {}
+        failed: dict[int, BaseException] = {}
         try:
-            changes = [(sid, start, dumps_messages(ms)) for sid, start, ms in _merged(batch)]
             with self.lock:
                 conn = self.conn
                 conn.execute("BEGIN IMMEDIATE")
                 try:
-                    for sid, start, body in changes:
-                        # A change starts at the stored end (new messages) or at 0 (all replaced):
-                        # never inside a row.
-                        conn.execute("DELETE FROM llmist_messages WHERE session_id = ? AND seq >= ?", (sid, start))
-                        conn.execute("INSERT INTO llmist_messages VALUES (?, ?, ?)", (sid, start, body))
+                    for change in changes:
+                        key = id(change.session)
+                        if key in failed:
+                            continue
+                        conn.execute("SAVEPOINT change")
+                        try:
+                            script = change.script(versions.get(key, change.session._version))
+                            versions[key] = sql.drive(script, self._execute)
+                        except Exception as exc:
+                            conn.execute("ROLLBACK TO change")
+                            failed[key] = exc
+                        conn.execute("RELEASE change")
                 except BaseException:
                     conn.execute("ROLLBACK")
                     raise
                 conn.execute("COMMIT")
-        except Exception as exc:  # kept, and raised to the runs at their next save or flush
-            logger.error("%s: write failed: %s", self.name, exc)
-            self.error = exc
+        except Exception as exc:  # the whole transaction failed: every change of the batch did
+            failed = {id(c.session): exc for c in changes}
+            versions = {}
+        for change in changes:
+            session, key = change.session, id(change.session)
+            if key in failed:
+                logger.error("%r: write failed: %s", session, failed[key])
+                session._error = failed[key]
+            elif key in versions:
+                session._version = versions[key]
 
 
 def _merged(batch: list[_Write]) -> list[_Write]:
     """``batch`` with each session's successive changes made one (a run's iterations queued
     together become one delete and one insert)."""
     out: list[_Write] = []
-    last: dict[str, int] = {}
-    for sid, start, ms in batch:
-        i = last.get(sid)
+    last: dict[int, int] = {}
+    for change in batch:
+        i = last.get(id(change.session))
         if i is not None:
-            _, prev_start, prev = out[i]
-            if start >= prev_start:  # keeps what the earlier change wrote before ``start``
-                out[i] = (sid, prev_start, prev[: start - prev_start] + ms)
-            else:
-                out[i] = (sid, start, ms)
+            out[i] = out[i].after(change)
             continue
-        last[sid] = len(out)
-        out.append((sid, start, ms))
+        last[id(change.session)] = len(out)
+        out.append(change)
     return out
 
 
 def _connect(path: Path, session: SQLiteSession) -> sqlite3.Connection:
-    """A connection to ``path`` with the tables in place and the schema version checked."""
+    """A connection to ``path`` with the tables in place, their version checked (and older
+    tables migrated)."""
     try:
         conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
-        for statement in _SCHEMA:
-            conn.execute(statement)
-        _check_version(conn, session)
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            sql.drive(sql.prepare(repr(session), "sqlite"), lambda s, a: _rows(conn.execute(s, a)))
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
     except sqlite3.Error as exc:
         raise SessionError(f"{session!r}: cannot open the store: {exc}") from exc
     return conn
 
 
-def _check_version(conn: sqlite3.Connection, session: SQLiteSession) -> None:
-    """Stamp a new store with :data:`SCHEMA_VERSION`; refuse one written with another version."""
-    row = conn.execute("SELECT value FROM llmist_meta WHERE key = 'schema_version'").fetchone()
-    if row is None:
-        conn.execute("INSERT OR IGNORE INTO llmist_meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-        return
-    try:
-        version = int(row[0])
-    except ValueError:
-        version = -1
-    if version == SCHEMA_VERSION:
-        return
-    if version > SCHEMA_VERSION:
-        hint = "it was written by a newer llmist: upgrade llmist to read it"
-    else:
-        hint = "no upgrade path exists from that version: move the file aside to start afresh"
-    raise SessionError(
-        f"{session!r}: the store has schema version {row[0]!r}, this llmist reads version {SCHEMA_VERSION}; {hint}"
-    )
+def _rows(cursor: sqlite3.Cursor) -> sql.Rows:
+    return sql.Rows(cursor.fetchall(), cursor.rowcount)
