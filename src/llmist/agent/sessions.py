@@ -36,7 +36,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from llmist.agent import _store_sql as sql
 from llmist.agent._store_sql import SCHEMA_VERSION, SessionConflictError, SessionError
-from llmist.agent.approvals import Claimed, Decision, PendingCall
+from llmist.agent.approvals import ApprovalError, Claimed, Decision, PendingCall
 from llmist.agent.messages import GadgetResultMessage, MessageFormatError, dumps_message, dumps_messages, loads_messages
 from llmist.providers.base import Message
 
@@ -237,7 +237,7 @@ class SQLStoreSession:
         error = self._error
         if error is None:
             return
-        if isinstance(error, SessionError):  # it names the session already; keep its kind (a conflict)
+        if isinstance(error, SessionError | ApprovalError):  # it names the session; keep its kind (a conflict)
             raise type(error)(str(error)) from error
         raise SessionError(f"{self!r}: saving the conversation failed: {error}") from error
 
