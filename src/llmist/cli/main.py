@@ -10,6 +10,7 @@ from llmist.cli._common import fail
 from llmist.cli._config import LOG_LEVELS, ConfigError
 from llmist.cli._logging import configure_logging, log_settings
 from llmist.cli.agent_cmd import agent_command
+from llmist.cli.approvals_cmd import approvals_command, approve_command, deny_command
 from llmist.cli.batch_cmd import batch_command
 from llmist.cli.complete_cmd import complete_command
 from llmist.cli.config_cmd import config_app
@@ -54,6 +55,9 @@ def _global_options(
 
 
 app.command("agent")(agent_command)
+app.command("approvals")(approvals_command)
+app.command("approve")(approve_command)
+app.command("deny")(deny_command)
 app.command("batch")(batch_command)
 app.command("complete")(complete_command)
 app.command("eval")(eval_command)
