@@ -216,6 +216,7 @@ def write(
     start: int,
     body: str | None,
     *,
+    append: bool = False,
     pause: Sequence[PendingCall] = (),
     claim: str | None = None,
 ) -> Script[int]:
@@ -223,33 +224,37 @@ def write(
     it are kept); the session's new version.
 
     ``expected`` is the version the writer loaded (or last wrote); ``None`` for a writer that
-    never loaded the session (it replaces what is stored, ``start`` being 0). ``pause``: the
-    calls that wait, stored with the change. ``claim``: the owner of the decided calls this
-    change answers; their records go with it.
+    never loaded the session (it replaces what is stored, ``start`` being 0). ``append``: the
+    change only adds messages after those stored (``start`` is the stored end: nothing to
+    delete). ``pause``: the calls that wait, stored with the change. ``claim``: the owner of
+    the decided calls this change answers; their records go with it.
 
     Raises:
         SessionConflictError: another writer changed the session since ``expected``, or took
             over ``claim``.
     """
     args: dict[str, Any] = {"sid": session_id}
-    found = yield (_VERSION, args)
-    current = int(found.rows[0][0]) if found.rows else 0
-    if expected is not None and current != expected:
-        raise _conflict(name, expected, current)
-    if found.rows:
-        done = yield (
-            "UPDATE llmist_sessions SET version = :new WHERE session_id = :sid AND version = :old",
-            {**args, "new": current + 1, "old": current},
-        )
+    if expected is None:
+        found = yield (_VERSION, args)
+        current = int(found.rows[0][0]) if found.rows else 0
     else:
+        current = expected
+    if current == 0:
         done = yield (
             "INSERT INTO llmist_sessions (session_id, version) VALUES (:sid, 1) ON CONFLICT DO NOTHING",
             args,
         )
-    if done.rowcount != 1:  # another writer got in between our read and our write
-        raise _conflict(name, current, current + 1)
+    else:  # the version names what this writer saw: another writer's change makes it stale
+        done = yield (
+            "UPDATE llmist_sessions SET version = :new WHERE session_id = :sid AND version = :old",
+            {**args, "new": current + 1, "old": current},
+        )
+    if done.rowcount != 1:
+        found = yield (_VERSION, args)
+        raise _conflict(name, current, int(found.rows[0][0]) if found.rows else 0)
     if body is not None:
-        yield ("DELETE FROM llmist_messages WHERE session_id = :sid AND seq >= :start", {**args, "start": start})
+        if not append or expected is None:
+            yield ("DELETE FROM llmist_messages WHERE session_id = :sid AND seq >= :start", {**args, "start": start})
         yield (
             "INSERT INTO llmist_messages (session_id, seq, body) VALUES (:sid, :start, :body)",
             {**args, "start": start, "body": body},

@@ -180,6 +180,8 @@ class _Write:
     session: SQLStoreSession
     start: int
     messages: tuple[Message, ...]
+    append: bool
+    """``start`` is where the stored messages end (nothing stored is replaced)."""
     pause: tuple[PendingCall, ...] = ()
     claim: str | None = None
 
@@ -187,15 +189,18 @@ class _Write:
         """This change followed by ``later`` (of the same session) as one change."""
         if later.start >= self.start:  # keeps what this change wrote before ``later.start``
             start, messages = self.start, self.messages[: later.start - self.start] + later.messages
+            append = self.append
         else:
-            start, messages = later.start, later.messages
-        return _Write(self.session, start, messages, later.pause or self.pause, self.claim or later.claim)
+            start, messages, append = later.start, later.messages, False
+        return _Write(self.session, start, messages, append, later.pause or self.pause, self.claim or later.claim)
 
     def script(self, expected: int | None) -> sql.Script[int]:
         """The transaction that stores this change after version ``expected``."""
         s = self.session
         body = dumps_messages(self.messages) if self.messages or self.start == 0 else None
-        return sql.write(repr(s), s.session_id, expected, self.start, body, pause=self.pause, claim=self.claim)
+        return sql.write(
+            repr(s), s.session_id, expected, self.start, body, append=self.append, pause=self.pause, claim=self.claim
+        )
 
 
 class SQLStoreSession:
@@ -259,10 +264,11 @@ class SQLStoreSession:
 
     async def _change(self, messages: Sequence[Message], pause: Sequence[PendingCall] = ()) -> None:
         self._raise_error()
+        stored = len(self._saved)
         start, snapshot = change_since(self._saved, messages)
         self._saved = snapshot
         if start < len(snapshot) or pause or self._owner is not None:
-            change = _Write(self, start, snapshot[start:], tuple(pause), self._owner)
+            change = _Write(self, start, snapshot[start:], start == stored, tuple(pause), self._owner)
             self._owner = None  # the change ends the hold once stored (or fails the session)
             await self._store_change(change)
 

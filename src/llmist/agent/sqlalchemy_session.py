@@ -13,14 +13,21 @@ PostgreSQL through ``asyncpg`` is what the tests run against (a real server); an
 URL with an asyncio driver whose SQL takes ``INSERT ... ON CONFLICT DO NOTHING`` (SQLite
 through ``aiosqlite``, say) works too.
 
-Unlike the SQLite store, a save is written before :meth:`save` returns: a write queued in an
-asyncio task would die with its event loop when ``asyncio.run`` returns, and a server on the
-local network answers in about a millisecond.
+:meth:`~SQLAlchemySession.save` hands the change to the session's writer (an asyncio task) and
+returns; the writer stores what came meanwhile in one transaction. A run waits for it when it
+ends (``flush``), so a failed write fails the run; a task dies with its event loop, so code
+that saves by hand calls ``await session.flush()`` before ``asyncio.run`` returns.
+
+With a URL, each transaction opens a connection of its own (no pool: an asyncio connection
+belongs to the event loop that opened it, and a session may outlive one). An ``AsyncEngine``
+you pass keeps its pool: connections are reused, for as long as its event loop lives.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import logging
 import threading
 from typing import Any, TypeVar
 
@@ -36,6 +43,7 @@ from llmist.agent.sessions import SessionError, SQLStoreSession, _Write
 __all__ = ["SQLAlchemySession"]
 
 T = TypeVar("T")
+logger = logging.getLogger("llmist.agent.sessions")
 
 _engines: dict[str, AsyncEngine] = {}
 _prepared: set[int] = set()
@@ -57,7 +65,8 @@ class SQLAlchemySession(SQLStoreSession):
     def __init__(self, url: str | AsyncEngine, session_id: str) -> None:
         super().__init__(session_id)
         self.engine = url if isinstance(url, AsyncEngine) else _engine(url)
-        self._writing = asyncio.Lock()
+        self._queued: list[_Write] = []
+        self._writer: asyncio.Task[None] | None = None
 
     def __repr__(self) -> str:
         shown = self.engine.url.render_as_string(hide_password=True)
@@ -83,18 +92,29 @@ class SQLAlchemySession(SQLStoreSession):
         _prepared.add(id(self.engine))
 
     async def _store_change(self, change: _Write) -> None:
-        """Write ``change`` now (the session's writes one at a time, in order)."""
-        async with self._writing:
+        """Queue ``change`` for the session's writer task (started when none runs)."""
+        self._queued.append(change)
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.get_running_loop().create_task(self._write_queued())
+
+    async def _write_queued(self) -> None:
+        """Store what is queued, everything that came meanwhile as one change, until none is left."""
+        while self._queued:
+            batch, self._queued = self._queued, []
             if self._error is not None:
-                self._raise_error()
+                continue  # later changes build on the one that failed
+            change = functools.reduce(_Write.after, batch)
             try:
                 self._version = await self._run(change.script(self._version))
-            except Exception as exc:
+            except Exception as exc:  # kept, and raised by the next save or flush
+                logger.error("%r: write failed: %s", self, exc)
                 self._error = exc
-                self._raise_error()
 
     async def flush(self) -> None:
-        """Every save is written when it returns: only a failed write is raised here."""
+        """Wait until every queued change is stored; raise if a write failed."""
+        writer = self._writer
+        if writer is not None and not writer.done():
+            await asyncio.shield(writer)  # a cancelled flush leaves the writer writing
         self._raise_error()
 
     @classmethod
