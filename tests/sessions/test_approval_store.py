@@ -73,7 +73,8 @@ async def test_deciding_in_a_session_that_waits_for_nothing_says_so(store: Store
 async def test_deciding_twice_keeps_the_first_decision(store: Store) -> None:
     await _paused(store)
     await store.session("s").decide("a", Decision.deny("not that file"))
-    with pytest.raises(AlreadyDecidedError, match=r"'a' was already decided \(denied: 'not that file', at .*first decision stands"):
+    first = r"'a' was already decided \(denied: 'not that file', at .*first decision stands"
+    with pytest.raises(AlreadyDecidedError, match=first):
         await store.session("s").decide("a", Decision.approve())
     assert (await store.session("s").pending())[0].decision == Decision.deny("not that file")
 
@@ -114,7 +115,7 @@ async def test_decided_calls_are_held_by_one_run_only(store: Store) -> None:
     first, second = store.session("s"), store.session("s")
     claimed = await first.claim()
     assert claimed is not None and [c.invocation_id for c in claimed.calls] == ["a", "b"]
-    with pytest.raises(ApprovalConflictError, match="another run .* is running the decided calls; each runs once"):
+    with pytest.raises(ApprovalConflictError, match=r"another run .* is running the decided calls; each runs once"):
         await second.claim()
 
 
