@@ -130,7 +130,13 @@ def _watched_agent(config: Config, sink: _Sink, ask_console: Console, yes: bool)
     agent, guarded = build_agent(config)
     if isinstance(sink, AgentView):
         sink.model, sink.max_iterations = config["model"] or "(from the environment)", agent.max_iterations
-    approver = TerminalApprover(ask_console, guarded, approve_all=yes, pause=sink.pause, resume=sink.resume)
+    approver = TerminalApprover(
+        ask_console,
+        [g for g in agent.gadgets if g.name in guarded],
+        approve_all=yes,
+        pause=sink.pause,
+        resume=sink.resume,
+    )
     agent.on_human_input = approver.answer
     agent.hooks = HookPresets.merge(
         HookPresets.progress_tracking(on_progress=sink.on_progress),
