@@ -155,6 +155,8 @@ def prepare(name: str, dialect: str) -> Script[None]:
     for statement in _tables(dialect)[:2]:
         yield (statement, {})
     found = yield ("SELECT value FROM llmist_meta WHERE key = 'schema_version'", {})
+    # A table of that name from another program (or a damaged store) fails here, before a write.
+    yield ("SELECT session_id, seq, body FROM llmist_messages WHERE 1 = 0", {})
     if not found.rows:
         for statement in _tables(dialect)[2:]:
             yield (statement, {})

@@ -348,9 +348,14 @@ class SQLiteSession(SQLStoreSession):
 
     async def _run(self, script: sql.Script[T], *, write: bool = True) -> T:
         store = self._store()
-        if write:  # a write may wait for another process's transaction: not on the event loop
-            return await asyncio.to_thread(store.run, script, True)
-        return store.run(script, False)  # a read of a local file: on the calling thread
+        try:
+            if write:  # a write may wait for another process's transaction: not on the event loop
+                return await asyncio.to_thread(store.run, script, True)
+            return store.run(script, False)  # a read of a local file: on the calling thread
+        except sqlite3.Error as exc:
+            if write:
+                raise SessionError(f"{self!r}: the store failed: {exc}") from exc
+            raise _not_a_store(self, exc) from exc
 
     async def _store_change(self, change: _Write) -> None:
         store = self._store()
@@ -371,7 +376,7 @@ class SQLiteSession(SQLStoreSession):
         probe = cls(path, "")
         store = probe._store()
         await store.flush()
-        return store.run(sql.ids(), False)
+        return await probe._run(sql.ids(), write=False)
 
 
 _QUEUE_SIZE = 256
@@ -560,6 +565,12 @@ def _merged(batch: list[_Write]) -> list[_Write]:
     return out
 
 
+def _not_a_store(session: SQLiteSession, exc: sqlite3.Error) -> SessionError:
+    """A file whose tables are not ours (another program's, a damaged file) read as a store."""
+    return SessionError(f"{session.path}: the file is not an llmist session store, or it is damaged ({exc})")
+
+
+
 def _connect(path: Path, session: SQLiteSession) -> sqlite3.Connection:
     """A connection to ``path`` with the tables in place, their version checked (and older
     tables migrated)."""
@@ -575,7 +586,9 @@ def _connect(path: Path, session: SQLiteSession) -> sqlite3.Connection:
             raise
         conn.execute("COMMIT")
     except sqlite3.Error as exc:
-        raise SessionError(f"{session!r}: cannot open the store: {exc}") from exc
+        if "unable to open" in str(exc):
+            raise SessionError(f"{session.path}: cannot open the store: {exc}") from exc
+        raise _not_a_store(session, exc) from exc
     return conn
 
 

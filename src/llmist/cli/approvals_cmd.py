@@ -36,8 +36,12 @@ __all__ = [
 EXIT_AWAITING_APPROVAL = 3
 """``llmist agent``'s exit code when the run paused: calls wait for approval."""
 
-_SessionArgument = Annotated[str, typer.Argument(help="The session (as given to llmist agent --session).")]
-_IdArgument = Annotated[str, typer.Argument(help="The call's invocation id (llmist approvals SESSION lists them).")]
+_SessionArgument = Annotated[
+    str, typer.Argument(metavar="SESSION", help="The session (as given to llmist agent --session).")
+]
+_IdArgument = Annotated[
+    str, typer.Argument(metavar="ID", help="The call's invocation id (llmist approvals SESSION lists them).")
+]
 _JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 
 
@@ -97,7 +101,7 @@ def approve_command(
 def deny_command(
     session: _SessionArgument,
     invocation_id: _IdArgument,
-    reason: Annotated[str, typer.Option(help="Why, for the model to read.")] = "",
+    reason: Annotated[str, typer.Option("--reason", metavar="TEXT", help="Why, for the model to read.")] = "",
     session_db: SessionDbOption = None,
     session_url: SessionUrlOption = None,
     profile: ProfileOption = None,

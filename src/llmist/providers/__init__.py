@@ -37,6 +37,7 @@ from llmist.providers.errors import (
     ProviderServerError,
     RateLimitError,
     RetryableProviderError,
+    ServerNotListeningError,
     StreamInterruptedError,
     UnknownModelError,
 )
@@ -78,6 +79,7 @@ __all__ = [
     "RetryPolicy",
     "RetryableProviderError",
     "Role",
+    "ServerNotListeningError",
     "StreamInterruptedError",
     "TextPart",
     "ToolCall",

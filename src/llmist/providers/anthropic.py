@@ -13,6 +13,7 @@ from llmist.providers._common import (
     ReliableProvider,
     api_key_from_env,
     arguments_object,
+    connection_error,
     error_for_status,
     import_sdk,
     split_system,
@@ -26,7 +27,7 @@ from llmist.providers.base import (
     ToolSpec,
     Usage,
 )
-from llmist.providers.errors import ProviderConnectionError, ProviderError
+from llmist.providers.errors import ProviderError
 from llmist.providers.retry import RateLimiter, RetryPolicy
 
 if TYPE_CHECKING:
@@ -205,7 +206,8 @@ class AnthropicProvider(ReliableProvider):
                 env_var=self.api_key_env,
             )
         if isinstance(error, anthropic.APIConnectionError) or not isinstance(error, anthropic.AnthropicError):
-            return ProviderConnectionError(f"anthropic connection failed: {error}", provider=self.name)
+            url = str(self._sdk_client().base_url).rstrip("/")
+            return connection_error(self.name, error, url=url, url_env="ANTHROPIC_BASE_URL")
         return ProviderError(f"anthropic failed: {error}", provider=self.name)
 
 

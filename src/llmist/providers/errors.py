@@ -17,6 +17,7 @@ catch as broadly or as narrowly as they need::
               ├── ProviderOverloadedError 529/503
               ├── ProviderServerError     other 5xx
               ├── ProviderConnectionError connection failure, timeout, stream cut before any text
+              │    └── ServerNotListeningError  connection refused: nothing listens at the address
               └── EmptyResponseError      200 with no text and no finish reason
 
 Retryable errors that are still failing when the retry budget is spent reach the caller
@@ -45,6 +46,7 @@ __all__ = [
     "ProviderServerError",
     "RateLimitError",
     "RetryableProviderError",
+    "ServerNotListeningError",
     "StreamInterruptedError",
     "UnknownModelError",
 ]
@@ -199,6 +201,16 @@ class ProviderServerError(RetryableProviderError):
 
 class ProviderConnectionError(RetryableProviderError):
     """The connection failed, timed out, or broke before any text arrived."""
+
+
+class ServerNotListeningError(ProviderConnectionError):
+    """The connection was refused: nothing listens at the server's address (a local server that is
+    not running, a wrong port). Retried less than other failures (see :mod:`llmist.providers.retry`)."""
+
+    def __init__(self, message: str, *, provider: str = "", url: str | None = None) -> None:
+        super().__init__(message, provider=provider)
+        self.url = url
+        """The address that refused the connection, when known."""
 
 
 class EmptyResponseError(RetryableProviderError):
