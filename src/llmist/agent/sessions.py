@@ -570,7 +570,6 @@ def _not_a_store(session: SQLiteSession, exc: sqlite3.Error) -> SessionError:
     return SessionError(f"{session.path}: the file is not an llmist session store, or it is damaged ({exc})")
 
 
-
 def _connect(path: Path, session: SQLiteSession) -> sqlite3.Connection:
     """A connection to ``path`` with the tables in place, their version checked (and older
     tables migrated)."""
