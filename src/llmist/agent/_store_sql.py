@@ -42,8 +42,8 @@ from llmist.agent.approvals import (
     PendingCall,
     UnknownApprovalError,
 )
+from llmist.agent.errors import SessionConflictError, SessionError
 from llmist.agent.messages import GadgetResultMessage, loads_message
-from llmist.errors import LlmistError
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -71,14 +71,6 @@ SCHEMA_VERSION = 2
 """Version of the tables the stores write (kept in ``llmist_meta``)."""
 
 T = TypeVar("T")
-
-
-class SessionError(LlmistError):
-    """A session store could not be read or written (names the store, the session and why)."""
-
-
-class SessionConflictError(SessionError):
-    """Another writer changed the session since this one loaded it; nothing was overwritten."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,14 +6,8 @@ with ``stop_reason == "awaiting_approval"``, :attr:`AgentResult.pending` lists t
 any process, a :class:`Decision` per call is stored with the session's ``decide``, and the next
 run of the session runs the decided calls (once, however many processes try) and goes on.
 
-The errors a decision or a resume can meet::
-
-    LlmistError
-    └── ApprovalError               approvals cannot be decided or resumed as asked
-        ├── UnknownApprovalError    no call of that id waits for a decision (also a LookupError)
-        ├── AlreadyDecidedError     the call was decided before (names how)
-        ├── ApprovalsPendingError   a new prompt while calls still wait for decisions
-        └── ApprovalConflictError   another run holds the decided calls (is running them)
+The errors a decision or a resume can meet are ``ApprovalError`` and its kinds, in
+:mod:`llmist.agent.errors` (importable from here too).
 """
 
 from __future__ import annotations
@@ -22,8 +16,14 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from llmist.agent.errors import (
+    AlreadyDecidedError,
+    ApprovalConflictError,
+    ApprovalError,
+    ApprovalsPendingError,
+    UnknownApprovalError,
+)
 from llmist.agent.messages import GadgetResultMessage
-from llmist.errors import LlmistError
 from llmist.syntax import ParsedCall
 
 __all__ = [
@@ -38,27 +38,6 @@ __all__ = [
     "denied_text",
     "edited_note",
 ]
-
-
-class ApprovalError(LlmistError):
-    """Approvals cannot be decided or resumed as asked (the message says why and what to do)."""
-
-
-class UnknownApprovalError(ApprovalError, LookupError):
-    """A decision named a call that does not wait for one (never did, or the session has none)."""
-
-
-class AlreadyDecidedError(ApprovalError):
-    """A decision for a call that was decided before: the first decision stands."""
-
-
-class ApprovalsPendingError(ApprovalError):
-    """A run was given a new prompt while calls of its session still wait for decisions."""
-
-
-class ApprovalConflictError(ApprovalError):
-    """Another run holds the session's decided calls: it is running them (or died doing so on
-    another machine)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,8 +35,9 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from llmist.agent import _store_sql as sql
-from llmist.agent._store_sql import SCHEMA_VERSION, SessionConflictError, SessionError
-from llmist.agent.approvals import ApprovalError, Claimed, Decision, PendingCall
+from llmist.agent._store_sql import SCHEMA_VERSION
+from llmist.agent.approvals import Claimed, Decision, PendingCall
+from llmist.agent.errors import ApprovalError, SessionConflictError, SessionError
 from llmist.agent.messages import GadgetResultMessage, MessageFormatError, dumps_message, dumps_messages, loads_messages
 from llmist.providers.base import Message
 

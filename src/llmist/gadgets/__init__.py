@@ -8,7 +8,6 @@ from llmist.gadgets.base import (
     GadgetExample,
     GadgetResult,
     NoParams,
-    as_gadget,
 )
 from llmist.gadgets.context import ExecutionContext, ModelClient
 from llmist.gadgets.errors import (
@@ -21,7 +20,7 @@ from llmist.gadgets.errors import (
     ModelRetry,
     TaskCompletionSignal,
 )
-from llmist.gadgets.function import FunctionGadget, create_gadget, gadget
+from llmist.gadgets.function import FunctionGadget, as_gadget, create_gadget, gadget
 from llmist.gadgets.gadget_logger import TRACE, GadgetLogger
 from llmist.gadgets.media import GadgetMedia, MediaKind
 from llmist.gadgets.output_store import DEFAULT_OUTPUT_LIMIT_PERCENT, GadgetOutputStore, output_char_limit
