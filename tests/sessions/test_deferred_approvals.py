@@ -209,7 +209,7 @@ async def test_a_typed_run_that_pauses_returns_before_its_answer(tmp_path: Path)
 
 
 async def test_deferring_without_a_session_that_keeps_calls_is_refused_up_front() -> None:
-    with pytest.raises(ValueError, match='approvals="defer" keeps calls .* but the agent has no session'):
+    with pytest.raises(ValueError, match=r'approvals="defer" keeps calls .* but the agent has no session'):
         await Agent(model=MockModel(["x"]), gadgets=[write], approvals="defer").run("hi")
 
 
