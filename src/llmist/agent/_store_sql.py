@@ -340,7 +340,7 @@ def decide(name: str, session_id: str, invocation_id: str, decision: Decision, a
         names = ", ".join(str(r[0]) for r in waiting.rows)
         raise UnknownApprovalError(
             f"{name}: no call {invocation_id!r} waits for a decision; "
-            + (f"the calls that do: {names}" if names else "none does")
+            + (f"the calls that do: {names}" if names else "none does (the session waits for no decision)")
         )
     _iid, record, stored, decided_at, waits_for = found.rows[0]
     if done.rowcount == 1:

@@ -22,6 +22,7 @@ from llmist.agent.sessions import SessionError
 from llmist.cli._agent_options import ProfileOption
 from llmist.cli._common import CliError, fail, stdout
 from llmist.cli._config import ConfigError, load_config
+from llmist.cli._json_sink import pending_record
 from llmist.cli._sessions import SessionDbOption, SessionStore, SessionUrlOption, session_store
 
 __all__ = [
@@ -29,7 +30,6 @@ __all__ = [
     "approvals_command",
     "approve_command",
     "deny_command",
-    "pending_record",
     "print_pending",
 ]
 
@@ -152,24 +152,8 @@ def _edits(pairs: Sequence[str], current: dict[str, Any]) -> dict[str, Any]:
 
 
 def _done(session: str, call: PendingCall, how: str) -> None:
-    done = f"{how} {call.invocation_id} ({_visible(call.gadget_name)}); resume with: "
+    done = f"{call.invocation_id} ({_visible(call.gadget_name)}) {how}; resume with: "
     stdout.print(Text.assemble(("✓ ", "green"), done, (f"llmist agent --session {session}", "bold")))
-
-
-def pending_record(call: PendingCall) -> dict[str, Any]:
-    """A waiting call as JSON (``llmist approvals --json`` and ``llmist agent --json``)."""
-    record: dict[str, Any] = {
-        "invocation_id": call.invocation_id,
-        "gadget": call.gadget_name,
-        "parameters": call.parameters,
-        "reason": call.reason,
-        "needs_decision": call.needs_decision,
-    }
-    if call.waits_for is not None:
-        record["waits_for"] = call.waits_for
-    if call.decision is not None:
-        record["decision"] = call.decision.to_json()
-    return record
 
 
 def print_pending(console: Console, session: str, calls: Sequence[PendingCall], where: str = "") -> None:
