@@ -75,9 +75,7 @@ class DeferredApprovals(Feature):
 
 
 async def _resumed(run: RunContext, store: ApprovalStore, events: RunEvents) -> RunEvents:
-    # (The session feature, outside this one, has loaded the history by now.) A run given a
-    # history of its own does not resume the stored conversation's calls.
-    waiting = await store.pending() if run.history_loaded else []
+    waiting = await store.pending()  # (the session feature, outside this one, has loaded the history)
     if waiting and any(c.needs_decision and c.decision is None for c in waiting):
         await events.aclose()
         if run.prompt is not None:

@@ -53,7 +53,6 @@ async def save_or_pause(session: Session, messages: Sequence[Message], pending: 
 async def _kept(run: RunContext, session: Session, events: RunEvents) -> RunEvents:
     if run.history is None:
         run.history = await session.load()
-        run.history_loaded = True
     failed: list[Exception] = []
 
     async def save(ctx: IterationContext) -> None:

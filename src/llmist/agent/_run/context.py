@@ -50,8 +50,6 @@ class RunContext:
     """Where the run sits in a tree of subagent runs (``None``: at the top)."""
     hooks: list[Hooks] | None = None
     """Hooks of this run only (features that keep state per run), after the plan's."""
-    history_loaded: bool = False
-    """``history`` is what the session holds (the session feature loaded it)."""
     resume: Resumption | None = None
     """Decided calls of a paused run, which the loop runs before its first model call."""
     result: AgentResult[Any] | None = None
