@@ -228,24 +228,7 @@ def write(
             over ``claim``.
     """
     args: dict[str, Any] = {"sid": session_id}
-    if expected is None:
-        found = yield (_VERSION, args)
-        current = int(found.rows[0][0]) if found.rows else 0
-    else:
-        current = expected
-    if current == 0:
-        done = yield (
-            "INSERT INTO llmist_sessions (session_id, version) VALUES (:sid, 1) ON CONFLICT DO NOTHING",
-            args,
-        )
-    else:  # the version names what this writer saw: another writer's change makes it stale
-        done = yield (
-            "UPDATE llmist_sessions SET version = :new WHERE session_id = :sid AND version = :old",
-            {**args, "new": current + 1, "old": current},
-        )
-    if done.rowcount != 1:
-        found = yield (_VERSION, args)
-        raise _conflict(name, current, int(found.rows[0][0]) if found.rows else 0)
+    current = yield from _next_version(name, args, expected)
     if body is not None:
         if not append or expected is None:
             yield ("DELETE FROM llmist_messages WHERE session_id = :sid AND seq >= :start", {**args, "start": start})
@@ -268,6 +251,35 @@ def write(
             {**args, "iid": call.invocation_id, "pos": position, "waits": call.waits_for, "record": call.to_json()},
         )
     return current + 1
+
+
+def _next_version(name: str, args: dict[str, Any], expected: int | None) -> Script[int]:
+    """Take the session's next version; the one it follows. ``expected`` ``None``: whatever
+    is stored (a writer that never loaded the session).
+
+    Raises:
+        SessionConflictError: the stored version is not ``expected`` (another writer's change
+            made this one stale), or another writer took the next one in between.
+    """
+    if expected is None:
+        found = yield (_VERSION, args)
+        current = int(found.rows[0][0]) if found.rows else 0
+    else:
+        current = expected
+    if current == 0:
+        done = yield (
+            "INSERT INTO llmist_sessions (session_id, version) VALUES (:sid, 1) ON CONFLICT DO NOTHING",
+            args,
+        )
+    else:
+        done = yield (
+            "UPDATE llmist_sessions SET version = :new WHERE session_id = :sid AND version = :old",
+            {**args, "new": current + 1, "old": current},
+        )
+    if done.rowcount != 1:
+        found = yield (_VERSION, args)
+        raise _conflict(name, current, int(found.rows[0][0]) if found.rows else 0)
+    return current
 
 
 def _conflict(name: str, expected: int, found: int) -> SessionConflictError:

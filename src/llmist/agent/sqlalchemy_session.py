@@ -38,7 +38,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from sqlalchemy.pool import NullPool
 
 from llmist.agent import _store_sql as sql
-from llmist.agent.sessions import SessionError, SQLStoreSession, _Write
+from llmist.agent._sql_session import SQLStoreSession, Write
+from llmist.agent.errors import SessionError
 
 __all__ = ["SQLAlchemySession"]
 
@@ -65,7 +66,7 @@ class SQLAlchemySession(SQLStoreSession):
     def __init__(self, url: str | AsyncEngine, session_id: str) -> None:
         super().__init__(session_id)
         self.engine = url if isinstance(url, AsyncEngine) else _engine(url)
-        self._queued: list[_Write] = []
+        self._queued: list[Write] = []
         self._writer: asyncio.Task[None] | None = None
 
     def __repr__(self) -> str:
@@ -91,7 +92,7 @@ class SQLAlchemySession(SQLStoreSession):
             raise SessionError(f"{self!r}: cannot open the store: {_reason(exc)}") from exc
         _prepared.add(id(self.engine))
 
-    async def _store_change(self, change: _Write) -> None:
+    async def _store_change(self, change: Write) -> None:
         """Queue ``change`` for the session's writer task (started when none runs)."""
         self._queued.append(change)
         if self._writer is None or self._writer.done():
@@ -103,7 +104,7 @@ class SQLAlchemySession(SQLStoreSession):
             batch, self._queued = self._queued, []
             if self._error is not None:
                 continue  # later changes build on the one that failed
-            change = functools.reduce(_Write.after, batch)
+            change = functools.reduce(Write.after, batch)
             try:
                 self._version = await self._run(change.script(self._version))
             except Exception as exc:  # kept, and raised by the next save or flush

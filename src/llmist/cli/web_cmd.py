@@ -81,8 +81,7 @@ def web_command(
         system=system,
         mcp=mcp,
     )
-    flags["session_db"] = str(session_db) if session_db is not None else None
-    flags["session_url"] = session_url
+    flags.update(session_db=str(session_db) if session_db is not None else None, session_url=session_url)
     token = token or None
     try:
         config = load_config(profile=profile, flags=flags)
