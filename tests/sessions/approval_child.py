@@ -5,7 +5,8 @@ The agent's one response makes three calls: ``append`` ``w1`` (line "one") and `
 "two"), which need approval, and ``peek`` ``p1``, which needs none. ``append`` adds its line to
 the file LOG, so the test counts how often each call really ran. Modes:
 
-- ``pause``: the first run; prints ``{"stop": ..., "pending": [...]}``.
+- ``pause``: the first run; prints ``{"stop": ..., "pending": [...]}`` (with ``--kill``, then
+  kills itself with SIGKILL: no exit handlers, no tidying up).
 - ``decide ID=approve|deny[:reason] ...``: stores the decisions in order; prints ``decided``
   after each (with ``--wait``, then waits to be killed); on a barrier line first with ``--barrier``.
 - ``resume``: the run after the decisions; prints ``{"stop": ..., "output": ...}``, or
@@ -18,6 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 import sys
 from pathlib import Path
 
@@ -63,6 +66,8 @@ async def _pause(spec: str, log: Path, rest: list[str]) -> int:
     result = await _agent(spec, log, [RESPONSE]).run("Add the lines one and two to the log.")
     pending = [{"id": p.invocation_id, "gadget": p.gadget_name, "reason": p.reason} for p in result.pending]
     print(json.dumps({"stop": result.stop_reason, "pending": pending}), flush=True)
+    if "--kill" in rest:
+        os.kill(os.getpid(), signal.SIGKILL)
     return 0
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from llmist.agent import GadgetResultMessage
+from tests.cli.helpers import llmist
 from tests.sessions.stores import Store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,9 +46,9 @@ def lines(log: Path) -> list[str]:
     return log.read_text(encoding="utf-8").splitlines() if log.exists() else []
 
 
-def paused(store: Store, log: Path) -> None:
-    a = child(store, log, "pause")
-    assert a.returncode == 0, a.stderr
+def paused(store: Store, log: Path, *, killed: bool = False) -> None:
+    a = child(store, log, "pause", *(["--kill"] if killed else []))
+    assert a.returncode == (-signal.SIGKILL if killed else 0), a.stderr
     assert json.loads(a.stdout) == {
         "stop": "awaiting_approval",
         "pending": [
@@ -78,6 +79,24 @@ def test_one_process_pauses_another_decides_a_third_resumes(store: Store, tmp_pa
         ("w2", "Result of append (id w2):\nNot run: the user declined this append call: keep the log short."),
     ]
     assert asyncio.run(store.session("job").pending()) == []
+
+
+def test_a_paused_process_killed_then_decided_with_the_cli_resumes_and_runs_each_call_once(
+    store: Store, tmp_path: Path
+) -> None:
+    log = tmp_path / "log.txt"
+    paused(store, log, killed=True)
+    where = ["--session-db", store.where] if store.kind == "sqlite" else ["--session-url", store.where]
+    listed = llmist("approvals", "job", *where, "--json")
+    assert [p["invocation_id"] for p in json.loads(listed.stdout)["pending"]] == ["w1", "w2"], listed.stderr
+    assert llmist("approve", "job", "w1", "--edit", "line=ONE", *where).returncode == 0
+    assert llmist("deny", "job", "w2", "--reason", "one line is enough", *where).returncode == 0
+    c = child(store, log, "resume")
+    assert c.returncode == 0, c.stderr
+    assert lines(log) == ["ONE"]
+    again = child(store, log, "resume")  # a later run of the session runs nothing again
+    assert again.returncode == 0, again.stderr
+    assert lines(log) == ["ONE"]
 
 
 def test_a_decider_killed_after_deciding_leaves_the_decisions_for_the_resume(store: Store, tmp_path: Path) -> None:

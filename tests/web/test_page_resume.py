@@ -97,14 +97,15 @@ def test_a_restarted_server_lists_the_conversation_and_continues_it(browser: Any
 def test_a_call_waiting_for_approval_is_decided_after_a_server_restart(browser: Any, tmp_path: Path) -> None:
     db = tmp_path / "conversations.db"
     common = ["-g", str(EXAMPLES / "tools.py"), "--session-db", str(db)]
-    with llmist_web(["-m", f"mock:{EXAMPLES / 'capitals.json'}", *common], cwd=tmp_path) as url:
+    first = ["-m", f"mock:{EXAMPLES / 'capitals.json'}", *common]
+    with llmist_web(first, cwd=tmp_path, killed=True) as url:
         browser.get(url)
         send(browser, "Capitals of France and Japan?")
         wait_for(browser, lambda b: status(b, "note") == "awaiting_approval", what="the note to need approval")
         wait_for(browser, lambda b: b.find_elements("css selector", ".run-paused"), what="the run to pause")
         page = browser.current_url
-    # The server is gone; the call waits in the session. A new server (its scripted model starts
-    # at the answer that follows the note), the same conversation:
+    # The server was killed (SIGKILL: no shutdown); the call waits in the session. A new server
+    # (its scripted model starts at the answer that follows the note), the same conversation:
     second = tmp_path / "second.json"
     second.write_text(json.dumps({"turns": ["The capitals are Paris and Tokyo; I saved them in a note."]}))
     with llmist_web(["-m", f"mock:{second}", *common], cwd=tmp_path) as url:
