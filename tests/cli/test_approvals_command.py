@@ -81,13 +81,18 @@ def test_decisions_from_other_processes_and_the_resume(tmp_path: Path) -> None:
     assert json.loads(llmist("approvals", "job", *db, "--json").stdout)["pending"] == []
 
 
-def test_an_unknown_call_and_a_second_decision_are_clear_errors(tmp_path: Path) -> None:
+def test_an_unknown_call_a_misspelt_edit_and_a_second_decision_are_clear_errors(tmp_path: Path) -> None:
     pause, _ = scripts(tmp_path)
     db = ["--session-db", str(tmp_path / "sessions.db")]
     assert agent(tmp_path, pause, "Write a note.").returncode == 3  # type: ignore[attr-defined]
     unknown = llmist("approve", "job", "nope", *db)
     assert unknown.returncode == 1
     assert "no call 'nope' waits for a decision; the calls that do: note, log" in " ".join(unknown.stderr.split())
+    typo = llmist("approve", "job", "note", "--edit", "contnet=bye", *db)
+    assert typo.returncode == 1
+    assert "call 'note' (WriteFile) has no parameter 'contnet'; its parameters: path, content" in " ".join(
+        typo.stderr.split()
+    )
     assert llmist("deny", "job", "note", *db).returncode == 0
     twice = llmist("approve", "job", "note", *db)
     assert twice.returncode == 1

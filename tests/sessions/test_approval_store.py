@@ -14,6 +14,7 @@ from llmist.agent.approvals import (
     ApprovalConflictError,
     ApprovalsPendingError,
     Decision,
+    InvalidDecisionError,
     PendingCall,
     UnknownApprovalError,
 )
@@ -68,6 +69,15 @@ async def test_deciding_an_unknown_call_names_the_calls_that_wait(store: Store) 
 async def test_deciding_in_a_session_that_waits_for_nothing_says_so(store: Store) -> None:
     with pytest.raises(UnknownApprovalError, match="no call 'a' waits for a decision; none does"):
         await store.session("empty").decide("a", Decision.approve())
+
+
+async def test_an_edit_naming_a_parameter_the_call_lacks_is_refused_and_the_call_still_waits(store: Store) -> None:
+    await _paused(store)
+    with pytest.raises(
+        InvalidDecisionError, match=r"call 'a' \(WriteFile\) has no parameter 'pth'; its parameters: path"
+    ):
+        await store.session("s").decide("a", Decision.approve({"pth": "other.txt"}))
+    assert [p.decision for p in await store.session("s").pending()] == [None, None]
 
 
 async def test_deciding_twice_keeps_the_first_decision(store: Store) -> None:

@@ -132,6 +132,8 @@ def test_a_decision_is_posted_for_a_call_that_waits_in_its_run_and_an_unknown_on
             assert unknown.status_code == 404 and "no call 'nope'" in unknown.json()["error"]
             bad = c.post("/api/runs/r1/approvals/n", json={"action": "maybe"})
             assert bad.status_code == 422 and "'approve', 'edit' or 'deny'" in bad.json()["error"]
+            typo = c.post("/api/runs/r1/approvals/n", json={"action": "edit", "parameters": {"txt": "y"}})
+            assert typo.status_code == 422 and "has no parameter 'txt'; its parameters: title, text" in typo.text
             assert c.post("/api/runs/r1/approvals/n", json={"action": "approve"}).json() == {"decided": "approve"}
             assert [e for e in events][-1]["type"] == "RUN_FINISHED"
         again = c.post("/api/runs/r1/approvals/n", json={"action": "approve"})
@@ -158,6 +160,8 @@ def test_a_call_that_waits_in_the_session_is_decided_on_its_conversation_which_r
         assert (
             unknown.status_code == 404 and "no call 'nope' waits for a decision; the calls that do: n" in unknown.text
         )
+        typo = c.post("/api/threads/a/approvals/n", json={"action": "edit", "parameters": {"titel": "u"}})
+        assert typo.status_code == 422 and "has no parameter 'titel'" in typo.text  # and the call still waits
         decided = c.post("/api/threads/a/approvals/n", json={"action": "approve"}).json()
         assert decided["decided"] == "approve" and decided["resumed"].startswith("run-")
         with c.stream("GET", f"/api/threads/a/live?run={decided['resumed']}") as response:

@@ -39,8 +39,10 @@ from llmist.agent.approvals import (
     ApprovalsPendingError,
     Claimed,
     Decision,
+    InvalidDecisionError,
     PendingCall,
     UnknownApprovalError,
+    check_edit,
 )
 from llmist.agent.errors import SessionConflictError, SessionError
 from llmist.agent.messages import GadgetResultMessage, loads_message
@@ -331,8 +333,17 @@ def decide(name: str, session_id: str, invocation_id: str, decision: Decision, a
     Raises:
         UnknownApprovalError: no such call waits for a decision.
         AlreadyDecidedError: it was decided before.
+        InvalidDecisionError: it edits parameters the call does not have.
     """
     args = {"sid": session_id, "iid": invocation_id}
+    if decision.parameters is not None:
+        waiting = yield ("SELECT record FROM llmist_pending WHERE session_id = :sid AND invocation_id = :iid", args)
+        if waiting.rows:
+            call = PendingCall.from_json(waiting.rows[0][0])
+            try:
+                check_edit(decision, invocation_id, call.gadget_name, call.parameters)
+            except InvalidDecisionError as exc:
+                raise InvalidDecisionError(f"{name}: {exc}") from None
     done = yield (
         "UPDATE llmist_pending SET decision = :decision, decided_at = :at WHERE session_id = :sid AND "
         "invocation_id = :iid AND decision IS NULL AND waits_for IS NULL",

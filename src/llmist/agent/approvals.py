@@ -13,6 +13,7 @@ The errors a decision or a resume can meet are ``ApprovalError`` and its kinds, 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -21,6 +22,7 @@ from llmist.agent.errors import (
     ApprovalConflictError,
     ApprovalError,
     ApprovalsPendingError,
+    InvalidDecisionError,
     UnknownApprovalError,
 )
 from llmist.agent.messages import GadgetResultMessage
@@ -33,8 +35,10 @@ __all__ = [
     "ApprovalsPendingError",
     "Claimed",
     "Decision",
+    "InvalidDecisionError",
     "PendingCall",
     "UnknownApprovalError",
+    "check_edit",
     "denied_text",
     "edited_note",
 ]
@@ -152,6 +156,22 @@ class Claimed:
     """Calls an earlier holder started and never recorded a result for: whether they ran is unknown."""
     results: dict[str, GadgetResultMessage] = field(default_factory=dict)
     """Results an earlier holder recorded before it died, by invocation id."""
+
+
+def check_edit(decision: Decision, invocation_id: str, gadget_name: str, parameters: Mapping[str, Any]) -> None:
+    """Refuse a decision that edits parameters the call does not have (``parameters``: the call's
+    own, every one with its default applied): validation would drop the unknown name, and the
+    call would run as the model wrote it, which the person meant to change.
+
+    Raises:
+        InvalidDecisionError: naming the unknown parameters and the call's own.
+    """
+    unknown = sorted(set(decision.parameters or ()) - set(parameters))
+    if unknown:
+        raise InvalidDecisionError(
+            f"call {invocation_id!r} ({gadget_name}) has no parameter {', '.join(repr(k) for k in unknown)}; "
+            f"its parameters: {', '.join(parameters) or '(none)'}"
+        )
 
 
 def denied_text(gadget_name: str, reason: str = "") -> str:

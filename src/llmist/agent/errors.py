@@ -9,6 +9,7 @@ LlmistError
 ├── ApprovalError            calls that wait for approval cannot be decided or resumed as asked
 │   ├── UnknownApprovalError   no call of that id waits for a decision (also a LookupError)
 │   ├── AlreadyDecidedError    the call was decided before (names how)
+│   ├── InvalidDecisionError   edited parameters the call does not have (also a ValueError)
 │   ├── ApprovalsPendingError  a new prompt while calls still wait for decisions
 │   └── ApprovalConflictError  another run holds the decided calls (is running them)
 └── RealModelRequestBlocked  a test reached for a real model inside block_real_models()
@@ -29,6 +30,7 @@ __all__ = [
     "ApprovalConflictError",
     "ApprovalError",
     "ApprovalsPendingError",
+    "InvalidDecisionError",
     "MessageFormatError",
     "OutputValidationError",
     "RealModelRequestBlocked",
@@ -77,6 +79,11 @@ class UnknownApprovalError(ApprovalError, LookupError):
 
 class AlreadyDecidedError(ApprovalError):
     """A decision for a call that was decided before: the first decision stands."""
+
+
+class InvalidDecisionError(ApprovalError, ValueError):
+    """A decision the call cannot take: it edits parameters the call does not have (a typo in a
+    name would otherwise be dropped by validation, and the call run as the model wrote it)."""
 
 
 class ApprovalsPendingError(ApprovalError):

@@ -38,6 +38,7 @@ from llmist.agent import (
     AlreadyDecidedError,
     ApprovalConflictError,
     ApprovalStore,
+    InvalidDecisionError,
     Session,
     SQLiteSession,
     UserPrompt,
@@ -256,6 +257,8 @@ class _Routes:
             return _error(404, str(exc))
         except (AlreadyDecidedError, RunConflictError, ApprovalConflictError) as exc:
             return _error(409, str(exc))
+        except InvalidDecisionError as exc:
+            return _error(422, str(exc))
         return JSONResponse({"decided": decision.action, "resumed": run.run_id if run is not None else None})
 
     async def stop(self, request: Request) -> Response:
@@ -277,6 +280,8 @@ class _Routes:
             self.approvals.decide(run_id, invocation_id, decision)
         except UnknownApprovalError as exc:
             return _error(404, str(exc))
+        except InvalidDecisionError as exc:
+            return _error(422, str(exc))
         return JSONResponse({"decided": decision.action})
 
 

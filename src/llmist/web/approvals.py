@@ -21,7 +21,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from llmist.agent.approvals import Decision, UnknownApprovalError
+from llmist.agent.approvals import Decision, UnknownApprovalError, check_edit
 
 __all__ = ["ApprovalRequest", "Approvals", "Decision", "InProcessApprovals", "UnknownApprovalError"]
 
@@ -87,10 +87,13 @@ class InProcessApprovals:
             self._waiting.pop(key, None)
 
     def decide(self, run_id: str, invocation_id: str, decision: Decision) -> ApprovalRequest:
-        """Settle the waiting call ``invocation_id`` of run ``run_id`` with ``decision``."""
-        waiting = self._waiting.pop((run_id, invocation_id), None)
+        """Settle the waiting call ``invocation_id`` of run ``run_id`` with ``decision``
+        (``InvalidDecisionError``, and the call still waits, if it edits parameters the call lacks)."""
+        waiting = self._waiting.get((run_id, invocation_id))
         if waiting is None or waiting.future.done():
             raise UnknownApprovalError(f"no call {invocation_id!r} of run {run_id!r} is waiting for approval")
+        check_edit(decision, invocation_id, waiting.request.gadget_name, waiting.request.parameters)
+        del self._waiting[(run_id, invocation_id)]
         waiting.future.set_result(decision)
         return waiting.request
 
