@@ -80,6 +80,13 @@ async def test_an_edit_naming_a_parameter_the_call_lacks_is_refused_and_the_call
     assert [p.decision for p in await store.session("s").pending()] == [None, None]
 
 
+async def test_a_reason_any_text_is_stored_as_written(store: Store) -> None:
+    reason = "not \udcff (a byte argv could not decode), not \x00, not \u202e"
+    await _paused(store)
+    await store.session("s").decide("a", Decision.deny(reason))
+    assert (await store.session("s").pending())[0].decision == Decision.deny(reason)
+
+
 async def test_deciding_twice_keeps_the_first_decision(store: Store) -> None:
     await _paused(store)
     await store.session("s").decide("a", Decision.deny("not that file"))

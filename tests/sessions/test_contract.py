@@ -62,6 +62,23 @@ async def test_every_kind_of_message_round_trips(store: Store) -> None:
     assert await store.session("kinds").load() == messages
 
 
+async def test_any_text_round_trips_even_what_utf8_cannot_encode(store: Store) -> None:
+    odd = [
+        Message("user", "a lone surrogate \udcff from a file read with surrogateescape"),
+        Message("assistant", "NUL \x00, right-to-left \u202e, zero-width \u200b, 🛠️[x] 日本語"),
+        Message("user", "x" * 200_000),
+    ]
+    session = store.session("odd")
+    await session.save(odd)
+    await session.flush()
+    assert await store.session("odd").load() == odd
+
+
+def test_a_session_id_with_a_nul_character_is_refused_by_every_store(store: Store) -> None:
+    with pytest.raises(ValueError, match="a session id is text without NUL characters"):
+        store.session("a\x00b")
+
+
 async def test_sessions_of_one_store_stay_apart(store: Store) -> None:
     for name, text in (("one", "first"), ("two", "second")):
         session = store.session(name)

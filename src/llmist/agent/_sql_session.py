@@ -93,6 +93,9 @@ class SQLStoreSession:
     session_id: str
 
     def __init__(self, session_id: str) -> None:
+        if not isinstance(session_id, str) or "\x00" in session_id:
+            # PostgreSQL's text holds no NUL; refused by every store, so a name that works in one works in all.
+            raise ValueError(f"a session id is text without NUL characters, got {session_id!r}")
         self.session_id = session_id
         self._saved: tuple[Message, ...] = ()
         """What the last save queued: the next one sends only what follows it."""

@@ -45,7 +45,7 @@ from llmist.agent.approvals import (
     check_edit,
 )
 from llmist.agent.errors import SessionConflictError, SessionError
-from llmist.agent.messages import GadgetResultMessage, loads_message
+from llmist.agent.messages import GadgetResultMessage, json_text, loads_message
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -347,7 +347,7 @@ def decide(name: str, session_id: str, invocation_id: str, decision: Decision, a
     done = yield (
         "UPDATE llmist_pending SET decision = :decision, decided_at = :at WHERE session_id = :sid AND "
         "invocation_id = :iid AND decision IS NULL AND waits_for IS NULL",
-        {**args, "decision": json.dumps(decision.to_json(), ensure_ascii=False, default=str), "at": at},
+        {**args, "decision": json_text(decision.to_json()), "at": at},
     )
     found = yield (
         "SELECT invocation_id, record, decision, decided_at, waits_for FROM llmist_pending "

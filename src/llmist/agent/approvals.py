@@ -25,7 +25,7 @@ from llmist.agent.errors import (
     InvalidDecisionError,
     UnknownApprovalError,
 )
-from llmist.agent.messages import GadgetResultMessage
+from llmist.agent.messages import GadgetResultMessage, json_text
 from llmist.syntax import ParsedCall
 
 __all__ = [
@@ -125,7 +125,7 @@ class PendingCall:
             data["waits_for"] = self.waits_for
         if self.call is not None:
             data["call"] = _call_to_json(self.call)
-        return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
+        return json_text(data)
 
     @classmethod
     def from_json(cls, text: str, decision: Decision | None = None) -> PendingCall:
