@@ -136,3 +136,10 @@ def test_a_bad_session_url_in_the_config_names_the_file_key_expected_and_found(t
     assert proc.stderr.startswith(f"error: {tmp_path / 'llmist.toml'}: key 'session_url' must be a database URL")
     assert "name the driver: postgresql+asyncpg://..." in proc.stderr
     assert "got 'postgresql://db.internal/agents' (str)" in " ".join(proc.stderr.split())
+
+
+@pytest.mark.parametrize("command", [["approvals", "job"], ["approve", "job", "w1"], ["deny", "job", "w1"]])
+def test_a_database_that_refuses_the_connection_ends_the_command_with_its_error(command: list[str]) -> None:
+    proc = llmist(*command, "--session-url", "postgresql+asyncpg://postgres@127.0.0.1:1/agents")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert "cannot open the store: ConnectionRefusedError" in proc.stderr and "from --session-url" in proc.stderr

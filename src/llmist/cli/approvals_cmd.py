@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.text import Text
 
 from llmist.agent.approvals import ApprovalError, Decision, PendingCall
-from llmist.agent.sessions import SessionError
+from llmist.agent.sessions import SessionError, SQLStoreSession
 from llmist.cli._agent_options import ProfileOption
 from llmist.cli._common import CliError, fail, stdout
 from llmist.cli._config import ConfigError, load_config
@@ -58,7 +58,7 @@ def approvals_command(
 ) -> None:
     """List the calls of SESSION that wait for approval, and their decisions."""
     store = _store(profile, session_db, session_url)
-    opened = store.open(session)
+    opened = _open(store, session)
     if release:
         ended = _call(opened.release(force=True))
         stdout.print(f"released the hold on {session}'s decided calls" if ended else f"nothing of {session} was held")
@@ -87,7 +87,7 @@ def approve_command(
     profile: ProfileOption = None,
 ) -> None:
     """Approve a call of SESSION (with --edit: with changed parameters)."""
-    opened = _store(profile, session_db, session_url).open(session)
+    opened = _open(_store(profile, session_db, session_url), session)
     decision = Decision.approve()
     if edit:
         calls = {c.invocation_id: c for c in _call(opened.pending())}
@@ -107,7 +107,7 @@ def deny_command(
     profile: ProfileOption = None,
 ) -> None:
     """Deny a call of SESSION; the model reads that the user declined it, and why."""
-    opened = _store(profile, session_db, session_url).open(session)
+    opened = _open(_store(profile, session_db, session_url), session)
     decided = _call(opened.decide(invocation_id, Decision.deny(reason)))
     _done(session, decided, "denied")
 
@@ -118,6 +118,15 @@ def _store(profile: str | None, session_db: Any, session_url: str | None) -> Ses
         return session_store(config)
     except (CliError, ConfigError) as exc:
         fail(str(exc))
+
+
+def _open(store: SessionStore, session: str) -> SQLStoreSession:
+    """The session in ``store``; a store that cannot be opened (a server that refuses, a file that
+    is not a store) ends the command with its message."""
+    try:
+        return store.open(session)
+    except CliError as exc:
+        fail(str(exc), code=1)
 
 
 def _str(value: Any) -> str | None:
