@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -37,6 +38,8 @@ from llmist.syntax import EmojiCallParser, GadgetCallParser, ProseParser
 
 if TYPE_CHECKING:
     from llmist.agent.spec import AgentSpec
+
+logger = logging.getLogger("llmist.agent")
 
 __all__ = ["DEFAULT_CONTEXT_WINDOW", "CallParser", "RunPlan", "agent_system_prompt", "build_plan", "resolve_syntax"]
 
@@ -89,6 +92,9 @@ class RunPlan:
     left out of the system prompt: most runs never need it, and small models pay for every token)."""
     tools: tuple[ToolSpec, ...] = ()
     """The gadgets as native tools, sent with every request (the native syntax only)."""
+    viewer_tool: ToolSpec | None = None
+    """The output viewer as a native tool, offered from the first stored output on: offered from
+    the start, before anything is stored, small models call it with made-up ids."""
     parsers: list[CallParser] = field(default_factory=list)
     """Parsers of finished runs, reused by the next ones."""
     vision: bool | None = None
@@ -156,6 +162,15 @@ def build_plan(spec: AgentSpec, gadgets: Sequence[Gadget], *, added: str | None 
     store, viewer_entry = _output_viewer(prompt, syntax, char_limit, listed)
     system_prompt = _system_prompt(prompt, shown, syntax)
     examples = _examples(shown, syntax, prompt.markers, prompt.few_shot) if prompt.few_shot else ()
+    if prompt.few_shot and not examples:
+        # Said plainly rather than doing nothing in silence (issue 23): an exchange needs a
+        # result, and only an example's output gives a true one.
+        logger.warning(
+            "few_shot=%d sends no example exchange: none of the gadgets %s has a GadgetExample "
+            "with an output (GadgetExample(params, output=..., comment=...))",
+            prompt.few_shot,
+            [g.name for g in shown],
+        )
     return RunPlan(
         provider=provider,
         model_name=model_name,
@@ -172,7 +187,8 @@ def build_plan(spec: AgentSpec, gadgets: Sequence[Gadget], *, added: str | None 
         registry=registry,
         examples=examples,
         viewer_entry=viewer_entry,
-        tools=tool_specs(listed) if syntax == "native" else (),
+        tools=tool_specs(shown) if syntax == "native" else (),
+        viewer_tool=next(iter(tool_specs(listed[len(shown) :])), None) if syntax == "native" else None,
         by_name={g.name: g for g in listed},
     )
 
