@@ -98,6 +98,26 @@ async def test_decided_calls_run_once_and_the_loop_goes_on(tmp_path: Path) -> No
     assert ran == ["read notes.txt", "write a.txt"]  # a later run does not run them again
 
 
+@gadget(requires_approval=True)
+def dump_log() -> str:
+    """Print the whole log (needs approval)."""
+    return "\n".join(f"line {i}" for i in range(2000))
+
+
+async def test_a_decided_calls_result_reads_as_any_other_even_an_output_stored_for_the_viewer(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    options = {"context_window": 1000, "gadget_output_limit_percent": 10}
+    first = Agent(model=MockModel([block_call("dump_log", invocation_id="d")]), gadgets=[dump_log], **options)
+    first.session, first.approvals = SQLiteSession(db, "s"), "defer"
+    await first.run("Show the log.")
+    await SQLiteSession(db, "s").decide("d", Decision.approve())
+    model = MockModel(["It is long."])
+    second = Agent(model=model, gadgets=[dump_log], session=SQLiteSession(db, "s"), approvals="defer", **options)
+    await second.run(None)
+    told = model.requests[0].messages[-1].text
+    assert "returned too much data" in told and "To read it, call GadgetOutputViewer:" in told
+
+
 async def test_an_edited_call_runs_with_the_edited_parameters_and_the_model_is_told(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
     a, _ = agent(SQLiteSession(db, "s"), block_call("write", invocation_id="w1", path="a.txt", text="hello"))

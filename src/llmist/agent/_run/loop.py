@@ -26,6 +26,7 @@ import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterable, Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 from llmist.agent._run.calls import ResponseCalls
 from llmist.agent._run.context import Events, RunContext
@@ -114,7 +115,7 @@ async def run_loop(ctx: RunContext) -> AsyncGenerator[Events, None]:
     )
     try:
         if resume is not None:
-            async for events in run_decided(resume, run.calls, run.messages, cfg):
+            async for events in run_decided(resume, run.calls, run.messages, partial(_result_message, run)):
                 yield events
             await _resumed(run, len(resume.calls), ctx.prompt)
         while run.stop is None:
@@ -323,10 +324,7 @@ async def _next_turn(run: _Run, response: Response) -> None:
     messages.append(AssistantMessage("assistant", text, response.usage, tool_calls=native))
     # Every native call has its result here (the scheduler answers a call it did not run too):
     # providers refuse a conversation with a tool call left unanswered.
-    messages.extend(
-        _taught(run, _said_again(run, result_message(r, cfg.vision, native=bool(native)), r), r)
-        for r in run.calls.ordered()
-    )
+    messages.extend(_result_message(run, r, bool(native)) for r in run.calls.ordered())
     if invented:
         detail = f"dropped the result the model wrote itself: {invented[0][:80]!r}"
         await run.calls.note_repair("invented_result", detail)
@@ -361,6 +359,11 @@ def _without_invented_results(run: _Run, text: str, n_calls: int) -> tuple[str, 
     if cfg.syntax == "emoji":
         return drop_invented_results(text, EMOJI_START, EMOJI_END)
     return drop_invented_results(text, cfg.markers.start, cfg.markers.end)
+
+
+def _result_message(run: _Run, r: GadgetExecutionResult, native: bool) -> GadgetResultMessage:
+    """The message the model reads for a call's result (a resumed run's decided calls' too)."""
+    return _taught(run, _said_again(run, result_message(r, run.cfg.vision, native=native), r), r)
 
 
 def _said_again(run: _Run, message: GadgetResultMessage, r: GadgetExecutionResult) -> GadgetResultMessage:

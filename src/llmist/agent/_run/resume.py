@@ -18,16 +18,14 @@ from dataclasses import dataclass, field
 
 from llmist.agent._run.calls import ResponseCalls
 from llmist.agent._run.context import Events
-from llmist.agent._run.plan import RunPlan
 from llmist.agent.approvals import PendingCall
-from llmist.agent.conversation import result_message
 from llmist.agent.events import GadgetResultEvent
 from llmist.agent.messages import AssistantMessage, GadgetResultMessage
 from llmist.execution import GadgetExecutionResult
 from llmist.execution.results import call_result
 from llmist.providers.base import Message
 
-__all__ = ["UNKNOWN_OUTCOME", "Resumption", "run_decided"]
+__all__ = ["UNKNOWN_OUTCOME", "MessageOf", "Resumption", "run_decided"]
 
 UNKNOWN_OUTCOME = (
     "Unknown outcome: the run that was running this approved call ended before it recorded a result, "
@@ -55,8 +53,13 @@ class Resumption:
     """Told each call's result as the model will read it (the session stores it at once)."""
 
 
+MessageOf = Callable[[GadgetExecutionResult, bool], GadgetResultMessage]
+"""How the loop turns a result into the message the model reads (``bool``: the response made
+native tool calls); the same for resumed calls as for any other."""
+
+
 async def run_decided(
-    resume: Resumption, calls: ResponseCalls, messages: list[Message], cfg: RunPlan
+    resume: Resumption, calls: ResponseCalls, messages: list[Message], message_of: MessageOf
 ) -> AsyncGenerator[Events, None]:
     """Run ``resume``'s calls through ``calls`` and add their results to ``messages``."""
     native = _answers_native(messages)
@@ -64,6 +67,7 @@ async def run_decided(
     calls.remember(_earlier_results(messages))
     calls.decided = {c.invocation_id: c.decision for c in resume.calls if c.decision is not None}
     calls.on_start = resume.note_started
+    told: dict[str, GadgetResultMessage] = {}  # each result becomes its message once
     try:
         for n, waiting in enumerate(resume.calls, 1):
             known = _known(resume, waiting)
@@ -76,11 +80,12 @@ async def run_decided(
         while (late := await calls.late_result()) is not None:
             if isinstance(late, GadgetResultEvent):
                 r = late.result
-                await resume.note_result(r.invocation_id, result_message(r, cfg.vision, native=native))
+                told[r.invocation_id] = message = message_of(r, native)
+                await resume.note_result(r.invocation_id, message)
             yield [late]
     finally:
         calls.decided, calls.on_start = {}, None
-    messages.extend(result_message(r, cfg.vision, native=native) for r in calls.ordered())
+    messages.extend(told.get(r.invocation_id) or message_of(r, native) for r in calls.ordered())
 
 
 def _known(resume: Resumption, waiting: PendingCall) -> GadgetExecutionResult | None:
