@@ -42,7 +42,7 @@ async def test_the_second_of_two_runs_on_one_session_fails_and_the_first_is_kept
     failed = [name for name, outcome in outcomes.items() if isinstance(outcome, BaseException)]
     assert len(failed) == 1, outcomes
     error = outcomes[failed[0]]
-    assert isinstance(error, SessionError) and "another run changed the conversation" in str(error)
+    assert isinstance(error, SessionError) and "another writer changed this session" in str(error)
     (winner,) = {"a", "b"} - set(failed)
     stored = await _stored(db, "s")
     assert stored[:3] == ["start", "Started.", f"from {winner}"] and stored[-1] == f"{winner} done."
@@ -59,9 +59,9 @@ async def test_a_session_that_lost_a_race_keeps_failing_while_the_others_of_its_
     await early.save([*await early.load(), *stored[1:2]])
     await early.flush()
     await late.save([*stored, *stored[1:2]])
-    with pytest.raises(SessionError, match="another run changed the conversation"):
+    with pytest.raises(SessionError, match="another writer changed this session"):
         await late.flush()
-    with pytest.raises(SessionError, match="another run changed the conversation"):
+    with pytest.raises(SessionError, match="another writer changed this session"):
         await late.save([*stored, *stored[1:2], *stored[1:2]])
     await Agent(model=MockModel(["fine"]), session=SQLiteSession(db, "other")).run("elsewhere")
     assert await _stored(db, "other") == ["elsewhere", "fine"]
@@ -75,6 +75,6 @@ async def test_clearing_a_session_stops_a_run_that_loaded_it_from_writing_it_bac
     stored = await loaded.load()
     await SQLiteSession(db, "s").clear()
     await loaded.save([*stored, *stored[1:2]])
-    with pytest.raises(SessionError, match="another run changed the conversation"):
+    with pytest.raises(SessionError, match="another writer changed this session"):
         await loaded.flush()
     assert await SQLiteSession(db, "s").load() == []

@@ -21,7 +21,10 @@ run starts (``Agent.stream``, ``Agent.run`` and a subagent's call all come here)
        tracing     the run's span around all the rest; per-run observers make the child spans
        output      the prompt says how to finish; failed answers counted; the result typed
        subagents   the subagents' events merged into the stream; their usage added
-       session     the history loaded before the loop starts; this run's hooks save it; flushed at the end
+       session     the history loaded before the loop starts; each iteration saved (a per-run
+                   observer: a failed save fails the run); the last write waited for
+       approvals   calls that need approval deferred (a plan controller); a paused session's
+                   decided calls claimed, for the loop to run first
        mcp         servers connected and their tools added to the plan; closed at the end
        compaction  nothing around the run: a plan controller compacts before a model call
 
@@ -29,9 +32,9 @@ run starts (``Agent.stream``, ``Agent.run`` and a subagent's call all come here)
 
 A feature is one module with one :class:`~llmist.agent._features.Feature`: the gadgets it adds,
 the hooks it needs and what it wraps around the run (see ``llmist.agent._features``). A new
-one takes the place in :data:`FEATURES` where its wrap must sit. One that stops a run and
-resumes it later (calls kept for a person's approval) sits inside ``session``, which has loaded
-the conversation it resumes and saves what it keeps; one that checks a run's input, calls and
+one takes the place in :data:`FEATURES` where its wrap must sit. ``approvals``, which stops a
+run and resumes it later, sits inside ``session``, which has loaded the conversation it resumes
+and saves what it keeps; a feature that checks a run's input, calls and
 output (guardrails) sits inside ``tracing``, so the span records its verdict, and outside
 ``output``, so it sees the typed result, with its checks of calls as controllers, which decide
 before the agent's. A fallback to other models makes each model's plan with
@@ -45,6 +48,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from llmist.agent._features import Feature
+from llmist.agent._features.approvals import DeferredApprovals
 from llmist.agent._features.compaction import Compacting
 from llmist.agent._features.mcp import MCPServers
 from llmist.agent._features.output import TypedOutput
@@ -64,7 +68,15 @@ from llmist.providers.vision import check_images_accepted
 
 __all__ = ["FEATURES", "plan_of", "start_run"]
 
-FEATURES: tuple[Feature, ...] = (Tracing(), TypedOutput(), Subagents(), Sessions(), MCPServers(), Compacting())
+FEATURES: tuple[Feature, ...] = (
+    Tracing(),
+    TypedOutput(),
+    Subagents(),
+    Sessions(),
+    DeferredApprovals(),
+    MCPServers(),
+    Compacting(),
+)
 """Every feature, outermost first (see the module docstring for what each does where)."""
 
 

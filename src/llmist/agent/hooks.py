@@ -7,8 +7,9 @@
   interceptor returning ``None`` suppresses the chunk.
 - **Controllers** decide (sync or async): before a model call (proceed, or skip it with a
   synthetic response), after a model error (recover with a fallback response, or rethrow),
-  before a gadget (proceed, or skip it with a synthetic result: approvals), and when a
-  dependency failed (skip, execute anyway, or use a fallback result).
+  before a gadget (proceed, run it with replaced parameters, skip it with a synthetic result,
+  or defer it for a person's approval), and when a dependency failed (skip, execute anyway,
+  or use a fallback result).
 
 Several :class:`Hooks` compose with :func:`merge_hooks`: observers all run in order,
 interceptors chain in order, and the first controller that does not proceed decides.
@@ -22,6 +23,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias, TypeVar
 
+from llmist.agent.approvals import PendingCall
 from llmist.agent.repairs import RepairEvent
 from llmist.execution import DependencySkipDecision, DependencySkipInfo, GadgetExecutionResult, GadgetSkip
 from llmist.providers.base import Message, Usage
@@ -31,6 +33,7 @@ __all__ = [
     "ChunkContext",
     "CompactionContext",
     "Controllers",
+    "DeferGadget",
     "GadgetAction",
     "GadgetContext",
     "Hooks",
@@ -135,6 +138,9 @@ class IterationContext:
     messages: Sequence[Message] = ()
     """The conversation so far, this iteration's response and results included (a live view:
     copy it to keep it)."""
+    pending: tuple[PendingCall, ...] = ()
+    """This iteration's calls that wait for a person's decision (and those that wait for them):
+    the run ends ``"awaiting_approval"`` after it, and a session keeps them with ``messages``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +207,17 @@ class ReplaceParameters:
 
 
 @dataclass(frozen=True, slots=True)
+class DeferGadget:
+    """Controller action before a gadget call: do not run it now; it waits for a person's
+    decision, and the run ends ``"awaiting_approval"`` once the response's other calls are done
+    (what ``Agent(approvals="defer")`` returns for a call that needs approval). The calls that
+    depend on it wait too."""
+
+    reason: str
+    """Why the call waits, for the person who decides."""
+
+
+@dataclass(frozen=True, slots=True)
 class ReplaceMessages:
     """Controller action before a model call: send ``messages`` instead of the conversation
     (which becomes them), e.g. a compacted one. ``usage`` and ``cost`` of making them (a
@@ -213,7 +230,7 @@ class ReplaceMessages:
 
 LLMCallAction: TypeAlias = Proceed | SkipLLMCall
 LLMErrorAction: TypeAlias = Rethrow | Recover
-GadgetAction: TypeAlias = Proceed | SkipGadget | ReplaceParameters
+GadgetAction: TypeAlias = Proceed | SkipGadget | ReplaceParameters | DeferGadget
 MessagesAction: TypeAlias = Proceed | ReplaceMessages
 
 _MaybeAwaitable: TypeAlias = T | Awaitable[T]

@@ -7,6 +7,7 @@ from typing import Generic, Literal, TypeAlias
 
 from typing_extensions import TypeVar
 
+from llmist.agent.approvals import PendingCall
 from llmist.execution import GadgetExecutionResult
 from llmist.providers.base import Message, Usage
 
@@ -15,8 +16,11 @@ __all__ = ["AgentResult", "OutputT", "StopReason"]
 OutputT = TypeVar("OutputT", default=str)
 """The type of a run's final output: ``str`` unless the agent has an ``output_type``."""
 
-StopReason: TypeAlias = Literal["no_calls", "task_complete", "max_iterations", "budget", "cancelled"]
-"""Why the loop stopped."""
+StopReason: TypeAlias = Literal[
+    "no_calls", "task_complete", "max_iterations", "budget", "cancelled", "awaiting_approval"
+]
+"""Why the loop stopped (``"awaiting_approval"``: calls wait for a person's decision, listed in
+:attr:`AgentResult.pending`; the session keeps them, and a later run goes on once they are decided)."""
 
 
 @dataclass(slots=True)
@@ -42,6 +46,9 @@ class AgentResult(Generic[OutputT]):
     repairs: dict[str, int] = field(default_factory=dict)
     """Repairs the loop made of the model's mistakes, by kind (``"unknown_gadget"``,
     ``"gadget_name"``, ``"repeated_call"``, ``"invented_result"``); see :mod:`llmist.agent.repairs`."""
+    pending: list[PendingCall] = field(default_factory=list)
+    """With ``stop_reason == "awaiting_approval"``: the calls that wait (invocation id, gadget,
+    parameters, why), in the order the model made them; see :doc:`approvals`."""
 
     @property
     def cost(self) -> float:

@@ -20,6 +20,7 @@ from llmist._text import visible
 from llmist.agent import (
     AgentEvent,
     AgentResult,
+    GadgetPendingEvent,
     GadgetResultEvent,
     GadgetSkippedEvent,
     LLMResponseEndEvent,
@@ -144,6 +145,12 @@ class AgentView:
                     f", which failed ({visible(event.failed_dependency_error)})",
                 )
             )
+        elif isinstance(event, GadgetPendingEvent):
+            waiting = event.pending
+            self.running.pop(waiting.invocation_id, None)
+            why = f"runs after {waiting.waits_for}" if waiting.waits_for else f"waits for approval: {waiting.reason}"
+            name = (waiting.gadget_name, "bold")
+            self._print(Text.assemble(("  ⏸ ", "yellow"), name, f" ({waiting.invocation_id}) {why}"))
         elif isinstance(event, LLMResponseEndEvent):
             self._flush_text()
             self.responses += 1
@@ -256,7 +263,10 @@ class AgentView:
         table.add_column(style="bold")
         table.add_column()
         if result is not None:
-            reason = {"cancelled": "[yellow]cancelled[/]"}.get(result.stop_reason, result.stop_reason)
+            reason = {
+                "cancelled": "[yellow]cancelled[/]",
+                "awaiting_approval": "[yellow]awaiting approval[/]",
+            }.get(result.stop_reason, result.stop_reason)
             table.add_row("stop reason", reason)
             table.add_row("iterations", str(result.iterations))
             table.add_row("tokens", f"{result.usage.input_tokens:,} in / {result.usage.output_tokens:,} out")

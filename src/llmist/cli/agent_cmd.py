@@ -37,9 +37,10 @@ from llmist.cli._config import Config, load_config
 from llmist.cli._json_sink import JsonSink
 from llmist.cli._loader import load_gadgets
 from llmist.cli._mock_script import load_mock_script, mock_script_path
-from llmist.cli._sessions import open_session, session_store_path
+from llmist.cli._sessions import SessionDbOption, SessionUrlOption, session_store
 from llmist.cli._stdout import stdout_kept
 from llmist.cli._view import AgentView
+from llmist.cli.approvals_cmd import EXIT_AWAITING_APPROVAL, print_pending
 from llmist.execution import DEFAULT_CANCEL_GRACE_S
 from llmist.gadgets import Gadget, LlmistError
 from llmist.gadgets.builtins import builtin_gadgets, requires_approval
@@ -70,14 +71,6 @@ _SessionOption = Annotated[
         help="Keep the conversation under this name and continue it if it exists (saved each iteration).",
     ),
 ]
-_SessionDbOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--session-db",
-        metavar="FILE",
-        help="SQLite file of --session (default: $LLMIST_SESSION_DB, else the user data directory).",
-    ),
-]
 
 
 def agent_command(
@@ -98,9 +91,14 @@ def agent_command(
     profile: ProfileOption = None,
     mcp: McpOption = None,
     session: _SessionOption = None,
-    session_db_flag: _SessionDbOption = None,
+    session_db_flag: SessionDbOption = None,
+    session_url_flag: SessionUrlOption = None,
 ) -> None:
-    """Run an agent on PROMPT: the model calls gadgets, you watch each call and its result."""
+    """Run an agent on PROMPT: the model calls gadgets, you watch each call and its result.
+
+    With --session and no terminal to ask on, a call that needs approval pauses the run: it
+    exits with 3 and lists the calls; llmist approve / deny decide them, and llmist agent
+    --session NAME goes on."""
     flags = agent_flags(
         model=model,
         gadget=gadget,
@@ -113,17 +111,20 @@ def agent_command(
         system=system,
         mcp=mcp,
     )
+    flags["session_db"] = str(session_db_flag) if session_db_flag is not None else None
+    flags["session_url"] = session_url_flag
     if prompt is None and session is None:
         fail("give a PROMPT (or --session NAME to continue a saved conversation)")
     with stdout_kept() if as_json else contextlib.nullcontext(None) as json_out:
         agent, sink, config = _prepare(profile, flags, json_out, yes)
         if session is not None:
             try:
-                agent.session = open_session(session_store_path(session_db_flag), session, must_exist=prompt is None)
+                agent.session = session_store(config).open(session, must_exist=prompt is None)
             except CliError as exc:
                 fail(str(exc))
-            agent.session.busy_timeout_s = float(config["lock_timeout"])
-        code = _run_to_end(_run(agent, prompt, sink))
+            if not yes and not sys.stdin.isatty():  # nobody can be asked: a call that needs approval waits
+                agent.approvals = "defer"
+        code = _run_to_end(_run(agent, prompt, sink, session))
     raise typer.Exit(code)
 
 
@@ -149,7 +150,13 @@ def _watched_agent(config: Config, sink: _Sink, ask_console: Console, yes: bool)
     agent, guarded = build_agent(config)
     if isinstance(sink, AgentView):
         sink.model, sink.max_iterations = config["model"] or "(from the environment)", agent.max_iterations
-    approver = TerminalApprover(ask_console, guarded, approve_all=yes, pause=sink.pause, resume=sink.resume)
+    approver = TerminalApprover(
+        ask_console,
+        [g for g in agent.gadgets if g.name in guarded],
+        approve_all=yes,
+        pause=sink.pause,
+        resume=sink.resume,
+    )
     agent.on_human_input = approver.answer
     agent.hooks = HookPresets.merge(
         HookPresets.progress_tracking(on_progress=sink.on_progress),
@@ -223,9 +230,10 @@ def _mcp_servers(config: Config) -> list[Any]:
     return servers
 
 
-async def _run(agent: Agent, prompt: str | None, sink: _Sink) -> int:
+async def _run(agent: Agent, prompt: str | None, sink: _Sink, session: str | None = None) -> int:
     """Stream the run into ``sink``; Ctrl-C or SIGTERM cancels it (a second one: quit at once,
-    stopping MCP servers first). The exit code."""
+    stopping MCP servers first). The exit code: :data:`EXIT_AWAITING_APPROVAL` when calls wait
+    for approval (listed for ``session``)."""
     stream = agent.stream(prompt)
     loop = asyncio.get_running_loop()
     presses = 0
@@ -255,6 +263,10 @@ async def _run(agent: Agent, prompt: str | None, sink: _Sink) -> int:
         loop.remove_signal_handler(signal.SIGTERM)
     result = stream.result
     sink.summary(result)
+    if result is not None and result.stop_reason == "awaiting_approval":
+        if isinstance(sink, AgentView):
+            print_pending(sink.console, session or "SESSION", result.pending)
+        return EXIT_AWAITING_APPROVAL
     return cancelled_code if result is not None and result.stop_reason == "cancelled" else 0
 
 

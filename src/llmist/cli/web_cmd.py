@@ -23,7 +23,7 @@ from llmist.cli._agent_options import (
 )
 from llmist.cli._common import CliError, fail, stdout
 from llmist.cli._config import load_config
-from llmist.cli._sessions import session_store_path
+from llmist.cli._sessions import SessionDbOption, SessionUrlOption, session_store, session_store_path
 from llmist.cli.agent_cmd import build_agent
 from llmist.gadgets import LlmistError
 from llmist.providers import ProviderError
@@ -40,13 +40,6 @@ _TokenOption = Annotated[
         show_envvar=True,
         metavar="TOKEN",
         help="Require this token (the page takes it from its URL).",
-    ),
-]
-_SessionDbOption = Annotated[
-    Path | None,
-    typer.Option(
-        metavar="FILE",
-        help="SQLite file of the conversations (default: $LLMIST_SESSION_DB, else the user data folder).",
     ),
 ]
 
@@ -68,7 +61,8 @@ def web_command(
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, metavar="PORT", help="Port to listen on.")] = 8000,
     token: _TokenOption = None,
-    session_db: _SessionDbOption = None,
+    session_db: SessionDbOption = None,
+    session_url: SessionUrlOption = None,
 ) -> None:
     """Serve the agent's page: watch gadget calls stream in and approve them with a click."""
     try:
@@ -87,13 +81,15 @@ def web_command(
         system=system,
         mcp=mcp,
     )
+    flags.update(session_db=str(session_db) if session_db is not None else None, session_url=session_url)
     token = token or None
     try:
         config = load_config(profile=profile, flags=flags)
         check_exposure(host, token, builtins=bool(config["builtins"]))
         agent, guarded = build_agent(config)
         agent.system_prompt  # noqa: B018  (resolves the model now, so a bad one fails before serving)
-        sessions = session_store_path(session_db)
+        store = session_store(config)
+        sessions: str | Path = store.url if store.url is not None else session_store_path(store.path, store.source)
     except (CliError, LlmistError, ProviderError, ValueError, ImportError, WebSecurityError) as exc:
         fail(str(exc))
     shown = f"[{host}]" if ":" in host else host

@@ -7,14 +7,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from llmist.agent._run.plan import RunPlan
 from llmist.agent._run.state import RunState
+from llmist.agent.approvals import Decision, PendingCall, denied_text, edited_note
 from llmist.agent.conversation import not_run_message
 from llmist.agent.errors import RepairRefused
-from llmist.agent.events import AgentEvent, GadgetResultEvent, GadgetSkippedEvent
-from llmist.agent.hooks import GadgetContext, ReplaceParameters, SkipGadget, call_controller, call_observer
+from llmist.agent.events import AgentEvent, GadgetPendingEvent, GadgetResultEvent, GadgetSkippedEvent
+from llmist.agent.hooks import (
+    DeferGadget,
+    GadgetContext,
+    ReplaceParameters,
+    SkipGadget,
+    call_controller,
+    call_observer,
+)
 from llmist.agent.repairs import CallRepairs, RepairEvent, RepairKind
 from llmist.agent.spec import AgentSpec
 from llmist.execution import (
@@ -60,6 +69,14 @@ class ResponseCalls:
         """The ``TaskCompletionSignal`` summary, once a gadget raised it."""
         self.repairs = CallRepairs(cfg.by_name)
         """The loop's repairs of the run's calls."""
+        self.pending: list[PendingCall] = []
+        """This response's calls that were deferred (they wait for a decision, or for one that does)."""
+        self.decided: dict[str, Decision] = {}
+        """Calls a person decided (a resumed run's), by invocation id: they run as decided,
+        without asking the ``before_gadget`` controllers again."""
+        self.on_start: Callable[[str], Awaitable[None]] | None = None
+        """Told before a call runs (while a resumed run runs its decided calls, it notes each in
+        its session first)."""
 
     # --- per response -------------------------------------------------------------------
 
@@ -69,6 +86,17 @@ class ResponseCalls:
         self._sched = None
         self._pos = {}
         self._resp = []
+        self.pending = []
+
+    async def settle(self, r: GadgetExecutionResult, n: int) -> AgentEvent:
+        """A result known without running the call (the ``n``-th of its response): recorded
+        like a finished call, in its place."""
+        self._pos.setdefault(r.invocation_id, n)
+        return await self.finished(r)
+
+    def remember(self, earlier: dict[str, GadgetExecutionResult]) -> None:
+        """Results of calls made before this run (a paused response's): calls may depend on them."""
+        self._by_id.update(earlier)
 
     def submit(self, call: ParsedCall, n: int) -> list[GadgetExecutionResult]:
         """Start ``call`` (the ``n``-th of its response); returns results known at once (a call
@@ -153,7 +181,16 @@ class ResponseCalls:
         return r
 
     async def finished(self, r: GadgetExecutionResult) -> AgentEvent:
-        """A call finished: record it, tell the observers, and return its stream event."""
+        """A call finished: record it, tell the observers, and return its stream event (a
+        deferred call is kept in :attr:`pending` instead: it did not run)."""
+        d = r.deferral
+        if d is not None:
+            waiting = PendingCall(r.invocation_id, r.gadget_name, r.parameters, d.reason, d.waits_for, call=d.call)
+            self.pending.append(waiting)
+            return GadgetPendingEvent(waiting)
+        decision = self.decided.get(r.invocation_id)
+        if decision is not None and decision.parameters is not None and r.skip is None:
+            r = _with_note(r, edited_note(decision.parameters))
         r = self.record(r)
         if self._observed:
             await self._notify(r)
@@ -175,8 +212,11 @@ class ResponseCalls:
         cfg = self._cfg
         gadgets = self._spec.gadget_settings
         obs, icp, ctl = cfg.observers, cfg.interceptors, cfg.controllers
-        wants_before = (ctl is not None and ctl.before_gadget is not None) or (
-            obs is not None and obs.on_gadget_start is not None
+        wants_before = (
+            (ctl is not None and ctl.before_gadget is not None)
+            or (obs is not None and obs.on_gadget_start is not None)
+            or bool(self.decided)
+            or self.on_start is not None
         )
         wants_params = icp is not None and icp.intercept_gadget_parameters is not None
         self._executor = GadgetExecutor(
@@ -201,13 +241,24 @@ class ResponseCalls:
         )
         ctl, obs = self._cfg.controllers, self._cfg.observers
         decision: BeforeGadgetDecision | None = None
-        if ctl is not None and ctl.before_gadget is not None:
+        decided = self.decided.get(info.invocation_id)
+        if decided is not None:  # a person's decision: the controllers are not asked again
+            if decided.action == "deny":
+                return BeforeGadgetDecision("skip", denied_text(info.gadget_name, decided.reason))
+            if decided.parameters is not None:
+                ctx = dataclasses.replace(ctx, parameters=dict(decided.parameters))
+                decision = BeforeGadgetDecision(parameters=dict(decided.parameters))
+        elif ctl is not None and ctl.before_gadget is not None:
             action = await call_controller(ctl.before_gadget, ctx)
             if isinstance(action, SkipGadget):
                 return BeforeGadgetDecision("skip", action.result)
+            if isinstance(action, DeferGadget):
+                return BeforeGadgetDecision("defer", action.reason)
             if isinstance(action, ReplaceParameters):
                 ctx = dataclasses.replace(ctx, parameters=dict(action.parameters))
                 decision = BeforeGadgetDecision(parameters=dict(action.parameters))
+        if self.on_start is not None:
+            await self.on_start(info.invocation_id)
         if obs is not None and obs.on_gadget_start is not None:
             await call_observer(obs.on_gadget_start, ctx)
         return decision
@@ -236,6 +287,13 @@ class ResponseCalls:
             await sched.__aexit__(None, None, None)
         if self._executor is not None:
             self._signal.remove_listener(self._on_abort)
+
+
+def _with_note(r: GadgetExecutionResult, note: str) -> GadgetExecutionResult:
+    """``r`` with ``note`` before what the model reads of it."""
+    if r.result is not None:
+        return dataclasses.replace(r, result=note + r.result)
+    return dataclasses.replace(r, error=note + (r.error or ""))
 
 
 def result_event(r: GadgetExecutionResult) -> AgentEvent:

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import os
 import signal
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
@@ -61,8 +61,6 @@ class RunCommand(Gadget):
         "the background are stopped when the command ends."
     )
     Params = RunCommandParams
-    requires_approval: ClassVar[bool] = True
-    """Each call should be approved by a person."""
     examples = (GadgetExample({"command": "python3 hello.py"}, output="$ python3 hello.py\nhello\n[exit code 0]"),)
 
     def __init__(
@@ -86,6 +84,10 @@ class RunCommand(Gadget):
         """Output beyond this is cut in the middle (head and tail kept)."""
         self.max_output_bytes = max_output_bytes
         """A command that writes more output than this is stopped."""
+
+    def requires_approval(self, parameters: dict[str, Any]) -> str:
+        """Every call needs a person's approval: a command can reach anything the user can."""
+        return "it runs a shell command"
 
     async def execute(self, params: RunCommandParams, ctx: ExecutionContext) -> str:
         """Run the command; raise :class:`GadgetError` when it times out or writes too much."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import PurePosixPath
-from typing import Annotated, ClassVar
+from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, Field
 
@@ -23,9 +23,6 @@ _PATH_HELP = "Path relative to the sandbox root, e.g. 'src/app.py'"
 
 class _SandboxedGadget(Gadget):
     """A gadget that works on files under one root directory."""
-
-    requires_approval: ClassVar[bool] = False
-    """True when a person should approve each call (writes, commands)."""
 
     def __init__(self, root: str | os.PathLike[str] = ".") -> None:
         self.sandbox = Sandbox(root)
@@ -95,12 +92,15 @@ class WriteFile(_SandboxedGadget):
 
     description = "Create a text file, or replace the whole content of an existing one."
     Params = WriteFileParams
-    requires_approval = True
     examples = (
         GadgetExample(
             {"path": "hello.py", "content": 'print("hello")'}, output="Wrote 14 characters to hello.py (created)"
         ),
     )
+
+    def requires_approval(self, parameters: dict[str, Any]) -> str:
+        """Every call needs a person's approval: it writes a file."""
+        return f"it writes {parameters.get('path')!r}"
 
     def execute(self, params: WriteFileParams, ctx: ExecutionContext) -> str:
         """Write the file and say what changed."""
@@ -126,11 +126,14 @@ class EditFile(_SandboxedGadget):
         "Copy `search` from the file, including indentation; it must match exactly once."
     )
     Params = EditFileParams
-    requires_approval = True
     examples = (GadgetExample({"path": "hello.py", "search": '"hello"', "replace": '"hello, world"'}),)
     max_bytes: ClassVar[int] = 16 * 1024 * 1024
     """Largest file EditFile reads and rewrites (it holds the whole file in memory); a larger one
     is refused with an error. Set it on the class or an instance to change it."""
+
+    def requires_approval(self, parameters: dict[str, Any]) -> str:
+        """Every call needs a person's approval: it changes a file."""
+        return f"it changes {parameters.get('path')!r}"
 
     def execute(self, params: EditFileParams, ctx: ExecutionContext) -> str:
         """Apply the replacement or explain why it cannot be applied."""
