@@ -6,6 +6,7 @@ import base64
 import importlib
 import json
 import os
+import re
 from collections.abc import AsyncIterator, Mapping, Sequence
 from types import ModuleType
 from typing import Any, Literal, TypeAlias
@@ -14,12 +15,14 @@ from llmist.providers.base import ContentPart, ImagePart, LLMChunk, LLMRequest, 
 from llmist.providers.errors import (
     AuthenticationError,
     BadRequestError,
+    ContextWindowExceededError,
     MissingAPIKeyError,
     ProviderConnectionError,
     ProviderError,
     ProviderNotInstalledError,
     ProviderOverloadedError,
     ProviderServerError,
+    ProviderTimeoutError,
     RateLimitError,
 )
 from llmist.providers.retry import RateLimiter, RetryPolicy, parse_retry_after, reliable_stream
@@ -68,10 +71,32 @@ def error_for_status(
     if status in (503, 529):
         return ProviderOverloadedError(text, provider=provider, status_code=status, retry_after=retry_after)
     if status == 408:
-        return ProviderConnectionError(text, provider=provider, status_code=status, retry_after=retry_after)
+        return ProviderTimeoutError(text, provider=provider, status_code=status, retry_after=retry_after)
     if status >= 500 or status < 400:  # < 400: an error event inside a 200 stream
         return ProviderServerError(text, provider=provider, status_code=status, retry_after=retry_after)
+    if status in (400, 413) and _CONTEXT_TOO_LONG.search(message):
+        return ContextWindowExceededError(text, provider=provider, status_code=status)
     return BadRequestError(text, provider=provider, status_code=status)
+
+
+_CONTEXT_TOO_LONG = re.compile(
+    r"context.length|context.window|context.size|prompt is too long|maximum number of tokens|too many tokens"
+    r"|maximum context",
+    re.IGNORECASE,
+)
+"""How providers word a conversation longer than the model reads: OpenAI and vLLM ("maximum
+context length", ``context_length_exceeded``), Anthropic ("prompt is too long"), Gemini ("exceeds
+the maximum number of tokens"), llama.cpp ("exceeds the available context size")."""
+
+
+def connection_error(
+    error: Exception, *, provider: str, timeouts: tuple[type[BaseException], ...] = ()
+) -> ProviderConnectionError:
+    """Our error for a request that got no (whole) answer: a timeout when ``error`` is one (the
+    SDK's own timeout classes are passed in ``timeouts``), else a connection failure."""
+    if isinstance(error, (TimeoutError, *timeouts)):
+        return ProviderTimeoutError(f"{provider} timed out: {error}", provider=provider)
+    return ProviderConnectionError(f"{provider} connection failed: {error}", provider=provider)
 
 
 def split_system(messages: Sequence[Message]) -> tuple[str | None, list[Message]]:

@@ -13,6 +13,7 @@ from llmist.providers._common import (
     ReliableProvider,
     api_key_from_env,
     arguments_object,
+    connection_error,
     error_for_status,
     import_sdk,
     split_system,
@@ -26,7 +27,7 @@ from llmist.providers.base import (
     ToolSpec,
     Usage,
 )
-from llmist.providers.errors import ProviderConnectionError, ProviderError
+from llmist.providers.errors import ProviderError
 from llmist.providers.retry import RateLimiter, RetryPolicy
 
 if TYPE_CHECKING:
@@ -192,6 +193,7 @@ class AnthropicProvider(ReliableProvider):
         """The SDK's (or the transport's) error as llmist's, so retries and messages are the same
         for every provider."""
         import anthropic
+        import httpx2
 
         if isinstance(error, anthropic.APIStatusError):
             status = error.status_code
@@ -205,7 +207,8 @@ class AnthropicProvider(ReliableProvider):
                 env_var=self.api_key_env,
             )
         if isinstance(error, anthropic.APIConnectionError) or not isinstance(error, anthropic.AnthropicError):
-            return ProviderConnectionError(f"anthropic connection failed: {error}", provider=self.name)
+            timeouts = (anthropic.APITimeoutError, httpx2.TimeoutException)
+            return connection_error(error, provider=self.name, timeouts=timeouts)
         return ProviderError(f"anthropic failed: {error}", provider=self.name)
 
 

@@ -17,6 +17,7 @@ from llmist.providers._common import (
     api_key_from_env,
     arguments_object,
     chat_turns,
+    connection_error,
     error_for_status,
     import_sdk,
     inline_image,
@@ -33,7 +34,6 @@ from llmist.providers.base import (
     ToolSpec,
     Usage,
 )
-from llmist.providers.errors import ProviderConnectionError
 from llmist.providers.retry import RateLimiter, RetryPolicy
 
 if TYPE_CHECKING:
@@ -122,7 +122,7 @@ class GeminiProvider(ReliableProvider):
         except errors.APIError as error:
             raise self._api_error(error) from error
         except _transport_errors(httpx2.TransportError) as error:
-            raise ProviderConnectionError(f"gemini connection failed: {error}", provider=self.name) from error
+            raise connection_error(error, provider=self.name, timeouts=(httpx2.TimeoutException,)) from error
         if finish_reason is not None:
             yield LLMChunk(usage=usage, finish_reason=finish_reason)
 

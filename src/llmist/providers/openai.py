@@ -8,7 +8,13 @@ import uuid
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from llmist.providers._common import ReliableProvider, api_key_from_env, error_for_status, import_sdk
+from llmist.providers._common import (
+    ReliableProvider,
+    api_key_from_env,
+    connection_error,
+    error_for_status,
+    import_sdk,
+)
 from llmist.providers.base import (
     ContentPart,
     ImagePart,
@@ -20,7 +26,7 @@ from llmist.providers.base import (
     ToolSpec,
     Usage,
 )
-from llmist.providers.errors import ProviderConnectionError, ProviderError, ProviderServerError
+from llmist.providers.errors import ProviderError, ProviderServerError
 from llmist.providers.retry import RateLimiter, RetryPolicy
 
 if TYPE_CHECKING:
@@ -145,6 +151,7 @@ class OpenAIProvider(ReliableProvider):
     def _provider_error(self, error: Exception) -> ProviderError:
         """The SDK's (or the transport's) error as llmist's, so retries and messages are the same
         for every provider."""
+        import httpx2
         import openai
 
         if isinstance(error, openai.APIStatusError):
@@ -156,7 +163,8 @@ class OpenAIProvider(ReliableProvider):
                 env_var=self.api_key_env,
             )
         if isinstance(error, openai.APIConnectionError) or not isinstance(error, openai.OpenAIError):
-            return ProviderConnectionError(f"{self.name} connection failed: {error}", provider=self.name)
+            timeouts = (openai.APITimeoutError, httpx2.TimeoutException)
+            return connection_error(error, provider=self.name, timeouts=timeouts)
         if isinstance(error, openai.APIError):  # an error event inside the stream
             return ProviderServerError(f"{self.name} stream error: {error.message}", provider=self.name)
         return ProviderError(f"{self.name} failed: {error}", provider=self.name)
