@@ -369,10 +369,17 @@ function handle(event) {
       applyPatch(page.state, event.delta);
       renderState(event.delta.map((op) => op.path));
       break;
+    case "STEP_STARTED":
+      page.responseStart = $("transcript").childElementCount;
+      break;
     case "CUSTOM":
       if (event.name === "llmist.approval_requested") {
         const record = page.state.calls[event.value.toolCallId];
         if (record) record.runId = event.value.runId;
+      } else if (event.name === "llmist.guardrail") {
+        guardrailNote(event.value);
+      } else if (event.name === "llmist.model_fallback") {
+        fallbackNote(event.value);
       }
       break;
     case "RUN_FINISHED": {
@@ -380,7 +387,15 @@ function handle(event) {
       const cancelled = event.outcome && event.outcome.type === "cancelled";
       const reason = result.stopReason || "no_calls";
       const plain = reason === "no_calls" || reason === "task_complete";
-      add(el("div", "run-end", cancelled ? "Stopped" : plain ? "Done" : "Done (stopped by " + reason.replace("_", " ") + ")"));
+      const trip = result.tripwire;
+      const text = cancelled
+        ? "Stopped"
+        : trip
+          ? "Stopped by guardrail " + trip.name + ": " + (trip.reason || "tripped")
+          : plain
+            ? "Done"
+            : "Done (stopped by " + reason.replace("_", " ") + ")";
+      add(el("div", "run-end" + (trip ? " tripped" : ""), text));
       endRun();
       break;
     }
@@ -391,6 +406,28 @@ function handle(event) {
     default:
       break;
   }
+}
+
+// A guardrail's check that did something (passes are not shown).
+function guardrailNote(value) {
+  if (value.outcome === "pass") return;
+  const verb = { tripwire: "tripped", refuse: "refused", rewrite: "rewrote" }[value.outcome] || value.outcome;
+  const what = value.gadget ? value.gadget + " (" + value.toolCallId + ")" : value.kind.replace("_", " ");
+  const note = add(el("div", "note guardrail " + value.outcome));
+  note.dataset.guardrail = value.name;
+  note.textContent = "Guardrail " + value.name + " " + verb + " " + what + (value.reason ? ": " + value.reason : "");
+}
+
+// A model failed and the next one took over; with a restart, the text shown of the response is void.
+function fallbackNote(value) {
+  page.text = null;
+  if (value.restart) {
+    const nodes = Array.from($("transcript").children).slice(page.responseStart || 0);
+    nodes.filter((n) => n.classList.contains("assistant")).forEach((n) => n.classList.add("void"));
+  }
+  const then = value.restart ? " starts the answer over" : " answers";
+  const note = add(el("div", "note fallback"));
+  note.textContent = value.failed + " failed (" + value.error + "); " + value.model + then;
 }
 
 function endRun() {
