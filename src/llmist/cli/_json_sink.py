@@ -76,5 +76,8 @@ class JsonSink:
                 "gadget_calls": len(result.gadget_results),
                 "failed_calls": sum(1 for r in result.gadget_results if r.error is not None),
                 "declined_calls": sum(1 for r in result.gadget_results if declined(r)),
+                "models": {name: dataclasses.asdict(m) for name, m in result.models.items()},
+                "fallbacks": len(result.fallbacks),
+                "tripwire": None if result.tripwire is None else dataclasses.asdict(result.tripwire),
             }
         )
