@@ -18,6 +18,7 @@ SOURCES := $(shell find src -name "*.py")
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "llmist needs Python 3.11+, found " + sys.version)'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@echo "make: installing llmist and its dev tools (SDKs, pytest, mypy, ruff, ray) into $(VENV); a few minutes on a fresh machine"
 	LLMIST_NO_COMPILE=1 $(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	@touch $(STAMP)
 
@@ -25,6 +26,7 @@ $(STAMP): pyproject.toml
 $(DEMO_STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "llmist needs Python 3.11+, found " + sys.version)'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@echo "make: installing llmist (the core only) into $(VENV)"
 	LLMIST_NO_COMPILE=1 $(BIN)/python -m pip install --quiet --disable-pip-version-check -e .
 	@touch $(DEMO_STAMP)
 
@@ -54,6 +56,7 @@ REAL_MODEL_SETUP := eval-setup
 endif
 
 test-pure: lint typecheck $(REAL_MODEL_SETUP)
+	@echo "make: the whole suite on the pure build (pytest -rs lists why each skipped test was skipped)"
 	$(BIN)/pytest
 
 # What the compiled build's and the newest Python's test venvs need beside llmist itself (the core
@@ -65,6 +68,7 @@ CORE_TEST_DEPS := 'pytest>=8' 'pytest-asyncio>=0.23' 'hypothesis>=6.100' 'opente
 # compilation an error instead of a pure wheel.
 $(CSTAMP): pyproject.toml hatch_build.py Makefile $(SOURCES)
 	@test -x $(CBIN)/python || $(PYTHON) -m venv $(CVENV)
+	@echo "make: building the compiled (mypyc) wheel and installing it into $(CVENV); a few minutes"
 	LLMIST_NO_COMPILE= LLMIST_REQUIRE_COMPILE=1 $(CBIN)/python -m pip install --quiet --disable-pip-version-check \
 		$(CORE_TEST_DEPS) .
 	@touch $(CSTAMP)
@@ -75,6 +79,7 @@ $(CSTAMP): pyproject.toml hatch_build.py Makefile $(SOURCES)
 # the dev extra's SDKs and run on the pure build only.)
 COMPILED_TESTS := tests/test_build.py tests/syntax tests/gadgets tests/execution tests/agent tests/testing
 test-compiled: $(CSTAMP)
+	@echo "make: the core suites against the compiled build"
 	LLMIST_EXPECT_COMPILED=1 $(CBIN)/python -m pytest -p no:cacheprovider $(COMPILED_TESTS)
 
 # The core suites again under the newest Python 3.12+ on this machine (on PATH or under pyenv),
@@ -94,11 +99,13 @@ test-newest-python:
 else
 $(NVENV)/.installed-stamp: pyproject.toml Makefile
 	@test -x $(NVENV)/bin/python || $(NEWEST_PY) -m venv $(NVENV)
+	@echo "make: installing llmist and the core test tools into $(NVENV) ($(NEWEST_PY))"
 	LLMIST_NO_COMPILE=1 $(NVENV)/bin/python -m pip install --quiet --disable-pip-version-check \
 		$(CORE_TEST_DEPS) .
 	@touch $@
 
 test-newest-python: $(NVENV)/.installed-stamp
+	@echo "make: the core suites under $(NEWEST_TAG)"
 	LLMIST_NO_COMPILE=1 $(NVENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps --force-reinstall .
 	$(NVENV)/bin/python -m pytest -p no:cacheprovider $(CORE_TESTS)
 endif

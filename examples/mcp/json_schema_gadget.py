@@ -4,7 +4,7 @@ from llmist import create_gadget, test_gadget
 
 
 def greet(params: dict[str, object]) -> str:
-    return f"Hello, {params['name']}!" * int(str(params.get("times", 1)))
+    return f"Hello, {params['name']}!" * int(str(params["times"]))  # "times" is filled from its default
 
 
 hello = create_gadget(

@@ -78,7 +78,7 @@ RM_RF = r"\brm\s+-(?=\w*r)(?=\w*f)\w+"
 def test_a_denied_command_is_refused_with_what_matched(command: str) -> None:
     verdict = _verdict(deny_parameters(RM_RF, gadgets=["RunCommand"]), _call("RunCommand", command=command))
     assert isinstance(verdict, Refuse)
-    assert verdict.reason.startswith("RunCommand was refused: its command matches the denied pattern")
+    assert verdict.reason.startswith("its command matches the denied pattern")
     assert verdict.data["parameter"] == "command"
 
 
@@ -92,6 +92,13 @@ def test_nested_values_are_searched_and_named_by_where_they_sit() -> None:
     verdict = _verdict(deny_parameters(RM_RF), call)
     assert isinstance(verdict, Refuse)
     assert verdict.data["parameter"] == "steps/1/run"
+
+
+def test_numbers_and_booleans_are_searched_as_json_writes_them() -> None:
+    guard = deny_parameters(r"^22$", r"^true$", gadgets=["Connect"], parameters=["port", "root"])
+    assert isinstance(_verdict(guard, _call("Connect", port=22)), Refuse)
+    assert isinstance(_verdict(guard, _call("Connect", port=2222, root=True)), Refuse)
+    assert _verdict(guard, _call("Connect", port=2222, root=False)) is None
 
 
 def test_only_the_named_parameters_are_searched() -> None:
@@ -230,4 +237,4 @@ async def test_run_guardrail_records_the_check() -> None:
         "RunCommand",
         "g1",
     )
-    assert record.describe().startswith("guardrail 'deny_parameters' (tool_call RunCommand:g1) refused: RunCommand")
+    assert record.describe().startswith("guardrail 'deny_parameters' (tool_call RunCommand:g1) refused: its command")

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import io
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from llmist import Agent
 from tests.cli.helpers import ROOT, Terminal, llmist
 
 TOOLS = ROOT / "examples" / "cli" / "tools.py"
@@ -124,3 +128,88 @@ def test_batch_on_ray_writes_the_same_results(tmp_path: Path) -> None:
     same = [{k: v for k, v in r.items() if k != "duration_s"} for r in rows(tmp_path / "local.jsonl")]
     other = [{k: v for k, v in r.items() if k != "duration_s"} for r in rows(tmp_path / "ray.jsonl")]
     assert sorted(same, key=str) == sorted(other, key=str)
+
+
+def _one_error_line(done: subprocess.CompletedProcess[str]) -> str:
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    return lines[0]
+
+
+@pytest.mark.slow
+def test_the_tasks_file_given_as_out_is_refused(tmp_path: Path) -> None:
+    tasks = write_tasks(tmp_path / "tasks.jsonl", 3)
+    before = tasks.read_text()
+    line = _one_error_line(llmist("batch", str(tasks), "-m", "mock", "--out", str(tasks)))
+    assert line == f"error: --out {tasks} is the tasks file; give the results another file (default: results.jsonl)"
+    assert tasks.read_text() == before
+
+
+@pytest.mark.slow
+def test_a_file_of_tasks_is_not_taken_for_results_already_done(tmp_path: Path) -> None:
+    tasks = write_tasks(tmp_path / "tasks.jsonl", 3)
+    copy = tmp_path / "copy.jsonl"
+    copy.write_text(tasks.read_text())
+    line = _one_error_line(llmist("batch", str(tasks), "-m", "mock", "--out", str(copy)))
+    assert line.startswith(f"error: {copy}:1: not a result line (no 'output', 'stop_reason'")
+
+
+@pytest.mark.slow
+def test_an_out_that_is_a_directory_is_one_line_naming_it(tmp_path: Path) -> None:
+    tasks = write_tasks(tmp_path / "tasks.jsonl", 3)
+    line = _one_error_line(llmist("batch", str(tasks), "-m", "mock", "--out", str(tmp_path)))
+    assert line == f"error: results file {tmp_path} is a directory; give the path of a file"
+
+
+@pytest.mark.slow
+def test_a_results_file_that_is_not_utf8_is_one_line_naming_it(tmp_path: Path) -> None:
+    tasks = write_tasks(tmp_path / "tasks.jsonl", 3)
+    binary = tmp_path / "results.jsonl"
+    binary.write_bytes(b'{"id": "x"}\n\xff\xfe\x00binary\n')
+    line = _one_error_line(llmist("batch", str(tasks), "-m", "mock", "--out", str(binary)))
+    assert line.startswith(f"error: {binary}:2: not UTF-8 text (byte 0xff)") and "use another --out file" in line
+
+
+@pytest.mark.slow
+def test_a_budget_of_zero_starts_no_run(tmp_path: Path) -> None:
+    tasks, out = write_tasks(tmp_path / "tasks.jsonl", 5), tmp_path / "results.jsonl"
+    done = llmist("batch", str(tasks), "-m", f"mock:{SCRIPT}", "-g", str(TOOLS), "--out", str(out), "--budget", "0")
+    assert done.returncode == 3, done.stderr
+    assert "Stopped by the budget: $0.0000 spent of $0.0000; 5 task(s) not started" in " ".join(done.stdout.split())
+    assert not out.exists() or rows(out) == []
+
+
+@pytest.mark.slow
+def test_a_piped_batch_prints_a_progress_line_at_each_tenth(tmp_path: Path) -> None:
+    tasks, out = write_tasks(tmp_path / "tasks.jsonl", 20), tmp_path / "results.jsonl"
+    done = llmist("batch", str(tasks), "-m", "mock", "--out", str(out), "--concurrency", "1")
+    assert done.returncode == 0, done.stderr
+    progress = [line for line in done.stderr.splitlines() if line.startswith("batch: ")]
+    assert [line.split(" done")[0] for line in progress] == [f"batch: {n}/20" for n in range(2, 21, 2)]
+    assert progress[-1].startswith("batch: 20/20 done (100%), 0 failed, 0 running, $0.0000, ")
+
+
+async def test_a_piped_batch_prints_a_progress_line_every_interval(tmp_path: Path) -> None:
+    from rich.console import Console
+
+    from llmist.batch import iter_batch
+    from llmist.cli.batch_cmd import PipeProgress
+    from llmist.testing import MockModel
+
+    buffer = io.StringIO()
+    batch = iter_batch(Agent(model=MockModel(["ok"])), ["a", "b"], out=tmp_path / "r.jsonl")
+    progress = PipeProgress(batch, Console(file=buffer, width=200), every_s=10.0)
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        if len(waits) == 3:
+            raise asyncio.CancelledError
+
+    with pytest.raises(asyncio.CancelledError):
+        await progress.tick(sleep)
+    assert waits == [10.0, 10.0, 10.0]
+    assert buffer.getvalue().splitlines()[0].startswith("batch: 0/2 done (0%), 0 failed, 0 running, $0.0000, ")
+    assert len(buffer.getvalue().splitlines()) == 2

@@ -146,6 +146,13 @@ async def test_the_budget_stops_new_runs_and_says_so(tmp_path: Path) -> None:
     assert len(lines(out)) == summary.succeeded
 
 
+async def test_a_budget_of_zero_starts_no_run(tmp_path: Path) -> None:
+    out = tmp_path / "results.jsonl"
+    summary = await arun_batch(scripted_agent(), prompts(5), out=out, concurrency=4, budget_usd=0, handle_sigint=False)
+    assert (summary.stop_reason, summary.succeeded, summary.not_started, summary.cost) == ("budget", 0, 5, 0.0)
+    assert not out.exists() or out.read_text() == ""
+
+
 async def test_stop_lets_the_runs_in_flight_finish_and_starts_no_more(tmp_path: Path) -> None:
     out = tmp_path / "results.jsonl"
     batch = iter_batch(scripted_agent(delay_s=0.002), prompts(40), out=out, concurrency=5)

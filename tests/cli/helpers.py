@@ -24,7 +24,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\r")
 def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment of a user with no config file and no API keys."""
     env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_TOKEN")) and not k.startswith("LLMIST")}
-    env.update({"COLUMNS": "100", "NO_COLOR": "1", "LLMIST_CONFIG": os.devnull + ".none", "PYTHONUNBUFFERED": "1"})
+    env.update({"COLUMNS": "100", "NO_COLOR": "1", "LLMIST_CONFIG": os.devnull, "PYTHONUNBUFFERED": "1"})
     env.update(extra or {})
     return env
 
@@ -50,13 +50,17 @@ def strip_ansi(text: str) -> str:
 
 
 class Terminal:
-    """``llmist`` running under a pseudo-terminal of 100x40; read its screen output, type into it."""
+    """``llmist`` running under a pseudo-terminal (100x40 unless ``columns`` says); read its screen
+    output, type into it."""
 
-    def __init__(self, *args: str, cwd: Path | None = None, env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, *args: str, cwd: Path | None = None, env: Mapping[str, str] | None = None, columns: int = 100
+    ) -> None:
         master, slave = pty.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 100, 0, 0))
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
         environment = clean_env({"TERM": "xterm-256color", **(env or {})})
         environment.pop("NO_COLOR", None)
+        environment.pop("COLUMNS", None)  # the terminal's own size applies
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "llmist.cli", *args],
             stdin=slave,

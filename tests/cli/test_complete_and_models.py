@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
-from tests.cli.helpers import llmist
+from tests.cli.helpers import Terminal, llmist
 
 
 def test_complete_streams_the_answer() -> None:
@@ -28,12 +29,38 @@ def test_complete_without_any_model_says_how_to_choose_one() -> None:
     assert "No model given" in proc.stderr and "LLMIST_MODEL" in proc.stderr
 
 
-def test_models_lists_the_registry_with_aliases_and_prices() -> None:
-    proc = llmist("models", env={"COLUMNS": "160"})
+def test_models_on_an_80_column_terminal_is_a_table_with_whole_ids() -> None:
+    term = Terminal("models", columns=80)
+    assert term.wait() == 0
+    screen = term.text
+    assert "Models (prices in USD per million tokens)" in screen
+    assert re.search(r"anthropic:claude-sonnet-5-5 +sonnet", screen) and "…" not in screen
+    assert "models: pass one as -m provider:model or by its alias." in screen
+    assert max(len(line) for line in screen.splitlines()) <= 80
+
+
+def test_models_in_a_pipe_are_tab_separated_lines_with_whole_ids() -> None:
+    proc = llmist("models", env={"COLUMNS": "80"})
     assert proc.returncode == 0, proc.stderr
-    assert "Models (prices in USD per million tokens)" in proc.stdout
-    assert "anthropic:claude-haiku-4-5" in proc.stdout
-    assert "models. Use any as -m provider:model" in proc.stdout
+    header, *rows = [line.split("\t") for line in proc.stdout.splitlines()]
+    assert header[:3] == ["model", "aliases", "context_window"]
+    by_id = {row[0]: row for row in rows}
+    assert by_id["anthropic:claude-sonnet-5-5"][1] == "sonnet"
+    assert int(by_id["anthropic:claude-haiku-4-5"][2]) == 200_000
+    assert all(len(row) == len(header) for row in rows)
+
+
+def test_models_of_an_unknown_provider_is_an_error_listing_the_known_ones() -> None:
+    proc = llmist("models", "--provider", "nope")
+    assert proc.returncode == 2
+    assert "unknown provider 'nope'; known providers: anthropic, gemini," in proc.stderr
+    assert "ollama" in proc.stderr
+
+
+def test_models_of_a_local_server_say_it_takes_any_model_name() -> None:
+    proc = llmist("models", "--provider", "ollama")
+    assert proc.returncode == 0
+    assert "ollama:NAME takes any model the server has" in " ".join(proc.stderr.split())
 
 
 def test_models_as_json_filtered_by_provider() -> None:

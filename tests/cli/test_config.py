@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -18,11 +19,14 @@ def project(tmp_path: Path) -> Path:
 
 
 def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    return {"LLMIST_CONFIG": str(tmp_path / "user.toml"), **extra}
+    user = tmp_path / "user.toml"
+    if not user.exists():
+        user.write_text("", encoding="utf-8")
+    return {"LLMIST_CONFIG": str(user), **extra}
 
 
 def test_defaults_when_no_file_exists(tmp_path: Path, project: Path) -> None:
-    config = load_config(cwd=project, env=_env(tmp_path))
+    config = load_config(cwd=project, env={"XDG_CONFIG_HOME": str(tmp_path)})
     assert config["syntax"] == "block" and config["max_iterations"] == 10
     assert config.values["model"].source == "default"
     assert [f.found for f in config.files] == [False, False]
@@ -108,7 +112,7 @@ def test_config_show_prints_values_and_sources(tmp_path: Path, project: Path) ->
         "--profile",
         "fast",
         cwd=project,
-        env={"LLMIST_CONFIG": str(tmp_path / "user.toml"), "OPENAI_API_KEY": "sk-secret", "COLUMNS": "160"},
+        env={"LLMIST_CONFIG": os.devnull, "OPENAI_API_KEY": "sk-secret", "COLUMNS": "160"},
     )
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
@@ -119,21 +123,29 @@ def test_config_show_prints_values_and_sources(tmp_path: Path, project: Path) ->
 
 
 def test_config_show_json(tmp_path: Path, project: Path) -> None:
-    proc = llmist("config", "show", "--json", cwd=project, env={"LLMIST_CONFIG": str(tmp_path / "user.toml")})
+    proc = llmist("config", "show", "--json", cwd=project, env={"LLMIST_CONFIG": os.devnull})
     record = json.loads(proc.stdout)
     assert record["settings"]["syntax"] == {"value": "block", "source": "default"}
-    assert record["files"][0] == {"role": "user", "path": str(tmp_path / "user.toml"), "found": False}
+    assert record["files"][0] == {"role": "user", "path": os.devnull, "found": False}
 
 
 def test_agent_uses_the_project_profile(tmp_path: Path, project: Path) -> None:
     (project / "llmist.toml").write_text('[profiles.demo]\nmodel = "mock"\nmax_iterations = 3\n', encoding="utf-8")
-    proc = llmist("agent", "ping", "-P", "demo", cwd=project, env={"LLMIST_CONFIG": str(tmp_path / "user.toml")})
+    proc = llmist("agent", "ping", "-P", "demo", cwd=project, env={"LLMIST_CONFIG": os.devnull})
     assert proc.returncode == 0, proc.stderr
     assert "model mock · up to 3 iterations" in proc.stdout and "(mock) ping" in proc.stdout
 
 
 def test_agent_reports_bad_config_and_exits_2(tmp_path: Path, project: Path) -> None:
     (project / "llmist.toml").write_text("max_iterations = 0\n", encoding="utf-8")
-    proc = llmist("agent", "ping", cwd=project, env={"LLMIST_CONFIG": str(tmp_path / "user.toml")})
+    proc = llmist("agent", "ping", cwd=project, env={"LLMIST_CONFIG": os.devnull})
     assert proc.returncode == 2
     assert "llmist.toml: key 'max_iterations' must be a positive integer, got 0 (int)" in proc.stderr
+
+
+def test_a_user_config_that_llmist_config_names_must_exist(tmp_path: Path) -> None:
+    missing = tmp_path / "nonexistent.toml"
+    proc = llmist("agent", "ping", "-m", "mock", env={"LLMIST_CONFIG": str(missing)})
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(f"error: LLMIST_CONFIG names {missing}, which does not exist;")
+    assert f"LLMIST_CONFIG={os.devnull}" in proc.stderr

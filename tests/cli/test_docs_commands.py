@@ -1,7 +1,8 @@
-"""The CLI guides' samples run: each `bash` command line, each TOML file, the README's Python."""
+"""The CLI guides' samples run: each `bash` command line, each TOML file (tests/docs runs the Python)."""
 
 from __future__ import annotations
 
+import os
 import re
 import runpy
 import shlex
@@ -53,13 +54,10 @@ def test_every_toml_sample_is_a_valid_config(doc: str, tmp_path: Path) -> None:
     for block in _blocks(doc, "toml"):
         (tmp_path / "llmist.toml").write_text(block, encoding="utf-8")
         for profile in [None, *re.findall(r"^\[profiles\.(\w+)\]", block, re.MULTILINE)]:
-            load_config(cwd=tmp_path, env={"LLMIST_CONFIG": str(tmp_path / "none.toml")}, profile=profile)
+            load_config(cwd=tmp_path, env={"LLMIST_CONFIG": os.devnull}, profile=profile)
 
 
-def test_readme_python_is_a_runnable_example(capsys: pytest.CaptureFixture[str]) -> None:
-    sources = {p: p.read_text(encoding="utf-8") for p in (ROOT / "examples" / "readme").glob("*.py")}
-    samples = _blocks("README.md", "python")
-    assert samples and all(any(s in src for src in sources.values()) for s in samples)
-    for path in sources:
+def test_readme_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    for path in (ROOT / "examples" / "readme").glob("*.py"):
         runpy.run_path(str(path), run_name="__main__")
     assert "2 + 3 = 5 5" in capsys.readouterr().out

@@ -36,3 +36,22 @@ def test_an_unknown_provider_error_keeps_its_brackets(tmp_path: Path) -> None:
     done = llmist("complete", "hi", "-m", "nosuch[x]:model")
     assert done.returncode == 2
     assert "nosuch[x]" in done.stderr
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on (bound, then closed)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_a_local_server_that_is_not_running_is_named_with_its_variable_after_one_retry() -> None:
+    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    done = llmist("complete", "hi", "-m", "ollama:qwen2.5:7b", env={"OLLAMA_BASE_URL": url})
+    assert done.returncode == 1
+    error = done.stderr.strip().splitlines()[-1]
+    assert f"nothing listens at {url} (connection refused)" in error
+    assert "set OLLAMA_BASE_URL to the address it listens on" in error
+    assert "attempt 1 of 2" in done.stderr and "attempt 2 of" not in done.stderr

@@ -134,3 +134,39 @@ def test_gadgets_load_from_a_module_name() -> None:
     proc = llmist("gadget", "info", "llmist.gadgets.builtins.files:ReadFile")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("## ReadFile\n")
+
+
+def test_a_file_that_exits_while_loading_says_so_and_exits_2(tmp_path: Path) -> None:
+    quits = tmp_path / "quits.py"
+    quits.write_text("import sys\n\nsys.exit(5)\n", encoding="utf-8")
+    proc = llmist("gadget", "validate", str(quits))
+    assert proc.returncode == 2
+    assert f"could not load gadgets from {quits}: it called sys.exit(5) (line 3 of quits.py)" in proc.stderr
+
+
+def test_two_gadgets_with_one_name_are_refused_naming_both(tmp_path: Path) -> None:
+    twice = tmp_path / "twice.py"
+    twice.write_text(
+        "from llmist import gadget\n\n\n"
+        '@gadget(name="add", description="Add.")\ndef add_one(a: int) -> str:\n    return str(a)\n\n\n'
+        '@gadget(name="add", description="Add again.")\ndef add_two(a: int) -> str:\n    return str(a)\n',
+        encoding="utf-8",
+    )
+    proc = llmist("gadget", "validate", str(twice))
+    assert proc.returncode == 2
+    assert f"{twice} defines two gadgets named 'add' (add_one, add_two); give each a unique name" in proc.stderr
+
+
+def test_the_logger_of_a_gadget_has_warn_and_fatal(tmp_path: Path) -> None:
+    loud = tmp_path / "loud.py"
+    loud.write_text(
+        "from llmist import ExecutionContext, gadget\n\n\n"
+        '@gadget(description="Logs.")\ndef loud(ctx: ExecutionContext) -> str:\n'
+        '    ctx.logger.warn("disk at %d%%", 91)\n    ctx.logger.fatal("cannot go on")\n    return "ok"\n',
+        encoding="utf-8",
+    )
+    proc = llmist("gadget", "run", f"{loud}:loud")
+    assert proc.returncode == 0, proc.stderr
+    assert "WARNING" in proc.stderr and "disk at 91%" in proc.stderr
+    assert "CRITICAL" in proc.stderr and "cannot go on" in proc.stderr
+    assert "DeprecationWarning" not in proc.stderr

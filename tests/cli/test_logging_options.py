@@ -88,3 +88,21 @@ def test_a_wrong_level_in_the_environment_names_the_variable(tmp_path: Path) -> 
 )
 def test_global_options_may_follow_the_command(argv: list[str], expected: list[str]) -> None:
     assert hoist_global_options(argv) == expected
+
+
+def test_a_log_file_in_a_missing_folder_is_one_line_naming_it(tmp_path: Path) -> None:
+    target = tmp_path / "no-such-dir" / "llmist.log"
+    done = _run(tmp_path, "--log-file", str(target))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip() == (
+        f"error: log file {target} (from --log-file) cannot be created: its folder {target.parent} "
+        "does not exist; create it or log elsewhere"
+    )
+
+
+def test_a_log_file_that_is_a_directory_is_one_line_naming_where_it_was_set(tmp_path: Path) -> None:
+    done = _run(tmp_path, env={"LLMIST_LOG_FILE": str(tmp_path)})
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip() == (
+        f"error: log file {tmp_path} (from env LLMIST_LOG_FILE) is a directory; give the path of a file"
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import sys
@@ -54,9 +55,7 @@ def test_config_file_mcp_servers_table_with_tool_prefix(tmp_path: Path) -> None:
 
 
 def test_mcp_flag_values_are_remembered_with_their_source(tmp_path: Path) -> None:
-    config = load_config(
-        cwd=tmp_path, env={"LLMIST_CONFIG": str(tmp_path / "none.toml")}, flags={"mcp_servers": ["a b"]}
-    )
+    config = load_config(cwd=tmp_path, env={"LLMIST_CONFIG": os.devnull}, flags={"mcp_servers": ["a b"]})
     assert (config["mcp_servers"], config.values["mcp_servers"].source) == (["a b"], "--mcp")
 
 
@@ -64,7 +63,7 @@ def test_a_wrong_mcp_servers_entry_names_file_key_expected_and_found(tmp_path: P
     path = tmp_path / "llmist.toml"
     path.write_text('[[mcp_servers]]\ncomand = "x"\n', encoding="utf-8")
     with pytest.raises(ConfigError) as info:
-        load_config(cwd=tmp_path, env={"LLMIST_CONFIG": str(tmp_path / "none.toml")})
+        load_config(cwd=tmp_path, env={"LLMIST_CONFIG": os.devnull})
     message = str(info.value)
     assert str(path) in message
     assert "key 'mcp_servers' must be a list of MCP servers" in message
@@ -74,7 +73,7 @@ def test_a_wrong_mcp_servers_entry_names_file_key_expected_and_found(tmp_path: P
 
 def test_a_relative_server_cwd_is_relative_to_the_config_file(tmp_path: Path) -> None:
     (tmp_path / "llmist.toml").write_text('[[mcp_servers]]\ncommand = "srv"\ncwd = "tools"\n', encoding="utf-8")
-    config = load_config(cwd=tmp_path, env={"LLMIST_CONFIG": str(tmp_path / "none.toml")})
+    config = load_config(cwd=tmp_path, env={"LLMIST_CONFIG": os.devnull})
     assert config["mcp_servers"] == [{"command": "srv", "cwd": str((tmp_path / "tools").resolve())}]
 
 
@@ -82,7 +81,7 @@ def test_the_toml_sample_of_docs_mcp_md_loads(tmp_path: Path) -> None:
     doc = (Path(__file__).resolve().parents[2] / "docs" / "mcp.md").read_text(encoding="utf-8")
     (sample,) = re.findall(r"```toml\n(.*?)```", doc, re.DOTALL)
     (tmp_path / "llmist.toml").write_text(sample, encoding="utf-8")
-    config = load_config(cwd=tmp_path, env={"LLMIST_CONFIG": str(tmp_path / "none.toml")})
+    config = load_config(cwd=tmp_path, env={"LLMIST_CONFIG": os.devnull})
     commands, git, http = config["mcp_servers"]
     assert commands == "python -m mcp_server_time"
     assert (git["tool_prefix"], git["cwd"]) == ("git_", str(tmp_path.resolve()))

@@ -36,7 +36,7 @@ def test_json_lines_are_the_same_for_any_chunk_size() -> None:
         assert proc.returncode == 0, proc.stderr
         outputs.append([json.loads(line) for line in proc.stdout.splitlines()])
     assert all(o == outputs[0] for o in outputs)
-    calls = [r for r in outputs[0] if r["type"] == "gadget_call"]
+    calls = [r["call"] for r in outputs[0] if r["type"] == "gadget_call"]
     assert [(c["invocation_id"], c["dependencies"]) for c in calls] == [
         ("paris", []),
         ("tokyo", []),
@@ -47,7 +47,7 @@ def test_json_lines_are_the_same_for_any_chunk_size() -> None:
 def test_reads_standard_input_and_emoji_syntax() -> None:
     proc = llmist("parse", "-", "--syntax", "emoji", "--json", stdin="hi 🛠️[run ls -la]🛠️[/end]")
     records = [json.loads(line) for line in proc.stdout.splitlines()]
-    assert records[1]["raw_args"] == "ls -la" and records[1]["gadget_name"] == "run"
+    assert records[1]["call"]["raw_args"] == "ls -la" and records[1]["call"]["gadget_name"] == "run"
 
 
 def test_missing_file_is_a_clear_error() -> None:

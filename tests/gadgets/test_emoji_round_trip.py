@@ -124,7 +124,7 @@ def test_llmist_parse_shows_the_body_a_gadget_gets(tmp_path: Path) -> None:
         encoding="utf-8",
         check=True,
     )
-    (record,) = [json.loads(line) for line in proc.stdout.splitlines()]
+    (record,) = [json.loads(line)["call"] for line in proc.stdout.splitlines()]
     assert record["gadget_body"] == "a 🛠️[/end] b"
     assert record["body"] == "a 🛠️[\\/end] b\n"
 

@@ -39,6 +39,31 @@ def test_dict_schema_gadget_receives_the_arguments_given_under_their_json_names(
     assert out.result == repr({"timezone": "UTC", "count": 5, "from": "x", "place": {"city": "Oslo"}})
 
 
+def test_dict_schema_gadget_receives_the_schema_defaults_of_arguments_not_given() -> None:
+    out = test_gadget(GADGET, {"timezone": "UTC"})
+    assert out.result == repr({"timezone": "UTC", "count": 3})  # optional fields with no default stay absent
+
+
+def test_dict_schema_defaults_are_filled_in_nested_objects_too() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "place": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}, "zoom": {"type": "integer", "default": 10}},
+                "required": ["city"],
+            },
+            "places": {
+                "type": "array",
+                "items": {"type": "object", "properties": {"city": {"type": "string"}, "pin": {"default": True}}},
+            },
+        },
+    }
+    gadget = create_gadget(name="map", description="Show a map.", schema=schema, execute=echo)
+    out = test_gadget(gadget, {"place": {"city": "Oslo"}, "places": [{"city": "Rome"}]})
+    assert out.result == repr({"place": {"city": "Oslo", "zoom": 10}, "places": [{"city": "Rome", "pin": True}]})
+
+
 def test_dict_schema_gadget_names_missing_and_wrong_fields() -> None:
     out = test_gadget(GADGET, {"count": "many", "mode": "medium"})
     assert out.error is not None
@@ -57,7 +82,7 @@ def test_dict_schema_renders_descriptions_and_defaults_in_the_prompt() -> None:
 async def test_block_call_binds_to_a_dict_schema_with_schema_aware_coercion() -> None:
     answer = "!!!GADGET_START:lookup\n!!!ARG:timezone\n007\n!!!ARG:tags/0\na\n!!!GADGET_END"
     result = await Agent(model=MockModel([answer, "done"]), gadgets=[GADGET]).run("go")
-    assert result.gadget_results[0].result == repr({"timezone": "007", "tags": ["a"]})
+    assert result.gadget_results[0].result == repr({"timezone": "007", "count": 3, "tags": ["a"]})
 
 
 async def test_emoji_call_fills_dict_schema_fields_in_order_and_body_last_string() -> None:

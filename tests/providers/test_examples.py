@@ -127,7 +127,7 @@ def test_native_tools_example(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Ca
 
 def test_guide_shows_every_example_verbatim() -> None:
     guide = (ROOT / "docs" / "providers.md").read_text()
-    shown = re.findall(r"<!-- example: (\S+) -->\n```python\n(.*?)```", guide, flags=re.DOTALL)
+    shown = re.findall(r"```python same-as=(\S+)\n(.*?)```", guide, flags=re.DOTALL)
     assert {name for name, _ in shown} == {f"examples/providers/{p.name}" for p in EXAMPLES.glob("*.py")}
     for name, code in shown:
         assert code == (ROOT / name).read_text(), name

@@ -11,6 +11,7 @@ from llmist.providers.errors import (
     BadRequestError,
     EmptyResponseError,
     ProviderConnectionError,
+    ServerNotListeningError,
     StreamInterruptedError,
 )
 from llmist.providers.retry import RateLimiter, RetryPolicy, parse_retry_after, reliable_stream
@@ -35,6 +36,25 @@ DONE = LLMChunk(usage=Usage(10, 5), finish_reason="stop")
 
 async def _collect(attempt: Callable[[], AsyncIterator[LLMChunk]], policy: RetryPolicy) -> list[LLMChunk]:
     return [c async for c in reliable_stream(attempt, REQUEST, provider="p", policy=policy)]
+
+
+async def test_a_refused_connection_is_retried_once_not_max_attempts_times() -> None:
+    pauses: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        pauses.append(seconds)
+
+    refused = ServerNotListeningError("nothing listens", provider="p")
+    policy = RetryPolicy(max_attempts=5, sleep=sleep)
+    with pytest.raises(ServerNotListeningError) as caught:
+        await _collect(_script([refused], [refused], [refused], [refused], [refused]), policy)
+    assert caught.value.attempts == 2 and len(pauses) == 1
+
+
+async def test_a_server_that_starts_during_the_one_retry_answers(fast_retry: RetryPolicy) -> None:
+    refused = ServerNotListeningError("nothing listens", provider="p")
+    chunks = await _collect(_script([refused], [LLMChunk(text="hi"), DONE]), fast_retry)
+    assert "".join(c.text for c in chunks) == "hi"
 
 
 def test_backoff_doubles_and_is_capped() -> None:

@@ -10,7 +10,7 @@ answer that must validate.
         gadgets=builtin_gadgets("./work"),
         guardrails=[
             max_prompt_chars(20_000),
-            deny_parameters(r"\\brm\\s+-(?=\\w*r)(?=\\w*f)", gadgets=["RunCommand"]),
+            deny_parameters(r"\\brm\\s+-(?=\\w*r)(?=\\w*f)\\w+", gadgets=["RunCommand"]),
             allow_paths("src/", "docs/*.md", gadgets=["WriteFile", "EditFile"]),
         ],
     )
@@ -23,6 +23,7 @@ in many ways (``find -delete``, a script it writes first). Confine what a gadget
 from __future__ import annotations
 
 import fnmatch
+import json
 import os
 import posixpath
 import re
@@ -96,13 +97,13 @@ def deny_parameters(
     name: str = "deny_parameters",
 ) -> Guardrail:
     """A tool-call guardrail: a call whose parameters match one of ``patterns`` (regular
-    expressions, searched anywhere in each text value) is refused, or trips the run with
+    expressions, searched anywhere in each value) is refused, or trips the run with
     ``refuse=False``.
 
     It checks the calls of ``gadgets`` (default: all) and, in them, the top-level ``parameters``
-    named (default: every text value, nested ones too). Values are compared in Unicode's NFKC
-    form, so full-width or compatibility look-alikes (``ｒｍ -ｒｆ``, a no-break space) match
-    what they look like.
+    named (default: every value, nested ones too; numbers and booleans as JSON writes them).
+    Values are compared in Unicode's NFKC form, so full-width or compatibility look-alikes
+    (``ｒｍ -ｒｆ``, a no-break space) match what they look like.
     """
     if not patterns:
         raise ValueError("deny_parameters needs at least one pattern, e.g. deny_parameters(r'\\brm\\s+-rf')")
@@ -117,8 +118,8 @@ def deny_parameters(
                 if found is None:
                     continue
                 reason = (
-                    f"{guarded.gadget} was refused: its {where} matches the denied pattern {pattern.pattern!r} "
-                    f"({found.group(0)!r}). Do this another way, or not at all."
+                    f"its {where} matches the denied pattern {pattern.pattern!r} ({found.group(0)!r}); "
+                    "do this another way, or not at all"
                 )
                 data = {"parameter": where, "pattern": pattern.pattern, "match": found.group(0)}
                 return Refuse(reason, data) if refuse else Tripwire(reason, data)
@@ -159,7 +160,7 @@ def allow_paths(
             return None
         shown = ", ".join(repr(p) for p in patterns)
         where = f" (it leads to {landed!r})" if landed not in (None, path) else ""
-        reason = f"{guarded.gadget} was refused: the path {raw!r}{where} is not among the allowed paths ({shown})."
+        reason = f"the path {raw!r}{where} is not among the allowed paths ({shown})"
         data = {"path": raw, "allowed": list(patterns)}
         return Refuse(reason, data) if refuse else Tripwire(reason, data)
 
@@ -200,10 +201,13 @@ def _check_limit(limit: int) -> None:
 
 
 def _texts(value: Any, keys: frozenset[str] | None, where: str = "") -> Iterator[tuple[str, str]]:
-    """Every text in ``value`` (nested dicts and lists), with where it sits (``command``,
-    ``files/0/path``); at the top, only ``keys`` when given."""
+    """Every value in ``value`` (nested dicts and lists) as text (numbers and booleans as JSON
+    writes them), with where it sits (``command``, ``files/0/path``); at the top, only ``keys``
+    when given."""
     if isinstance(value, str):
         yield where or "value", value
+    elif isinstance(value, bool | int | float) or value is None:
+        yield where or "value", json.dumps(value)
     elif isinstance(value, dict):
         for key, item in value.items():
             if where or keys is None or key in keys:

@@ -130,6 +130,8 @@ class SQLiteSession:
             messages = store.read(self.session_id)
         except MessageFormatError as exc:
             raise SessionError(f"{self!r}: stored conversation cannot be read: {exc}") from exc
+        except sqlite3.Error as exc:
+            raise _not_a_store(self, exc) from exc
         self._saved = tuple(messages)
         return messages
 
@@ -160,7 +162,10 @@ class SQLiteSession:
         probe = cls(path, "")
         store = probe._store()
         await store.flush(probe)
-        return store.ids()
+        try:
+            return store.ids()
+        except sqlite3.Error as exc:  # our table's name on another program's table, say
+            raise _not_a_store(probe, exc) from exc
 
     async def clear(self) -> None:
         """Delete this session's conversation from the store."""
@@ -361,6 +366,11 @@ def _merged(batch: list[_Write]) -> list[_Write]:
     return out
 
 
+def _not_a_store(session: SQLiteSession, exc: sqlite3.Error) -> SessionError:
+    """A file whose tables are not ours (another program's, a damaged file) read as a store."""
+    return SessionError(f"{session.path}: the file is not an llmist session store, or it is damaged ({exc})")
+
+
 def _connect(path: Path, session: SQLiteSession) -> sqlite3.Connection:
     """A connection to ``path`` with the tables in place and the schema version checked."""
     try:
@@ -371,7 +381,7 @@ def _connect(path: Path, session: SQLiteSession) -> sqlite3.Connection:
             conn.execute(statement)
         _check_version(conn, session)
     except sqlite3.Error as exc:
-        raise SessionError(f"{session!r}: cannot open the store: {exc}") from exc
+        raise SessionError(f"{session.path}: cannot open the store: {exc}") from exc
     return conn
 
 

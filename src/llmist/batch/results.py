@@ -63,8 +63,14 @@ class TaskResult:
 
     @classmethod
     def from_json(cls, line: str) -> TaskResult:
-        """Parse a line written by :meth:`to_json`."""
+        """Parse a line written by :meth:`to_json`; a line without the fields it writes (a task line,
+        another program's JSON) raises ``ValueError`` naming those missing."""
         data = json.loads(line)
+        if not isinstance(data, dict):
+            raise ValueError(f"a JSON {type(data).__name__}, not an object")
+        missing = [key for key in _FIELDS if key not in data]
+        if missing:
+            raise ValueError(f"no {', '.join(repr(k) for k in missing)}")
         return cls(
             id=str(data["id"]),
             output=data.get("output"),
@@ -76,6 +82,10 @@ class TaskResult:
         )
 
 
+_FIELDS = ("id", "output", "stop_reason", "usage", "cost", "error", "duration_s")
+"""The fields every result line has: what tells a results file from a tasks file."""
+
+
 class ResultsFile:
     """A results file opened for a batch: reads what is done, then appends one line per run."""
 
@@ -84,8 +94,16 @@ class ResultsFile:
         """Where the results go."""
         self.done: dict[str, TaskResult] = {}
         """Results of the ids already done (read when opened)."""
+        if self.path.is_dir():
+            raise BatchInputError(f"results file {self.path} is a directory; give the path of a file")
         self._read_and_repair()
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise BatchInputError(
+                f"results file {self.path} cannot be written ({exc.strerror or exc}); "
+                "give a file in a folder you can write"
+            ) from None
 
     def append(self, result: TaskResult) -> None:
         """Write ``result`` as one line, at once (a crash after this keeps it)."""
@@ -112,16 +130,24 @@ class ResultsFile:
         if end < len(raw):
             logger.warning("%s: dropping a partial last line (a run was cut off while it was written)", self.path)
             os.truncate(self.path, end)
+        try:
+            text = raw[:end].decode("utf-8")
+        except UnicodeDecodeError as exc:
+            where = raw.count(b"\n", 0, exc.start) + 1
+            raise BatchInputError(
+                f"{self.path}:{where}: not UTF-8 text (byte {raw[exc.start]:#04x}), so not a results file a batch "
+                "wrote; use another --out file"
+            ) from None
         # Split on "\n" only: a JSON string may hold U+0085 or U+2028, which str.splitlines() breaks at.
-        for number, line in enumerate(raw[:end].decode("utf-8").split("\n"), start=1):
+        for number, line in enumerate(text.split("\n"), start=1):
             if not line.strip():
                 continue
             try:
                 result = TaskResult.from_json(line)
             except (ValueError, KeyError, TypeError) as exc:
                 raise BatchInputError(
-                    f"{self.path}:{number}: not a result line ({exc}); expected the JSON lines a batch writes. "
-                    "Use another --out file or remove the line."
+                    f"{self.path}:{number}: not a result line ({exc}); expected the JSON lines a batch writes, "
+                    f"with {', '.join(_FIELDS)}. Use another --out file or remove the line."
                 ) from None
             if result.ok:
                 self.done[result.id] = result

@@ -5,9 +5,10 @@ How a batch goes (:class:`BatchRun`):
 - Tasks whose id already has a successful line in the results file are skipped (resume).
 - Up to ``concurrency`` runs are in flight; the next task starts as soon as one ends.
 - Each result is appended to the file the moment its run ends, then handed to the caller.
-- When the batch has spent ``budget_usd`` (the cost of the runs finished by this batch), no new
-  run starts; the runs in flight finish (so the spend can pass the budget by what they cost),
-  and the summary says the budget stopped it.
+- The budget is checked before each run starts: once the batch has spent ``budget_usd`` (the
+  cost of the runs finished by this batch), no new run starts (with ``budget_usd=0``, none
+  does); the runs in flight finish (so the spend can pass the budget by what they cost), and
+  the summary says the budget stopped it.
 - :meth:`BatchRun.stop` (a first Ctrl-C) starts nothing new and lets the runs in flight finish;
   :meth:`BatchRun.cancel` (a second one) cancels them, and each still gets its line, marked
   cancelled, so the file stays whole and the next run with it picks those tasks up again.
@@ -173,6 +174,7 @@ class BatchRun:
         try:
             for task in pending:
                 await slots.acquire()
+                self._check_budget()
                 if self._halt is not None:
                     slots.release()
                     break
@@ -208,6 +210,9 @@ class BatchRun:
             self.failed += 1
         self.cost += result.cost
         self.usage = self.usage + result.usage
+
+    def _check_budget(self) -> None:
+        """Before a run starts: halt once what the batch spent reaches the budget."""
         if self._budget is not None and self.cost >= self._budget and self._halt is None:
             logger.warning("Batch budget of $%.4f reached ($%.4f spent): no new runs start", self._budget, self.cost)
             self._halt = "budget"

@@ -39,23 +39,34 @@ class SyntaxChoice(StrEnum):
 
 
 ModelOption = Annotated[
-    str | None, typer.Option("--model", "-m", help="Model: 'sonnet', 'openai:gpt-4o', 'mock', 'mock:SCRIPT.json'.")
+    str | None,
+    typer.Option(
+        "--model", "-m", metavar="MODEL", help="Model: 'sonnet', 'openai:gpt-4o', 'mock', 'mock:SCRIPT.json'."
+    ),
 ]
-GadgetOption = Annotated[list[str] | None, typer.Option("--gadget", "-g", help="Gadget file or module (repeatable).")]
+GadgetOption = Annotated[
+    list[str] | None, typer.Option("--gadget", "-g", metavar="FILE", help="Gadget file or module (repeatable).")
+]
 BuiltinsOption = Annotated[
     bool | None, typer.Option("--builtins/--no-builtins", help="Add the built-in file and command gadgets.")
 ]
-RootOption = Annotated[str | None, typer.Option(help="Sandbox root of the built-in gadgets.")]
+RootOption = Annotated[str | None, typer.Option(metavar="DIR", help="Sandbox root of the built-in gadgets.")]
 CommandsOption = Annotated[
     bool | None, typer.Option("--commands/--no-commands", help="With --builtins: include RunCommand.")
 ]
 SyntaxOption = Annotated[
     SyntaxChoice | None, typer.Option(help="How the model calls gadgets (native: its API's tool calls).")
 ]
-MaxIterationsOption = Annotated[int | None, typer.Option(min=1, help="Most model calls.")]
-MaxCostOption = Annotated[float | None, typer.Option(min=0, help="Stop once the run cost this many USD.")]
-SystemOption = Annotated[str | None, typer.Option(help="System prompt preamble (replaces the default one).")]
-ProfileOption = Annotated[str | None, typer.Option("--profile", "-P", help="Configuration profile to use.")]
+MaxIterationsOption = Annotated[int | None, typer.Option(min=1, metavar="N", help="Most model calls.")]
+MaxCostOption = Annotated[
+    float | None, typer.Option(min=0, metavar="USD", help="Stop once the run cost this many USD.")
+]
+SystemOption = Annotated[
+    str | None, typer.Option(metavar="TEXT", help="System prompt preamble (replaces the default one).")
+]
+ProfileOption = Annotated[
+    str | None, typer.Option("--profile", "-P", metavar="NAME", help="Configuration profile to use.")
+]
 McpOption = Annotated[
     list[str] | None,
     typer.Option("--mcp", metavar="COMMAND", help="Command line of an MCP server whose tools to use (repeatable)."),

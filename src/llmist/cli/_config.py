@@ -231,7 +231,7 @@ def load_config(
     env = os.environ if env is None else env
     cwd = (cwd or Path.cwd()).resolve()
     values = {k: Setting(spec.default, "default") for k, spec in SETTINGS.items()}
-    files = [_read_file(user_config_path(env), "user")] if user_file else []
+    files = [_read_user_file(env)] if user_file else []
     project = find_project_config(cwd)
     files.append(_read_file(project, "project") if project else ConfigFile(cwd / PROJECT_FILE, "project", False))
     for f in files:
@@ -284,6 +284,20 @@ def _choose_profile(files: list[ConfigFile], env: Mapping[str, str], flag: str |
         if f.profile:
             return Setting(f.profile, f"{f.path} (profile = ...)")
     return None
+
+
+def _read_user_file(env: Mapping[str, str]) -> ConfigFile:
+    """The user file; one that ``LLMIST_CONFIG`` names must exist (``/dev/null`` means none)."""
+    path = user_config_path(env)
+    if env.get("LLMIST_CONFIG"):
+        if str(path) == os.devnull:
+            return ConfigFile(path, "user", False)
+        if not path.exists():
+            raise ConfigError(
+                f"LLMIST_CONFIG names {path}, which does not exist; create it, fix the path, "
+                f"or set LLMIST_CONFIG={os.devnull} to use no user config file"
+            )
+    return _read_file(path, "user")
 
 
 def _read_file(path: Path, role: str) -> ConfigFile:

@@ -30,7 +30,7 @@ def load_gadgets(source: str) -> list[Gadget]:
     """
     module = _import(source)
     exported = set(getattr(module, "__all__", ()))
-    found: list[Gadget] = []
+    found: list[tuple[str, Gadget]] = []
     instance_types = {type(v) for v in vars(module).values() if isinstance(v, Gadget)}
     for attr, value in vars(module).items():
         if attr.startswith("_"):
@@ -42,13 +42,31 @@ def load_gadgets(source: str) -> list[Gadget]:
             and value not in instance_types
             and "execute" in _own_members(value)
         ):
-            found.append(_checked(value, source, attr))
+            found.append((attr, _checked(value, source, attr)))
     if not found:
         raise CliError(
             f"{source} defines no gadgets; expected Gadget subclasses, Gadget instances or @gadget functions "
             f"at module level"
         )
-    return found
+    _refuse_shared_names(found, source)
+    return [g for _, g in found]
+
+
+def _refuse_shared_names(found: list[tuple[str, Gadget]], source: str) -> None:
+    """One name, one gadget: a model could not say which of two it calls (the agent refuses them too)."""
+    by_name: dict[str, list[str]] = {}
+    for attr, g in found:
+        by_name.setdefault(g.name, []).append(attr)
+    for name, origins in by_name.items():
+        if len(origins) > 1:
+            raise CliError(
+                f"{source} defines {_count(len(origins))} gadgets named {name!r} ({', '.join(origins)}); "
+                "give each a unique name"
+            )
+
+
+def _count(n: int) -> str:
+    return {2: "two", 3: "three"}.get(n, str(n))
 
 
 def pick_gadget(gadgets: list[Gadget], name: str, source: str) -> Gadget:
@@ -87,6 +105,8 @@ def _import(source: str) -> ModuleType:
         return _import_file(path.resolve())
     try:
         return importlib.import_module(source)
+    except SystemExit as exc:
+        raise CliError(f"could not import {source}: {_describe_exit(exc)}") from None
     except ModuleNotFoundError as exc:
         if exc.name and source.startswith(exc.name):
             raise CliError(
@@ -109,6 +129,9 @@ def _import_file(path: Path) -> ModuleType:
     sys.path.insert(0, str(path.parent))
     try:
         spec.loader.exec_module(module)
+    except SystemExit as exc:
+        del sys.modules[name]
+        raise CliError(f"could not load gadgets from {path}: {_describe_exit(exc)}") from None
     except Exception as exc:
         del sys.modules[name]
         raise CliError(f"could not load gadgets from {path}: {_describe(exc)}") from None
@@ -120,6 +143,14 @@ def _import_file(path: Path) -> ModuleType:
 def _describe(exc: BaseException) -> str:
     if isinstance(exc, SyntaxError):
         return f"SyntaxError: {exc.msg} (line {exc.lineno})"
+    return f"{type(exc).__name__}: {exc}{_where(exc)}"
+
+
+def _describe_exit(exc: SystemExit) -> str:
+    """A file that calls ``sys.exit`` at import would end the command with its code and no word."""
+    return f"it called sys.exit({exc.code!r}){_where(exc)}; a gadget file must not exit when imported"
+
+
+def _where(exc: BaseException) -> str:
     frames = traceback.extract_tb(exc.__traceback__)
-    where = f" (line {frames[-1].lineno} of {Path(frames[-1].filename).name})" if frames else ""
-    return f"{type(exc).__name__}: {exc}{where}"
+    return f" (line {frames[-1].lineno} of {Path(frames[-1].filename).name})" if frames else ""

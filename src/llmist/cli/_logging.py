@@ -40,8 +40,13 @@ def _log_variables() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k in ("LLMIST_LOG_LEVEL", "LLMIST_LOG_FILE")}
 
 
-def configure_logging(level: str, file: str | None) -> None:
-    """Send ``llmist`` logs at ``level`` and above to ``file``, or to standard error."""
+def configure_logging(level: str, file: Setting) -> None:
+    """Send ``llmist`` logs at ``level`` and above to the file ``file`` names (``log_file`` and where
+    it was set), or to standard error when it names none.
+
+    A file that cannot be opened (its folder is missing, it is a directory, it may not be written)
+    raises :class:`ConfigError` naming it and where it was set.
+    """
     name = level.lower()
     if name not in LOG_LEVELS:  # the flag and the config are checked before: a safety net
         raise ValueError(f"log level must be one of {', '.join(LOG_LEVELS)}, got {level!r}")
@@ -49,8 +54,20 @@ def configure_logging(level: str, file: str | None) -> None:
     for old in [h for h in root.handlers if h.get_name() == _HANDLER_NAME]:
         root.removeHandler(old)
         old.close()
-    handler: logging.Handler = logging.FileHandler(file, encoding="utf-8") if file else logging.StreamHandler()
+    handler = _file_handler(file.value, file.source) if file.value else logging.StreamHandler()
     handler.set_name(_HANDLER_NAME)
     handler.setFormatter(logging.Formatter(_FORMAT))
     root.addHandler(handler)
     root.setLevel(TRACE if name == "trace" else getattr(logging, name.upper()))
+
+
+def _file_handler(path: str, source: str) -> logging.Handler:
+    try:
+        return logging.FileHandler(path, encoding="utf-8")
+    except IsADirectoryError:
+        problem = "is a directory; give the path of a file"
+    except FileNotFoundError:
+        problem = f"cannot be created: its folder {Path(path).parent} does not exist; create it or log elsewhere"
+    except OSError as exc:
+        problem = f"cannot be opened ({exc.strerror or exc}); give a file you can write"
+    raise ConfigError(f"log file {path} (from {source}) {problem}")

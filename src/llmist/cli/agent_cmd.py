@@ -13,8 +13,8 @@ from typing import Annotated, Any, Protocol
 import typer
 from rich.console import Console
 
-from llmist.agent import Agent, AgentEvent, AgentResult, Controllers, HookPresets, Hooks, Progress, SQLiteSession
-from llmist.agent.sessions import default_store_path, flush_pending
+from llmist.agent import Agent, AgentEvent, AgentResult, Controllers, HookPresets, Hooks, Progress
+from llmist.agent.sessions import flush_pending
 from llmist.cli._agent_options import (
     BuiltinsOption,
     CommandsOption,
@@ -35,12 +35,13 @@ from llmist.cli._config import Config, load_config
 from llmist.cli._json_sink import JsonSink
 from llmist.cli._loader import load_gadgets
 from llmist.cli._mock_script import load_mock_script, mock_script_path
+from llmist.cli._sessions import open_session, session_store_path
 from llmist.cli._view import AgentView
 from llmist.gadgets import Gadget, LlmistError
 from llmist.gadgets.builtins import builtin_gadgets, requires_approval
 from llmist.providers import ProviderError
 
-__all__ = ["agent_command", "build_agent", "session_store_path"]
+__all__ = ["agent_command", "build_agent"]
 
 
 class _Sink(Protocol):
@@ -55,15 +56,23 @@ class _Sink(Protocol):
 
 
 _PromptArgument = Annotated[
-    str | None, typer.Argument(help="The task (with --session: optional, the run then continues the session).")
+    str | None,
+    typer.Argument(metavar="PROMPT", help="The task (with --session: optional, the run then continues the session)."),
 ]
 _SessionOption = Annotated[
     str | None,
-    typer.Option(help="Keep the conversation under this name and continue it if it exists (saved each iteration)."),
+    typer.Option(
+        metavar="NAME",
+        help="Keep the conversation under this name and continue it if it exists (saved each iteration).",
+    ),
 ]
 _SessionDbOption = Annotated[
     Path | None,
-    typer.Option(help="SQLite file of --session (default: $LLMIST_SESSION_DB, else the user data directory)."),
+    typer.Option(
+        "--session-db",
+        metavar="FILE",
+        help="SQLite file of --session (default: $LLMIST_SESSION_DB, else the user data directory).",
+    ),
 ]
 
 
@@ -85,7 +94,7 @@ def agent_command(
     profile: ProfileOption = None,
     mcp: McpOption = None,
     session: _SessionOption = None,
-    session_db: _SessionDbOption = None,
+    session_db_flag: _SessionDbOption = None,
 ) -> None:
     """Run an agent on PROMPT: the model calls gadgets, you watch each call and its result."""
     flags = agent_flags(
@@ -103,7 +112,11 @@ def agent_command(
     if prompt is None and session is None:
         fail("give a PROMPT (or --session NAME to continue a saved conversation)")
     agent, sink = _prepare(profile, flags, as_json, yes)
-    agent.session = SQLiteSession(session_store_path(session_db), session) if session is not None else None
+    if session is not None:
+        try:
+            agent.session = open_session(session_store_path(session_db_flag), session, must_exist=prompt is None)
+        except CliError as exc:
+            fail(str(exc))
     raise typer.Exit(asyncio.run(_run(agent, prompt, sink)))
 
 
@@ -115,14 +128,6 @@ def _prepare(profile: str | None, flags: dict[str, Any], as_json: bool, yes: boo
         return _watched_agent(config, sink, stderr if as_json else stdout, yes), sink
     except (CliError, LlmistError, ProviderError, ValueError, ImportError) as exc:
         fail(str(exc))
-
-
-def session_store_path(path: Path | None) -> Path:
-    """The sessions' SQLite file: the flag, else :func:`~llmist.agent.sessions.default_store_path`;
-    its folder is created."""
-    path = path if path is not None else default_store_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return path
 
 
 def _watched_agent(config: Config, sink: _Sink, ask_console: Console, yes: bool) -> Agent:

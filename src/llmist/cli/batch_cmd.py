@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import time
+from collections.abc import Awaitable, Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -16,7 +18,17 @@ from rich.table import Table
 from rich.text import Text
 
 from llmist.agent import Agent
-from llmist.batch import BatchRun, BatchSummary, RateLimit, Task, iter_batch, load_tasks, sigint_stops
+from llmist.batch import (
+    BatchInputError,
+    BatchRun,
+    BatchSummary,
+    RateLimit,
+    Task,
+    iter_batch,
+    load_tasks,
+    sigint_stops,
+)
+from llmist.cli._agent_options import GadgetOption, ProfileOption, SystemOption
 from llmist.cli._common import CliError, fail, stderr, stdout
 from llmist.cli._config import Config, load_config
 from llmist.cli._mock_script import load_mock_script, mock_script_path
@@ -65,34 +77,45 @@ class ConfiguredAgent:
         return agent
 
 
+_TasksArgument = Annotated[
+    Path,
+    typer.Argument(metavar="TASKS", help='JSONL file: one {"id", "prompt", "inputs"} object or prompt string a line.'),
+]
+_OutOption = Annotated[
+    Path, typer.Option("--out", "-o", metavar="FILE", help="Results file (JSON lines); ids done there are skipped.")
+]
+
+
 def batch_command(
-    tasks: Annotated[
-        Path, typer.Argument(help='JSONL file: one {"id", "prompt", "inputs"} object or prompt string a line.')
-    ],
+    tasks: _TasksArgument,
     model: Annotated[
-        str | None, typer.Option("--model", "-m", help="Model: 'sonnet', 'openai:gpt-4o', 'mock'.")
+        str | None, typer.Option("--model", "-m", metavar="MODEL", help="Model: 'sonnet', 'openai:gpt-4o', 'mock'.")
     ] = None,
-    gadget: Annotated[
-        list[str] | None, typer.Option("--gadget", "-g", help="Gadget file or module (repeatable).")
-    ] = None,
-    out: Annotated[
-        Path, typer.Option("--out", "-o", help="Results file (JSON lines); ids done there are skipped.")
-    ] = Path("results.jsonl"),
-    concurrency: Annotated[int, typer.Option(min=1, help="Most runs in flight at once.")] = 100,
+    gadget: GadgetOption = None,
+    out: _OutOption = Path("results.jsonl"),
+    concurrency: Annotated[int, typer.Option(min=1, metavar="N", help="Most runs in flight at once.")] = 100,
     budget: Annotated[
-        float | None, typer.Option(min=0, help="Start no run once the batch spent this many USD.")
+        float | None, typer.Option(min=0, metavar="USD", help="Start no run once the batch spent this many USD.")
     ] = None,
-    rpm: Annotated[int | None, typer.Option(min=1, help="Requests per minute allowed to the model (all runs).")] = None,
-    tpm: Annotated[int | None, typer.Option(min=1, help="Tokens per minute allowed to the model (all runs).")] = None,
+    rpm: Annotated[
+        int | None, typer.Option(min=1, metavar="N", help="Requests per minute allowed to the model (all runs).")
+    ] = None,
+    tpm: Annotated[
+        int | None, typer.Option(min=1, metavar="N", help="Tokens per minute allowed to the model (all runs).")
+    ] = None,
     backend: Annotated[Backend, typer.Option(help="asyncio (this process) or ray (a Ray cluster).")] = Backend.asyncio,
-    address: Annotated[str | None, typer.Option(help="With --backend ray: the cluster (default: a local one).")] = None,
-    workers: Annotated[
-        int | None, typer.Option(min=1, help="With --backend ray: worker actors (default: CPUs).")
+    address: Annotated[
+        str | None, typer.Option(metavar="ADDRESS", help="With --backend ray: the cluster (default: a local one).")
     ] = None,
-    max_iterations: Annotated[int | None, typer.Option(min=1, help="Most model calls per run.")] = None,
-    max_cost: Annotated[float | None, typer.Option(min=0, help="Stop a run once it cost this many USD.")] = None,
-    system: Annotated[str | None, typer.Option(help="System prompt preamble (replaces the default one).")] = None,
-    profile: Annotated[str | None, typer.Option("--profile", "-P", help="Configuration profile to use.")] = None,
+    workers: Annotated[
+        int | None, typer.Option(min=1, metavar="N", help="With --backend ray: worker actors (default: CPUs).")
+    ] = None,
+    max_iterations: Annotated[int | None, typer.Option(min=1, metavar="N", help="Most model calls per run.")] = None,
+    max_cost: Annotated[
+        float | None, typer.Option(min=0, metavar="USD", help="Stop a run once it cost this many USD.")
+    ] = None,
+    system: SystemOption = None,
+    profile: ProfileOption = None,
 ) -> None:
     """Run the agent over every task of TASKS, writing one result line per run to --out.
 
@@ -100,6 +123,7 @@ def batch_command(
     command again to do what is left: ids already done are skipped.
     """
     flags: dict[str, Any] = {"model": model, "gadgets": gadget or None, "max_iterations": max_iterations}
+    _refuse_the_tasks_file_as_out(tasks, out)
     factory, task_list = _prepare(profile, flags | {"max_cost": max_cost, "system": system}, tasks)
     engine: Any = backend.value if backend is Backend.asyncio else _ray_backend(address, workers)
     limits = RateLimit(rpm, tpm) if rpm or tpm else None
@@ -108,10 +132,18 @@ def batch_command(
             factory, task_list, concurrency=concurrency, out=out, budget_usd=budget, rate_limits=limits, backend=engine
         )
         summary = asyncio.run(_run(batch, stderr))
+    except BatchInputError as exc:  # the results file is not one (a directory, another file's lines)
+        fail(str(exc))
     except (LlmistError, ProviderError, ImportError) as exc:
         fail(str(exc), code=1)
     _print_summary(stdout, summary)
     raise typer.Exit(_exit_code(summary))
+
+
+def _refuse_the_tasks_file_as_out(tasks: Path, out: Path) -> None:
+    """Results appended to the tasks file would corrupt it, and its task lines are no results."""
+    if tasks.exists() and out.exists() and tasks.resolve() == out.resolve():
+        fail(f"--out {out} is the tasks file; give the results another file (default: results.jsonl)")
 
 
 def _prepare(profile: str | None, flags: dict[str, Any], tasks: Path) -> tuple[ConfiguredAgent, list[Task]]:
@@ -145,8 +177,46 @@ class _Counts(ProgressColumn):
         return Text(f"failed {b.failed} · running {b.running} · ${b.cost:.4f}")
 
 
+class PipeProgress:
+    """Progress where no bar can be drawn (a pipe, a log file): a line on ``console`` at every
+    tenth of the tasks done, and every ``every_s`` seconds while :meth:`tick` runs."""
+
+    def __init__(self, batch: BatchRun, console: Console, every_s: float = 10.0) -> None:
+        self._batch = batch
+        self._console = console
+        self._every_s = every_s
+        self._began = time.monotonic()
+        self._tenths = 0
+
+    def line(self) -> str:
+        """``batch: 30/100 done (30%), 2 failed, 4 running, $0.0123, 12s``."""
+        b = self._batch
+        done = b.skipped + b.succeeded + b.failed
+        percent = 100 * done // b.total if b.total else 100
+        elapsed = time.monotonic() - self._began
+        counts = f"{b.failed} failed, {b.running} running, ${b.cost:.4f}, {elapsed:.0f}s"
+        return f"batch: {done}/{b.total} done ({percent}%), {counts}"
+
+    def result(self) -> None:
+        """A run ended: print a line when the done count reached a new tenth of the tasks."""
+        b = self._batch
+        tenths = 10 * (b.skipped + b.succeeded + b.failed) // b.total if b.total else 10
+        if tenths > self._tenths:
+            self._tenths = tenths
+            self._console.print(self.line(), highlight=False, soft_wrap=True)
+
+    async def tick(self, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+        """Print a line every ``every_s`` seconds until cancelled."""
+        while True:
+            await sleep(self._every_s)
+            self._console.print(self.line(), highlight=False, soft_wrap=True)
+
+
 async def _run(batch: BatchRun, console: Console) -> BatchSummary:
-    """Iterate ``batch`` under a progress bar (done of total, failed, running, cost, time left)."""
+    """Iterate ``batch`` under a progress bar (done of total, failed, running, cost, time left), or
+    with a progress line now and then when ``console`` is no terminal."""
+    if not console.is_terminal:
+        return await _run_in_a_pipe(batch, console)
     progress = Progress(
         TextColumn("[bold]batch"),
         BarColumn(),
@@ -154,12 +224,24 @@ async def _run(batch: BatchRun, console: Console) -> BatchSummary:
         _Counts(batch),
         TimeRemainingColumn(),
         console=console,
-        disable=not console.is_terminal,
     )
     with sigint_stops(batch), progress:
         bar = progress.add_task("batch", total=batch.total)
         async for _ in batch:
             progress.update(bar, completed=batch.skipped + batch.succeeded + batch.failed)
+    assert batch.summary is not None
+    return batch.summary
+
+
+async def _run_in_a_pipe(batch: BatchRun, console: Console) -> BatchSummary:
+    progress = PipeProgress(batch, console)
+    ticker = asyncio.create_task(progress.tick())
+    try:
+        with sigint_stops(batch):
+            async for _ in batch:
+                progress.result()
+    finally:
+        ticker.cancel()
     assert batch.summary is not None
     return batch.summary
 

@@ -20,13 +20,15 @@ __all__ = ["complete_command"]
 
 
 def complete_command(
-    prompt: Annotated[str, typer.Argument(help="The prompt, or - to read it from standard input.")],
-    model: Annotated[str | None, typer.Option("--model", "-m", help="Model string or alias.")] = None,
-    system: Annotated[str | None, typer.Option(help="System prompt.")] = None,
-    max_tokens: Annotated[int | None, typer.Option(min=1, help="Longest answer, in tokens.")] = None,
-    temperature: Annotated[float, typer.Option(min=0, help="Sampling temperature.")] = 0.0,
+    prompt: Annotated[str, typer.Argument(metavar="PROMPT", help="The prompt, or - to read it from standard input.")],
+    model: Annotated[str | None, typer.Option("--model", "-m", metavar="MODEL", help="Model string or alias.")] = None,
+    system: Annotated[str | None, typer.Option(metavar="TEXT", help="System prompt.")] = None,
+    max_tokens: Annotated[int | None, typer.Option(min=1, metavar="N", help="Longest answer, in tokens.")] = None,
+    temperature: Annotated[float, typer.Option(min=0, metavar="T", help="Sampling temperature.")] = 0.0,
     usage: Annotated[bool, typer.Option("--usage", help="Print tokens and cost on stderr at the end.")] = False,
-    profile: Annotated[str | None, typer.Option("--profile", "-P", help="Configuration profile to use.")] = None,
+    profile: Annotated[
+        str | None, typer.Option("--profile", "-P", metavar="NAME", help="Configuration profile to use.")
+    ] = None,
 ) -> None:
     """Stream the model's answer to PROMPT on standard output."""
     from llmist.providers import LLMRequest, Message, ProviderError

@@ -10,15 +10,16 @@ import typer
 
 from llmist.cli._common import fail, stdout
 from llmist.cli._config import API_KEY_VARIABLES, ConfigError, load_config
+from llmist.cli._help import Command
 
 __all__ = ["config_app"]
 
-config_app = typer.Typer(name="config", help="Inspect the configuration.", no_args_is_help=True)
+config_app = typer.Typer(name="config", help="Inspect the configuration.", no_args_is_help=True, rich_markup_mode=None)
 
 
-@config_app.command("show")
+@config_app.command("show", cls=Command, short_help="Print every setting, its value and where it came from.")
 def show_command(
-    profile: Annotated[str | None, typer.Option("--profile", "-P", help="Apply this profile.")] = None,
+    profile: Annotated[str | None, typer.Option("--profile", "-P", metavar="NAME", help="Apply this profile.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
 ) -> None:
     """Print every setting, its value and where it came from; the files read; which API keys are set."""

@@ -33,13 +33,17 @@ class EvalSyntax(StrEnum):
 
 
 _Suite = Annotated[
-    str | None, typer.Argument(help="'builtin' (default), a .yaml file of cases, a .py file or module with SUITE.")
+    str | None,
+    typer.Argument(
+        metavar="SUITE", help="'builtin' (default), a .yaml file of cases, a .py file or module with SUITE."
+    ),
 ]
 _Model = Annotated[
     str | None,
     typer.Option(
         "--model",
         "-m",
+        metavar="MODEL",
         help="Model: 'llamacpp:NAME', 'ollama:qwen2.5:0.5b', 'openai:gpt-4o-mini'... "
         "'mock' replays each case's reference solution (checks the harness).",
     ),
@@ -49,19 +53,24 @@ _Compare = Annotated[
     typer.Option("--compare", metavar="RESULTS.jsonl", help="Earlier --out files to show side by side (repeatable)."),
 ]
 _Gadgets = Annotated[
-    list[str] | None, typer.Option("--gadget", "-g", help="Gadget file or module for a YAML suite (repeatable).")
+    list[str] | None,
+    typer.Option("--gadget", "-g", metavar="FILE", help="Gadget file or module for a YAML suite (repeatable)."),
 ]
 _MaxTokens = Annotated[
-    int | None, typer.Option(min=1, help="Cap on each response's length (small local models ramble).")
+    int | None, typer.Option(min=1, metavar="N", help="Cap on each response's length (small local models ramble).")
 ]
 _Prompt = Annotated[
     PromptChoice, typer.Option("--prompt", help="System prompt style: full, or compact for small models.")
 ]
 _FewShot = Annotated[
-    int, typer.Option("--few-shot", min=0, help="Example exchanges before each task (from the gadgets' examples).")
+    int,
+    typer.Option(
+        "--few-shot", min=0, metavar="N", help="Example exchanges before each task (from the gadgets' examples)."
+    ),
 ]
 _MinSuccess = Annotated[
-    float | None, typer.Option(min=0, max=1, help="Exit 1 when the best syntax's success rate is below this.")
+    float | None,
+    typer.Option(min=0, max=1, metavar="RATE", help="Exit 1 when the best syntax's success rate is below this."),
 ]
 
 
@@ -69,13 +78,21 @@ def eval_command(
     suite: _Suite = None,
     model: _Model = None,
     syntax: Annotated[EvalSyntax, typer.Option(help="Call syntax to evaluate.")] = EvalSyntax.all,
-    runs: Annotated[int, typer.Option(min=1, help="Runs of each case per syntax.")] = 1,
-    out: Annotated[str | None, typer.Option("--out", "-o", help="Write every run as a JSON line to this file.")] = None,
+    runs: Annotated[int, typer.Option(min=1, metavar="N", help="Runs of each case per syntax.")] = 1,
+    out: Annotated[
+        str | None, typer.Option("--out", "-o", metavar="FILE", help="Write every run as a JSON line to this file.")
+    ] = None,
     compare: _Compare = None,
-    case: Annotated[list[str] | None, typer.Option("--case", help="Only this case (repeatable).")] = None,
-    category: Annotated[list[str] | None, typer.Option("--category", help="Only this category (repeatable).")] = None,
+    case: Annotated[
+        list[str] | None, typer.Option("--case", metavar="NAME", help="Only this case (repeatable).")
+    ] = None,
+    category: Annotated[
+        list[str] | None, typer.Option("--category", metavar="NAME", help="Only this category (repeatable).")
+    ] = None,
     gadget: _Gadgets = None,
-    label: Annotated[str | None, typer.Option(help="Name of the model in results and tables (default: -m).")] = None,
+    label: Annotated[
+        str | None, typer.Option(metavar="NAME", help="Name of the model in results and tables (default: -m).")
+    ] = None,
     max_response_tokens: _MaxTokens = None,
     prompt: _Prompt = PromptChoice.full,
     few_shot: _FewShot = 0,

@@ -10,6 +10,7 @@ import typer
 from rich.text import Text
 
 from llmist.cli._common import CliError, fail, stderr, stdout
+from llmist.cli._help import Command
 from llmist.cli._loader import load_gadgets, pick_gadget, split_target
 from llmist.gadgets import Gadget, render_gadget
 from llmist.syntax import BlockParseError, parse_block_params
@@ -18,7 +19,10 @@ from llmist.testing import test_gadget
 __all__ = ["gadget_app"]
 
 gadget_app = typer.Typer(
-    name="gadget", help="Run, inspect and check the gadgets of a file or module.", no_args_is_help=True
+    name="gadget",
+    help="Run, inspect and check the gadgets of a file or module.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
 )
 
 
@@ -29,7 +33,7 @@ class SyntaxChoice(StrEnum):
     emoji = "emoji"
 
 
-@gadget_app.command("run")
+@gadget_app.command("run", cls=Command, short_help="Run one gadget with parameters; print its result.")
 def run_command(
     target: Annotated[str, typer.Argument(metavar="FILE:NAME", help="Gadget file or module, then ':' and its name.")],
     param: Annotated[
@@ -83,7 +87,7 @@ def _params(g: Gadget, pairs: list[str], json_text: str | None) -> dict[str, Any
         raise CliError(f"bad --param keys: {exc}") from None
 
 
-@gadget_app.command("info")
+@gadget_app.command("info", cls=Command, short_help="Print what a model sees of each gadget.")
 def info_command(
     target: Annotated[str, typer.Argument(metavar="FILE[:NAME]", help="Gadget file or module, optionally ':NAME'.")],
     syntax: Annotated[SyntaxChoice, typer.Option(help="Call syntax the instructions use.")] = SyntaxChoice.block,
@@ -98,7 +102,7 @@ def info_command(
     stdout.out("\n\n".join(render_gadget(g, syntax.value) for g in chosen), highlight=False)
 
 
-@gadget_app.command("validate")
+@gadget_app.command("validate", cls=Command, short_help="Check that a file's gadgets load, render and validate.")
 def validate_command(
     source: Annotated[str, typer.Argument(metavar="FILE", help="Gadget file or module.")],
 ) -> None:

@@ -8,6 +8,7 @@ import typer
 
 from llmist.cli._common import fail
 from llmist.cli._config import LOG_LEVELS, ConfigError
+from llmist.cli._help import Command
 from llmist.cli._logging import configure_logging, log_settings
 from llmist.cli.agent_cmd import agent_command
 from llmist.cli.batch_cmd import batch_command
@@ -24,6 +25,7 @@ app = typer.Typer(
     name="llmist",
     help="Tool calling for any text model: parse, inspect and run gadget calls.",
     no_args_is_help=True,
+    rich_markup_mode=None,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
@@ -34,11 +36,15 @@ def _global_options(
     log_level: str | None = typer.Option(
         None,
         "--log-level",
+        metavar="LEVEL",
         help="Level of llmist's and the gadgets' logs: trace, debug, info, warning (default), error, critical. "
         "Env LLMIST_LOG_LEVEL, config key log_level.",
     ),
     log_file: str | None = typer.Option(
-        None, "--log-file", help="Write logs to this file instead of standard error. Env LLMIST_LOG_FILE, key log_file."
+        None,
+        "--log-file",
+        metavar="FILE",
+        help="Write logs to this file instead of standard error. Env LLMIST_LOG_FILE, key log_file.",
     ),
 ) -> None:
     """Tool calling for any text model: parse, inspect and run gadget calls."""
@@ -48,24 +54,24 @@ def _global_options(
         )
     try:
         level, file = log_settings(log_level, log_file)
+        configure_logging(level.value, file)
     except ConfigError as exc:
         fail(str(exc))
-    configure_logging(level.value, file.value)
 
 
-app.command("agent")(agent_command)
-app.command("batch")(batch_command)
-app.command("complete")(complete_command)
-app.command("eval")(eval_command)
-app.command("models")(models_command)
-app.command("parse")(parse_command)
-app.command("web")(web_command)
+app.command("agent", cls=Command, short_help="Run an agent on a task; watch its gadget calls.")(agent_command)
+app.command("batch", cls=Command, short_help="Run an agent over a file of tasks, many at once.")(batch_command)
+app.command("complete", cls=Command, short_help="Stream a model's answer to one prompt.")(complete_command)
+app.command("eval", cls=Command, short_help="Measure tool-use success of a model in each syntax.")(eval_command)
+app.command("models", cls=Command, short_help="List the models llmist knows: limits, prices, features.")(models_command)
+app.command("parse", cls=Command, short_help="Show the text and gadget calls the parser finds.")(parse_command)
+app.command("web", cls=Command, short_help="Serve a web page for an agent: watch, approve, stop.")(web_command)
 app.add_typer(gadget_app)
 app.add_typer(config_app)
 app.add_typer(mcp_app)
 
 
-@app.command()
+@app.command(cls=Command)
 def version(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Also show the Python and which modules are compiled."),
 ) -> None:
@@ -111,4 +117,4 @@ def hoist_global_options(argv: list[str]) -> list[str]:
 
 def main() -> None:
     """Run the command line (the ``llmist`` console script)."""
-    app(args=hoist_global_options(sys.argv[1:]))
+    app(args=hoist_global_options(sys.argv[1:]), prog_name="llmist")

@@ -8,14 +8,17 @@ from typing import Annotated
 import typer
 
 from llmist.cli._common import CliError, fail, stderr
+from llmist.cli._help import Command
 from llmist.cli._loader import load_gadgets
 
 __all__ = ["mcp_app"]
 
-mcp_app = typer.Typer(name="mcp", help="Serve gadgets over the Model Context Protocol.", no_args_is_help=True)
+mcp_app = typer.Typer(
+    name="mcp", help="Serve gadgets over the Model Context Protocol.", no_args_is_help=True, rich_markup_mode=None
+)
 
 
-@mcp_app.command("serve")
+@mcp_app.command("serve", cls=Command, short_help="Serve a file's gadgets as MCP tools (stdio or HTTP).")
 def serve_command(
     source: Annotated[str, typer.Argument(metavar="FILE_OR_MODULE", help="Gadget file (tools.py) or module.")],
     http: Annotated[
@@ -24,7 +27,9 @@ def serve_command(
             "--http", metavar="PORT", help="Serve streamable HTTP on this port (0: a free one; default: stdio)."
         ),
     ] = None,
-    host: Annotated[str, typer.Option("--host", help="Address to listen on with --http.")] = "127.0.0.1",
+    host: Annotated[
+        str, typer.Option("--host", metavar="HOST", help="Address to listen on with --http.")
+    ] = "127.0.0.1",
     timeout: Annotated[
         float | None, typer.Option("--timeout", metavar="SECONDS", help="Timeout of gadgets without their own.")
     ] = None,
@@ -32,7 +37,9 @@ def serve_command(
         int | None,
         typer.Option("--output-limit", metavar="CHARS", help="Store longer outputs; serve GadgetOutputViewer."),
     ] = None,
-    name: Annotated[str, typer.Option("--name", help="The server's name, as clients show it.")] = "llmist",
+    name: Annotated[
+        str, typer.Option("--name", metavar="NAME", help="The server's name, as clients show it.")
+    ] = "llmist",
 ) -> None:
     """Serve every gadget of FILE_OR_MODULE as an MCP tool, over stdio or (--http) streamable HTTP."""
     try:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterator
 from enum import StrEnum
@@ -11,16 +10,15 @@ from typing import Annotated, Any
 
 import typer
 
+from llmist.cli._json_sink import event_record, json_line, record
 from llmist.syntax import (
     DEFAULT_ARG_PREFIX,
     DEFAULT_END_PREFIX,
     DEFAULT_START_PREFIX,
     EmojiCallParser,
     GadgetCallParser,
-    ParsedCall,
     SyntaxEvent,
 )
-from llmist.syntax.writing import read_emoji_body
 
 
 class SyntaxChoice(StrEnum):
@@ -31,16 +29,19 @@ class SyntaxChoice(StrEnum):
 
 
 def parse_command(
-    file: Annotated[str, typer.Argument(help="Transcript to parse, or - for standard input.")] = "-",
+    file: Annotated[str, typer.Argument(metavar="FILE", help="Transcript to parse, or - for standard input.")] = "-",
     syntax: Annotated[SyntaxChoice, typer.Option(help="Call syntax of the transcript.")] = SyntaxChoice.block,
     chunk: Annotated[
-        int, typer.Option(min=0, help="Feed the text in chunks of N characters (0: all at once), as a stream would.")
+        int,
+        typer.Option(
+            min=0, metavar="N", help="Feed the text in chunks of N characters (0: all at once), as a stream would."
+        ),
     ] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines instead of a terminal view.")] = False,
     partials: Annotated[bool, typer.Option(help="Also show argument partials (block syntax, when chunked).")] = False,
-    start_prefix: Annotated[str, typer.Option(help="Block start marker.")] = DEFAULT_START_PREFIX,
-    end_prefix: Annotated[str, typer.Option(help="Block end marker.")] = DEFAULT_END_PREFIX,
-    arg_prefix: Annotated[str, typer.Option(help="Block argument marker.")] = DEFAULT_ARG_PREFIX,
+    start_prefix: Annotated[str, typer.Option(metavar="TEXT", help="Block start marker.")] = DEFAULT_START_PREFIX,
+    end_prefix: Annotated[str, typer.Option(metavar="TEXT", help="Block end marker.")] = DEFAULT_END_PREFIX,
+    arg_prefix: Annotated[str, typer.Option(metavar="TEXT", help="Block argument marker.")] = DEFAULT_ARG_PREFIX,
 ) -> None:
     """Show each text segment and gadget call the parser finds in a model transcript."""
     text = _read(file)
@@ -53,8 +54,7 @@ def parse_command(
             raise typer.BadParameter(str(exc)) from exc
     records = list(_records(parser, text, chunk or len(text) or 1, partials))
     if as_json:
-        for record in records:
-            sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
+        sys.stdout.write("".join(json_line(line) + "\n" for line in records))
     else:
         _render(records, file, syntax.value, chunk)
 
@@ -75,7 +75,8 @@ def _read(file: str) -> str:
 def _records(
     parser: GadgetCallParser | EmojiCallParser, text: str, size: int, partials: bool
 ) -> Iterator[dict[str, Any]]:
-    """Events as JSON-ready dicts, consecutive text events merged into one segment."""
+    """Events as the JSON lines of ``agent --json`` (one schema: ``cli/_json_sink.py``), consecutive
+    text events merged into one segment."""
     pending: list[str] = []
 
     def events() -> Iterator[SyntaxEvent]:
@@ -88,30 +89,12 @@ def _records(
             pending.append(event.content)  # type: ignore[union-attr]
             continue
         if pending and (event.type == "gadget_call" or partials):
-            yield {"type": "text", "content": "".join(pending)}
+            yield record("text", content="".join(pending))
             pending.clear()
-        if event.type == "gadget_call":
-            yield {"type": "gadget_call", **_call_record(event.call)}  # type: ignore[union-attr]
-        elif partials:
-            yield {"type": event.type, **{k: getattr(event, k) for k in event.__slots__}}
+        if event.type == "gadget_call" or partials:
+            yield event_record(event)
     if pending:
-        yield {"type": "text", "content": "".join(pending)}
-
-
-def _call_record(call: ParsedCall) -> dict[str, Any]:
-    record: dict[str, Any] = {
-        "gadget_name": call.gadget_name,
-        "invocation_id": call.invocation_id,
-        "dependencies": list(call.dependencies),
-    }
-    if call.syntax == "emoji":
-        # "body" is the text as written; "gadget_body" what a gadget receives: the line end before
-        # the end marker dropped and escaped end markers restored (what a call writer was given).
-        body = call.body or ""
-        record.update(syntax="emoji", raw_args=call.raw_args, body=body, gadget_body=read_emoji_body(body))
-    else:
-        record.update(parameters=call.parameters, parse_error=call.parse_error)
-    return record
+        yield record("text", content="".join(pending))
 
 
 def _render(records: list[dict[str, Any]], file: str, syntax: str, chunk: int) -> None:
@@ -125,35 +108,36 @@ def _render(records: list[dict[str, Any]], file: str, syntax: str, chunk: int) -
     how = f"in chunks of {chunk} characters" if chunk else "whole"
     console.print(Text.assemble(("llmist parse ", "bold"), (f"{file} ", "cyan"), f"({syntax} syntax, fed {how})"))
     n_calls = n_errors = 0
-    for record in records:
-        kind = record["type"]
+    for line in records:
+        kind = line["type"]
         if kind == "text":
             console.print(
-                Panel(Text(record["content"].strip("\n") or " "), title="text", title_align="left", border_style="dim")
+                Panel(Text(line["content"].strip("\n") or " "), title="text", title_align="left", border_style="dim")
             )
         elif kind == "gadget_call":
+            call = line["call"]
             n_calls += 1
-            deps = ", ".join(record["dependencies"]) or "none"
-            title = f"[bold]{record['gadget_name']}[/]  id=[cyan]{record['invocation_id']}[/]  after: {deps}"
-            if record.get("syntax") == "emoji":
+            deps = ", ".join(call["dependencies"]) or "none"
+            title = f"[bold]{call['gadget_name']}[/]  id=[cyan]{call['invocation_id']}[/]  after: {deps}"
+            if call["syntax"] == "emoji":
                 body: Any = Group(
-                    Text.assemble(("args: ", "bold"), record["raw_args"] or "(none)"),
-                    Text.assemble(("body:\n", "bold"), record["gadget_body"] or "(empty)"),
+                    Text.assemble(("args: ", "bold"), call["raw_args"] or "(none)"),
+                    Text.assemble(("body:\n", "bold"), call["gadget_body"] or "(empty)"),
                 )
                 style = "green"
-            elif record["parse_error"] is not None:
+            elif call["parse_error"] is not None:
                 n_errors += 1
-                body = Text.assemble(("parse error: ", "bold red"), record["parse_error"])
+                body = Text.assemble(("parse error: ", "bold red"), call["parse_error"])
                 style = "red"
             else:
-                body = Pretty(record["parameters"], expand_all=True)
+                body = Pretty(call["parameters"], expand_all=True)
                 style = "green"
             console.print(Panel(body, title=title, title_align="left", border_style=style))
         else:
             console.print(
                 Text(
-                    f"  partial {record['field_path']} +{len(record['delta'])} chars"
-                    f"{' (complete)' if record['is_field_complete'] else ''}",
+                    f"  partial {line['field_path']} +{len(line['delta'])} chars"
+                    f"{' (complete)' if line['is_field_complete'] else ''}",
                     style="dim",
                 )
             )

@@ -23,13 +23,32 @@ from llmist.cli._agent_options import (
 )
 from llmist.cli._common import CliError, fail, stdout
 from llmist.cli._config import load_config
-from llmist.cli.agent_cmd import build_agent, session_store_path
+from llmist.cli._sessions import session_store_path
+from llmist.cli.agent_cmd import build_agent
 from llmist.gadgets import LlmistError
 from llmist.providers import ProviderError
 
 __all__ = ["web_command"]
 
 _TOKEN_ENV = "LLMIST_WEB_TOKEN"  # llmist.web.TOKEN_ENV (not imported here: the web extra may be missing)
+
+
+_TokenOption = Annotated[
+    str | None,
+    typer.Option(
+        envvar=_TOKEN_ENV,
+        show_envvar=True,
+        metavar="TOKEN",
+        help="Require this token (the page takes it from its URL).",
+    ),
+]
+_SessionDbOption = Annotated[
+    Path | None,
+    typer.Option(
+        metavar="FILE",
+        help="SQLite file of the conversations (default: $LLMIST_SESSION_DB, else the user data folder).",
+    ),
+]
 
 
 def web_command(
@@ -44,16 +63,12 @@ def web_command(
     system: SystemOption = None,
     profile: ProfileOption = None,
     mcp: McpOption = None,
-    host: Annotated[str, typer.Option(help="Address to listen on; any but loopback needs --token.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on.")] = 8000,
-    token: Annotated[
-        str | None,
-        typer.Option(envvar=_TOKEN_ENV, show_envvar=True, help="Require this token (the page takes it from its URL)."),
-    ] = None,
-    session_db: Annotated[
-        Path | None,
-        typer.Option(help="SQLite file of the conversations (default: $LLMIST_SESSION_DB, else the user data folder)."),
-    ] = None,
+    host: Annotated[
+        str, typer.Option(metavar="HOST", help="Address to listen on; any but loopback needs --token.")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, metavar="PORT", help="Port to listen on.")] = 8000,
+    token: _TokenOption = None,
+    session_db: _SessionDbOption = None,
 ) -> None:
     """Serve the agent's page: watch gadget calls stream in and approve them with a click."""
     try:
@@ -78,6 +93,7 @@ def web_command(
         check_exposure(host, token, builtins=bool(config["builtins"]))
         agent, guarded = build_agent(config)
         agent.system_prompt  # noqa: B018  (resolves the model now, so a bad one fails before serving)
+        sessions = session_store_path(session_db)
     except (CliError, LlmistError, ProviderError, ValueError, ImportError, WebSecurityError) as exc:
         fail(str(exc))
     shown = f"[{host}]" if ":" in host else host
@@ -88,7 +104,7 @@ def web_command(
         host=host,
         port=port,
         token=token,
-        sessions=session_store_path(session_db),
+        sessions=sessions,
         builtins=bool(config["builtins"]),
         guarded=guarded,
     )

@@ -126,8 +126,9 @@ def create_gadget(
 
     ``schema`` is a Pydantic model class, and ``params`` the validated instance; or a JSON-schema
     dict of an object (an MCP tool's input schema, say), and ``params`` the validated arguments as a
-    JSON-ready dict keyed by the schema's property names, holding only those the call gave (the
-    schema's defaults are the receiver's to apply). ``execute`` may be sync or async. ``name``
+    JSON-ready dict keyed by the schema's property names: those the call gave, and the schema's
+    ``default`` for those it left out (an optional property with no default stays absent, so an
+    MCP server never receives a ``null`` it was not sent). ``execute`` may be sync or async. ``name``
     defaults to the function's name. ``inline``: see :attr:`Gadget.run_inline`.
     """
     gadget_name = name or getattr(execute, "__name__", "") or ""
@@ -165,9 +166,26 @@ def _with_dict_params(call: Callable[[Any, ExecutionContext], Any]) -> Callable[
     """``call`` given the arguments as the JSON schema names them, not the model built from it."""
 
     def with_dict(params: BaseModel, ctx: ExecutionContext) -> Any:
-        return call(params.model_dump(mode="json", by_alias=True, exclude_unset=True), ctx)
+        return call(_json_arguments(params), ctx)
 
     return with_dict
+
+
+def _json_arguments(params: BaseModel) -> dict[str, Any]:
+    """``params`` as JSON keyed by the schema's names, without the optional fields that were neither
+    given nor defaulted by the schema (the model built from a JSON schema gives those ``None``)."""
+    dumped: dict[str, Any] = params.model_dump(mode="json", by_alias=True)
+    for name, field in type(params).model_fields.items():
+        key = field.alias or name
+        value = getattr(params, name)
+        if name not in params.model_fields_set and field.default is None:
+            dumped.pop(key, None)
+        elif isinstance(value, BaseModel):
+            dumped[key] = _json_arguments(value)
+        elif isinstance(value, list) and any(isinstance(item, BaseModel) for item in value):
+            pairs = zip(value, dumped[key], strict=True)
+            dumped[key] = [_json_arguments(v) if isinstance(v, BaseModel) else d for v, d in pairs]
+    return dumped
 
 
 def _from_function(

@@ -6,6 +6,8 @@ The TypeScript guide's logger has a ``trace`` level and takes structured fields
 levels and formatters work as everywhere else, and:
 
 - ``trace(...)`` logs at :data:`TRACE` (5, below ``DEBUG``), a level registered as ``"TRACE"``;
+- the guide's other levels are all there: ``debug``, ``info``, ``warn`` (``warning``, without the
+  stdlib's deprecation warning), ``error`` and ``fatal`` (``critical``, as ``logging.fatal`` is);
 - a dict passed as the only argument becomes attributes of the log record (``record.item_id``),
   not ``%``-formatting arguments. A message that uses ``%(name)s`` mapping formatting keeps the
   stdlib meaning. A field whose name a log record already has (``name``, ``msg``...) is stored
@@ -37,6 +39,14 @@ class GadgetLogger(logging.LoggerAdapter[logging.Logger]):
     def trace(self, msg: object, *args: object, **kwargs: Any) -> None:
         """Log at :data:`TRACE`."""
         self.log(TRACE, msg, *args, **kwargs)
+
+    def warn(self, msg: object, *args: object, **kwargs: Any) -> None:
+        """Log at ``WARNING``: the guide's ``warn``, with no deprecation warning."""
+        self.log(logging.WARNING, msg, *args, **kwargs)
+
+    def fatal(self, msg: object, *args: object, **kwargs: Any) -> None:
+        """Log at ``CRITICAL``: the guide's ``fatal``, as :func:`logging.fatal` is ``critical``."""
+        self.log(logging.CRITICAL, msg, *args, **kwargs)
 
     def log(self, level: int, msg: object, *args: object, **kwargs: Any) -> None:
         """Log ``msg``; a lone dict argument becomes record attributes (see the module docstring)."""

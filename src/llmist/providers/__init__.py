@@ -41,6 +41,7 @@ from llmist.providers.errors import (
     ProviderTimeoutError,
     RateLimitError,
     RetryableProviderError,
+    ServerNotListeningError,
     StreamInterruptedError,
     UnknownModelError,
 )
@@ -91,6 +92,7 @@ __all__ = [
     "RetryPolicy",
     "RetryableProviderError",
     "Role",
+    "ServerNotListeningError",
     "StreamInterruptedError",
     "TextPart",
     "ToolCall",

@@ -24,6 +24,7 @@ from llmist.providers.errors import (
     ProviderServerError,
     ProviderTimeoutError,
     RateLimitError,
+    ServerNotListeningError,
 )
 from llmist.providers.retry import RateLimiter, RetryPolicy, parse_retry_after, reliable_stream
 
@@ -90,13 +91,43 @@ the maximum number of tokens"), llama.cpp ("exceeds the available context size")
 
 
 def connection_error(
-    error: Exception, *, provider: str, timeouts: tuple[type[BaseException], ...] = ()
+    provider: str,
+    error: BaseException,
+    *,
+    url: str | None,
+    url_env: str | None,
+    timeouts: tuple[type[BaseException], ...] = (),
 ) -> ProviderConnectionError:
-    """Our error for a request that got no (whole) answer: a timeout when ``error`` is one (the
-    SDK's own timeout classes are passed in ``timeouts``), else a connection failure."""
+    """Our error for a request that never got an answer, naming the address and what sets it.
+
+    A refused connection (nothing listens there: a local server not started, a wrong port) is a
+    :class:`ServerNotListeningError`, which the retry policy gives up on sooner; a timeout (the
+    SDK's own timeout classes are passed in ``timeouts``) a :class:`ProviderTimeoutError`.
+    """
+    where = url or "the server"
     if isinstance(error, (TimeoutError, *timeouts)):
-        return ProviderTimeoutError(f"{provider} timed out: {error}", provider=provider)
-    return ProviderConnectionError(f"{provider} connection failed: {error}", provider=provider)
+        return ProviderTimeoutError(f"{provider} timed out waiting for {where}: {error}", provider=provider)
+    if _refused(error):
+        fix = f"start the server, or set {url_env} to the address it listens on" if url_env else "start the server"
+        message = f"{provider} connection failed: nothing listens at {where} (connection refused); {fix}"
+        return ServerNotListeningError(message, provider=provider, url=url)
+    hint = f" ({url_env} sets the address)" if url_env else ""
+    cause = str(error).strip() or type(error).__name__
+    return ProviderConnectionError(
+        f"{provider} connection failed: could not reach {where}{hint}: {cause}", provider=provider
+    )
+
+
+def _refused(error: BaseException) -> bool:
+    """Whether ``error`` was caused by a refused connection (somewhere down its chain of causes)."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, ConnectionRefusedError):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def split_system(messages: Sequence[Message]) -> tuple[str | None, list[Message]]:

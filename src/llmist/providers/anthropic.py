@@ -207,8 +207,9 @@ class AnthropicProvider(ReliableProvider):
                 env_var=self.api_key_env,
             )
         if isinstance(error, anthropic.APIConnectionError) or not isinstance(error, anthropic.AnthropicError):
+            url = str(self._sdk_client().base_url).rstrip("/")
             timeouts = (anthropic.APITimeoutError, httpx2.TimeoutException)
-            return connection_error(error, provider=self.name, timeouts=timeouts)
+            return connection_error(self.name, error, url=url, url_env="ANTHROPIC_BASE_URL", timeouts=timeouts)
         return ProviderError(f"anthropic failed: {error}", provider=self.name)
 
 

@@ -7,7 +7,7 @@ import dataclasses
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 
-from llmist.models import ModelRegistry, split_model_ref
+from llmist.models import ModelRegistry
 from llmist.providers.base import LLMChunk, LLMRequest, Message, Provider, Usage
 from llmist.providers.registry import resolve_model
 
@@ -154,8 +154,9 @@ class LLMClient:
     def _cost(self, chunk: LLMChunk, provider: str, model_name: str) -> float:
         """The USD cost of ``chunk.usage``, at the prices of the model that wrote it."""
         assert chunk.usage is not None
-        if chunk.model:  # a fallback chain's member answered
-            provider, model_name = split_model_ref(chunk.model)
+        if chunk.model:  # a fallback chain's member answered: "provider:model", or a test double's name
+            provider, _, name = chunk.model.partition(":")
+            model_name = name or provider
         return self.model_registry.cost(model_name, chunk.usage, provider)
 
     def _record(self, usage: Usage, cost: float) -> None:

@@ -70,6 +70,7 @@ def openai_compatible(
         base_url=base_url or os.environ.get(preset.base_url_env) or preset.base_url,
         name=preset.name,
         api_key_env=preset.api_key_env,
+        base_url_env=preset.base_url_env,
         require_api_key=preset.key_required,
         timeout=timeout,
         max_tokens_param="max_tokens",

@@ -19,7 +19,8 @@ catch as broadly or as narrowly as they need::
               ├── ProviderOverloadedError 529/503
               ├── ProviderServerError     other 5xx
               ├── ProviderConnectionError connection failure, stream cut before any text
-              │    └── ProviderTimeoutError  no answer in time (the client's timeout, HTTP 408)
+              │    ├── ProviderTimeoutError     no answer in time (the client's timeout, HTTP 408)
+              │    └── ServerNotListeningError  connection refused: nothing listens at the address
               └── EmptyResponseError      200 with no text and no finish reason
 
 Retryable errors that are still failing when the retry budget is spent reach the caller
@@ -56,6 +57,7 @@ __all__ = [
     "ProviderTimeoutError",
     "RateLimitError",
     "RetryableProviderError",
+    "ServerNotListeningError",
     "StreamInterruptedError",
     "UnknownModelError",
 ]
@@ -221,6 +223,16 @@ class ProviderConnectionError(RetryableProviderError):
 
 class ProviderTimeoutError(ProviderConnectionError):
     """No answer in time: the client's timeout ran out, or the server said 408."""
+
+
+class ServerNotListeningError(ProviderConnectionError):
+    """The connection was refused: nothing listens at the server's address (a local server that is
+    not running, a wrong port). Retried less than other failures (see :mod:`llmist.providers.retry`)."""
+
+    def __init__(self, message: str, *, provider: str = "", url: str | None = None) -> None:
+        super().__init__(message, provider=provider)
+        self.url = url
+        """The address that refused the connection, when known."""
 
 
 class EmptyResponseError(RetryableProviderError):

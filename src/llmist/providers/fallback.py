@@ -51,7 +51,7 @@ from llmist.providers.errors import (
 )
 from llmist.providers.registry import resolve_model
 
-__all__ = ["FallbackModel", "FallbackPolicy", "FallbackRequest", "ModelChoice"]
+__all__ = ["FallbackModel", "FallbackPolicy", "FallbackRequest", "ModelChoice", "model_ref"]
 
 logger = logging.getLogger("llmist.providers.fallback")
 
@@ -131,14 +131,6 @@ class FallbackModel:
         self._resolved: list[tuple[Provider, str]] | None = None
         self._failed_at: dict[int, float] = {}
 
-    def label(self, index: int) -> str:
-        """Model ``index`` as the chain was given it (a model string, or a provider's name)."""
-        model = self.models[index]
-        if isinstance(model, str):
-            return model
-        provider, name = _resolve(model, None)
-        return f"{provider.name}:{name}"
-
     def resolve(self, index: int) -> tuple[Provider, str]:
         """The provider of model ``index`` and the model name to send it (all resolved on first use)."""
         if self._resolved is None:
@@ -146,9 +138,8 @@ class FallbackModel:
         return self._resolved[index]
 
     def ref(self, index: int) -> str:
-        """Model ``index`` as ``provider:model`` (the name its usage is priced by)."""
-        provider, name = self.resolve(index)
-        return f"{provider.name}:{name}"
+        """Model ``index`` as ``provider:model`` (see :func:`model_ref`): how records and errors name it."""
+        return model_ref(*self.resolve(index))
 
     def request(self) -> FallbackRequest:
         """A new request's way down the chain: the models not cooling down first."""
@@ -224,16 +215,23 @@ class FallbackRequest:
             raise error
         index = self.current
         chain._mark_failed(index)
-        self.failures.append(ModelFailure(chain.label(index), error))
+        self.failures.append(ModelFailure(chain.ref(index), error))
         self._position += 1
         if self._position >= len(self.order):
             raise AllModelsFailedError(self.failures) from error
-        logger.warning("%s failed (%s); the request goes to %s", chain.label(index), error, chain.label(self.current))
+        logger.warning("%s failed (%s); the request goes to %s", chain.ref(index), error, chain.ref(self.current))
         return self.current
 
     def succeeded(self) -> None:
         """The current model answered: its cooldown, if any, ends."""
         self.chain._mark_answered(self.current)
+
+
+def model_ref(provider: Provider, model_name: str) -> str:
+    """A model as records name it: ``provider:model`` (``"openai:gpt-4o-mini"``), or the name
+    alone when it is the provider's own (a test double: ``"mock"``)."""
+    name = str(getattr(provider, "name", "") or "")
+    return model_name if not name or name == model_name else f"{name}:{model_name}"
 
 
 def _is_choice(model: object) -> bool:

@@ -122,7 +122,9 @@ class GeminiProvider(ReliableProvider):
         except errors.APIError as error:
             raise self._api_error(error) from error
         except _transport_errors(httpx2.TransportError) as error:
-            raise connection_error(error, provider=self.name, timeouts=(httpx2.TimeoutException,)) from error
+            url = self.base_url or "https://generativelanguage.googleapis.com"
+            timeouts = (httpx2.TimeoutException,)
+            raise connection_error(self.name, error, url=url, url_env="GEMINI_BASE_URL", timeouts=timeouts) from error
         if finish_reason is not None:
             yield LLMChunk(usage=usage, finish_reason=finish_reason)
 

@@ -68,6 +68,7 @@ class OpenAIProvider(ReliableProvider):
         base_url: str | None = None,
         name: str = "openai",
         api_key_env: str | None = "OPENAI_API_KEY",
+        base_url_env: str | None = "OPENAI_BASE_URL",
         require_api_key: bool = True,
         timeout: float = 600.0,
         max_tokens_param: str = "max_completion_tokens",
@@ -80,7 +81,9 @@ class OpenAIProvider(ReliableProvider):
         self.api_key_env = api_key_env
         """Environment variable the key is read from (named in key errors)."""
         self.base_url = base_url
-        """Server URL; ``None`` is OpenAI's own API."""
+        """Server URL; ``None`` is OpenAI's own API (or ``OPENAI_BASE_URL``, which the SDK reads)."""
+        self.base_url_env = base_url_env
+        """Environment variable that sets the server URL (named when the server cannot be reached)."""
         self._api_key = api_key_from_env(api_key, api_key_env, provider=name, required=require_api_key)
         self._timeout = timeout
         self._max_tokens_param = max_tokens_param
@@ -163,8 +166,9 @@ class OpenAIProvider(ReliableProvider):
                 env_var=self.api_key_env,
             )
         if isinstance(error, openai.APIConnectionError) or not isinstance(error, openai.OpenAIError):
+            url = str(self._sdk_client().base_url).rstrip("/")
             timeouts = (openai.APITimeoutError, httpx2.TimeoutException)
-            return connection_error(error, provider=self.name, timeouts=timeouts)
+            return connection_error(self.name, error, url=url, url_env=self.base_url_env, timeouts=timeouts)
         if isinstance(error, openai.APIError):  # an error event inside the stream
             return ProviderServerError(f"{self.name} stream error: {error.message}", provider=self.name)
         return ProviderError(f"{self.name} failed: {error}", provider=self.name)

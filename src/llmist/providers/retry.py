@@ -6,6 +6,12 @@ How a failed call is handled (:func:`reliable_stream`):
   connection failure or timeout, a 200 with no text and no finish reason) is retried
   with exponential backoff and jitter, honouring the provider's ``Retry-After``,
   up to ``RetryPolicy.max_attempts`` attempts in all. Then the last error is raised.
+- A refused connection (:class:`~llmist.providers.errors.ServerNotListeningError`: nothing
+  listens at the address, as when a local server is not running or the port is wrong) gets
+  ``RetryPolicy.max_refused_attempts`` attempts in all (2: one retry, in case the server was
+  just starting), not ``max_attempts``: a server that is not running is not started by a
+  backoff, and the user should read the address and the variable that sets it at once, not
+  after a minute of retries.
 - A stream that breaks mid-way is retried like a connection error **only while nothing
   has reached the caller yet** (no text, reasoning or native tool call). Once something has
   been yielded, a retry would repeat or contradict what the caller already has (and run a
@@ -28,7 +34,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from dataclasses import dataclass, field
 
 from llmist.providers.base import LLMChunk, LLMRequest, Message
-from llmist.providers.errors import EmptyResponseError, RetryableProviderError, StreamInterruptedError
+from llmist.providers.errors import (
+    EmptyResponseError,
+    RetryableProviderError,
+    ServerNotListeningError,
+    StreamInterruptedError,
+)
 
 __all__ = ["RateLimiter", "RetryPolicy", "estimate_tokens", "parse_retry_after", "reliable_stream"]
 
@@ -43,6 +54,8 @@ class RetryPolicy:
 
     max_attempts: int = 5
     """Attempts in all, the first included (1 disables retries)."""
+    max_refused_attempts: int = 2
+    """Attempts in all while the connection is refused (nothing listens); at most ``max_attempts``."""
     base_delay: float = 1.0
     """Seconds before the first retry; doubled for each further one."""
     max_delay: float = 60.0
@@ -222,12 +235,13 @@ class _Received:
 async def _pause_or_give_up(error: RetryableProviderError, number: int, provider: str, policy: RetryPolicy) -> None:
     """Wait before attempt ``number + 1``, or re-raise ``error`` when the policy's attempts are spent."""
     error.attempts = number
-    if number >= policy.max_attempts:
+    limit = policy.max_attempts
+    if isinstance(error, ServerNotListeningError):
+        limit = min(limit, policy.max_refused_attempts)
+    if number >= limit:
         raise error
     pause = policy.delay(number, error.retry_after)
-    logger.warning(
-        "%s call failed (%s), attempt %d of %d; retrying in %.2fs", provider, error, number, policy.max_attempts, pause
-    )
+    logger.warning("%s call failed (%s), attempt %d of %d; retrying in %.2fs", provider, error, number, limit, pause)
     await policy.sleep(pause)
 
 
