@@ -14,10 +14,15 @@ import typer
 from rich.console import Console
 
 from llmist.agent import Agent, AgentEvent, AgentResult, Controllers, HookPresets, Hooks, Progress
+from llmist.agent.builtin_guardrails import allow_paths, deny_parameters
+from llmist.agent.guardrails import Guardrail
 from llmist.agent.sessions import flush_pending
 from llmist.cli._agent_options import (
+    AllowPathOption,
     BuiltinsOption,
     CommandsOption,
+    DenyOption,
+    FallbackOption,
     GadgetOption,
     MaxCostOption,
     MaxIterationsOption,
@@ -33,7 +38,7 @@ from llmist.cli._approval import TerminalApprover
 from llmist.cli._common import CliError, fail, stderr, stdout
 from llmist.cli._config import Config, load_config
 from llmist.cli._json_sink import JsonSink
-from llmist.cli._loader import load_gadgets
+from llmist.cli._loader import load_gadgets, load_guardrails
 from llmist.cli._mock_script import load_mock_script, mock_script_path
 from llmist.cli._sessions import open_session, session_store_path
 from llmist.cli._view import AgentView
@@ -93,6 +98,9 @@ def agent_command(
     ] = False,
     profile: ProfileOption = None,
     mcp: McpOption = None,
+    fallback: FallbackOption = None,
+    deny: DenyOption = None,
+    allow_path: AllowPathOption = None,
     session: _SessionOption = None,
     session_db_flag: _SessionDbOption = None,
 ) -> None:
@@ -108,6 +116,9 @@ def agent_command(
         max_cost=max_cost,
         system=system,
         mcp=mcp,
+        fallback=fallback,
+        deny=deny,
+        allow_path=allow_path,
     )
     if prompt is None and session is None:
         fail("give a PROMPT (or --session NAME to continue a saved conversation)")
@@ -134,7 +145,10 @@ def _watched_agent(config: Config, sink: _Sink, ask_console: Console, yes: bool)
     """The configured agent, reporting to ``sink`` and asking ``ask_console`` before guarded gadgets."""
     agent, guarded = build_agent(config)
     if isinstance(sink, AgentView):
-        sink.model, sink.max_iterations = config["model"] or "(from the environment)", agent.max_iterations
+        model = config["model"] or "(from the environment)"
+        fallback = config["fallback"]
+        sink.model = f"{model} (then {', '.join(fallback)})" if fallback else model
+        sink.max_iterations = agent.max_iterations
     approver = TerminalApprover(ask_console, guarded, approve_all=yes, pause=sink.pause, resume=sink.resume)
     agent.on_human_input = approver.answer
     agent.hooks = HookPresets.merge(
@@ -148,8 +162,11 @@ def _watched_agent(config: Config, sink: _Sink, ask_console: Console, yes: bool)
 def build_agent(config: Config) -> tuple[Agent, list[str]]:
     """The agent the configuration describes, and the names of the gadgets that need approval."""
     gadgets: list[Gadget] = []
+    guardrails: list[Guardrail] = []
     for source in config["gadgets"]:
-        gadgets += load_gadgets(source)
+        found = load_guardrails(source)
+        gadgets += load_gadgets(source, required=not found)
+        guardrails += found
     if config["builtins"]:
         root = Path(config["root"])
         if not root.is_dir():
@@ -160,6 +177,8 @@ def build_agent(config: Config) -> tuple[Agent, list[str]]:
     model_spec: str = config["model"] or ""
     script = mock_script_path(model_spec)
     model: Any = load_mock_script(script, gadgets, config["syntax"]) if script is not None else model_spec
+    if config["fallback"]:
+        model = [model, *config["fallback"]]
     agent = Agent(
         model=model,
         gadgets=gadgets,
@@ -169,8 +188,20 @@ def build_agent(config: Config) -> tuple[Agent, list[str]]:
         max_cost=config["max_cost"],
         max_tokens=config["max_tokens"],
         mcp_servers=_mcp_servers(config),
+        guardrails=[*guardrails, *_ready_guardrails(config)],
     )
     return agent, [g.name for g in agent.gadgets if requires_approval(g)]
+
+
+def _ready_guardrails(config: Config) -> list[Guardrail]:
+    """The ready-made guardrails the configuration asks for: ``deny`` on every gadget's
+    parameters, ``allow_paths`` on the file gadgets' paths under ``root``."""
+    ready: list[Guardrail] = []
+    if config["deny"]:
+        ready.append(deny_parameters(*config["deny"]))
+    if config["allow_paths"]:
+        ready.append(allow_paths(*config["allow_paths"], root=config["root"]))
+    return ready
 
 
 def _mcp_servers(config: Config) -> list[Any]:

@@ -8,8 +8,11 @@ from typing import Annotated, Any
 import typer
 
 from llmist.cli._agent_options import (
+    AllowPathOption,
     BuiltinsOption,
     CommandsOption,
+    DenyOption,
+    FallbackOption,
     GadgetOption,
     MaxCostOption,
     MaxIterationsOption,
@@ -63,6 +66,9 @@ def web_command(
     system: SystemOption = None,
     profile: ProfileOption = None,
     mcp: McpOption = None,
+    fallback: FallbackOption = None,
+    deny: DenyOption = None,
+    allow_path: AllowPathOption = None,
     host: Annotated[
         str, typer.Option(metavar="HOST", help="Address to listen on; any but loopback needs --token.")
     ] = "127.0.0.1",
@@ -86,6 +92,9 @@ def web_command(
         max_cost=max_cost,
         system=system,
         mcp=mcp,
+        fallback=fallback,
+        deny=deny,
+        allow_path=allow_path,
     )
     token = token or None
     try:

@@ -370,6 +370,8 @@ function handle(event) {
       renderState(event.delta.map((op) => op.path));
       break;
     case "STEP_STARTED":
+      // A fallback model's call starts before the switch is announced: keep where the previous began.
+      page.previousStart = page.responseStart;
       page.responseStart = $("transcript").childElementCount;
       break;
     case "CUSTOM":
@@ -422,7 +424,8 @@ function guardrailNote(value) {
 function fallbackNote(value) {
   page.text = null;
   if (value.restart) {
-    const nodes = Array.from($("transcript").children).slice(page.responseStart || 0);
+    // The broken response's text: from its step's start to the next model's (which began first).
+    const nodes = Array.from($("transcript").children).slice(page.previousStart || 0, page.responseStart);
     nodes.filter((n) => n.classList.contains("assistant")).forEach((n) => n.classList.add("void"));
   }
   const then = value.restart ? " starts the answer over" : " answers";
