@@ -26,9 +26,10 @@ output        :class:`GuardedOutput`  on the final answer, the typed output incl
 ============  ======================  ===========================================================
 
 Guardrails of one kind run in the order given, each seeing what the one before let through;
-the first tripwire or refusal decides. A guardrail that raises, or returns something that is not
-a verdict, trips (a check that cannot decide does not let the run through). A sync guardrail
-runs on the event loop: keep it quick, and make one that waits on I/O ``async``.
+the first tripwire or refusal decides. A guardrail that raises, returns something that is not
+a verdict, or (async) gives none within its ``timeout_s``, trips: a check that cannot decide does
+not let the run through. A sync guardrail runs on the event loop: keep it quick, and make one
+that waits on I/O ``async``.
 
 Every check is recorded (:class:`GuardrailRecord`): in :attr:`AgentResult.guardrails`, as a
 :class:`~llmist.agent.events.GuardrailEvent` in the stream, and as a span when the run is traced.
@@ -37,6 +38,7 @@ Ready-made ones are in :mod:`llmist.agent.builtin_guardrails`.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
     from llmist.agent.result import AgentResult
 
 __all__ = [
+    "DEFAULT_TIMEOUT_S",
     "GuardedCall",
     "GuardedInput",
     "GuardedOutput",
@@ -79,6 +82,9 @@ GuardrailOutcome: TypeAlias = Literal["pass", "tripwire", "refuse", "rewrite"]
 """How a check ended."""
 
 _KINDS: tuple[GuardrailKind, ...] = ("input", "tool_call", "tool_result", "output")
+
+DEFAULT_TIMEOUT_S = 60.0
+"""How long an async guardrail may take before it trips (a check that hangs must not hang the run)."""
 
 
 # --- verdicts --------------------------------------------------------------------------------
@@ -192,6 +198,9 @@ class Guardrail:
     """Input only: run beside the first model request instead of before it (it may not rewrite)."""
     gadgets: frozenset[str] | None = None
     """Tool-call and tool-result only: the gadgets it checks (``None``: every gadget)."""
+    timeout_s: float | None = DEFAULT_TIMEOUT_S
+    """Seconds an async check may take; past them it trips (``None``: no limit). A sync check
+    runs to its end: keep it quick."""
 
     def __post_init__(self) -> None:
         if self.kind not in _KINDS:
@@ -202,6 +211,8 @@ class Guardrail:
             raise ValueError(f"guardrail {self.name!r}: only input guardrails run in parallel (it is {self.kind})")
         if self.gadgets is not None and self.kind not in ("tool_call", "tool_result"):
             raise ValueError(f"guardrail {self.name!r}: only tool guardrails take gadgets= (it is {self.kind})")
+        if self.timeout_s is not None and not self.timeout_s > 0:
+            raise ValueError(f"guardrail {self.name!r}: timeout_s must be more than 0 seconds, got {self.timeout_s}")
 
     def applies_to(self, gadget: str) -> bool:
         """Whether this guardrail checks calls of ``gadget``."""
@@ -215,51 +226,70 @@ GadgetNames: TypeAlias = "Iterable[str | type | object] | str | type | None"
 @overload
 def input_guardrail(fn: GuardrailCheck, /) -> Guardrail: ...
 @overload
-def input_guardrail(*, name: str | None = None, parallel: bool = False) -> Callable[[GuardrailCheck], Guardrail]: ...
 def input_guardrail(
-    fn: GuardrailCheck | None = None, /, *, name: str | None = None, parallel: bool = False
+    *, name: str | None = None, parallel: bool = False, timeout_s: float | None = DEFAULT_TIMEOUT_S
+) -> Callable[[GuardrailCheck], Guardrail]: ...
+def input_guardrail(
+    fn: GuardrailCheck | None = None,
+    /,
+    *,
+    name: str | None = None,
+    parallel: bool = False,
+    timeout_s: float | None = DEFAULT_TIMEOUT_S,
 ) -> Guardrail | Callable[[GuardrailCheck], Guardrail]:
     """Make ``fn`` (of a :class:`GuardedInput`) an input guardrail; as ``@input_guardrail`` or
     ``@input_guardrail(parallel=True)``."""
-    return _decorate("input", fn, name=name, parallel=parallel)
+    return _decorate("input", fn, name=name, parallel=parallel, timeout_s=timeout_s)
 
 
 @overload
 def tool_call_guardrail(fn: GuardrailCheck, /) -> Guardrail: ...
 @overload
 def tool_call_guardrail(
-    *, name: str | None = None, gadgets: GadgetNames = None
+    *, name: str | None = None, gadgets: GadgetNames = None, timeout_s: float | None = DEFAULT_TIMEOUT_S
 ) -> Callable[[GuardrailCheck], Guardrail]: ...
 def tool_call_guardrail(
-    fn: GuardrailCheck | None = None, /, *, name: str | None = None, gadgets: GadgetNames = None
+    fn: GuardrailCheck | None = None,
+    /,
+    *,
+    name: str | None = None,
+    gadgets: GadgetNames = None,
+    timeout_s: float | None = DEFAULT_TIMEOUT_S,
 ) -> Guardrail | Callable[[GuardrailCheck], Guardrail]:
     """Make ``fn`` (of a :class:`GuardedCall`) a tool-call guardrail, for every gadget or those
     named in ``gadgets`` (names, classes or instances)."""
-    return _decorate("tool_call", fn, name=name, gadgets=gadgets)
+    return _decorate("tool_call", fn, name=name, gadgets=gadgets, timeout_s=timeout_s)
 
 
 @overload
 def tool_result_guardrail(fn: GuardrailCheck, /) -> Guardrail: ...
 @overload
 def tool_result_guardrail(
-    *, name: str | None = None, gadgets: GadgetNames = None
+    *, name: str | None = None, gadgets: GadgetNames = None, timeout_s: float | None = DEFAULT_TIMEOUT_S
 ) -> Callable[[GuardrailCheck], Guardrail]: ...
 def tool_result_guardrail(
-    fn: GuardrailCheck | None = None, /, *, name: str | None = None, gadgets: GadgetNames = None
+    fn: GuardrailCheck | None = None,
+    /,
+    *,
+    name: str | None = None,
+    gadgets: GadgetNames = None,
+    timeout_s: float | None = DEFAULT_TIMEOUT_S,
 ) -> Guardrail | Callable[[GuardrailCheck], Guardrail]:
     """Make ``fn`` (of a :class:`GuardedResult`) a tool-result guardrail."""
-    return _decorate("tool_result", fn, name=name, gadgets=gadgets)
+    return _decorate("tool_result", fn, name=name, gadgets=gadgets, timeout_s=timeout_s)
 
 
 @overload
 def output_guardrail(fn: GuardrailCheck, /) -> Guardrail: ...
 @overload
-def output_guardrail(*, name: str | None = None) -> Callable[[GuardrailCheck], Guardrail]: ...
 def output_guardrail(
-    fn: GuardrailCheck | None = None, /, *, name: str | None = None
+    *, name: str | None = None, timeout_s: float | None = DEFAULT_TIMEOUT_S
+) -> Callable[[GuardrailCheck], Guardrail]: ...
+def output_guardrail(
+    fn: GuardrailCheck | None = None, /, *, name: str | None = None, timeout_s: float | None = DEFAULT_TIMEOUT_S
 ) -> Guardrail | Callable[[GuardrailCheck], Guardrail]:
     """Make ``fn`` (of a :class:`GuardedOutput`) an output guardrail."""
-    return _decorate("output", fn, name=name)
+    return _decorate("output", fn, name=name, timeout_s=timeout_s)
 
 
 def _decorate(
@@ -269,12 +299,13 @@ def _decorate(
     name: str | None,
     parallel: bool = False,
     gadgets: GadgetNames = None,
+    timeout_s: float | None = DEFAULT_TIMEOUT_S,
 ) -> Guardrail | Callable[[GuardrailCheck], Guardrail]:
     names = gadget_names(gadgets)
 
     def make(check: GuardrailCheck) -> Guardrail:
         label = name or getattr(check, "__name__", None) or type(check).__name__
-        return Guardrail(kind, check, label, parallel=parallel, gadgets=names)
+        return Guardrail(kind, check, label, parallel=parallel, gadgets=names, timeout_s=timeout_s)
 
     return make if fn is None else make(fn)
 
@@ -389,8 +420,13 @@ async def run_guardrail(
     try:
         verdict = guardrail.check(subject)
         if inspect.isawaitable(verdict):
-            verdict = await verdict
+            verdict = await asyncio.wait_for(verdict, guardrail.timeout_s)
         verdict = _checked(guardrail, verdict)
+    except TimeoutError:
+        verdict = Tripwire(
+            f"the guardrail gave no verdict within {guardrail.timeout_s:g} s, so the run stops",
+            data={"error": "TimeoutError", "timeout_s": guardrail.timeout_s},
+        )
     except Exception as error:  # a check that cannot decide does not let the run through
         verdict = Tripwire(
             f"the guardrail failed ({type(error).__name__}: {error}), so the run stops",
