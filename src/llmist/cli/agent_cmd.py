@@ -174,11 +174,9 @@ def build_agent(config: Config) -> tuple[Agent, list[str]]:
         gadgets += builtin_gadgets(
             root, allow_commands=config["allow_commands"], command_timeout_s=float(config["command_timeout"])
         )
-    model_spec: str = config["model"] or ""
-    script = mock_script_path(model_spec)
-    model: Any = load_mock_script(script, gadgets, config["syntax"]) if script is not None else model_spec
+    model: Any = _model(config["model"] or "", gadgets, config["syntax"])
     if config["fallback"]:
-        model = [model, *config["fallback"]]
+        model = [model, *(_model(spec, gadgets, config["syntax"]) for spec in config["fallback"])]
     agent = Agent(
         model=model,
         gadgets=gadgets,
@@ -191,6 +189,12 @@ def build_agent(config: Config) -> tuple[Agent, list[str]]:
         guardrails=[*guardrails, *_ready_guardrails(config)],
     )
     return agent, [g.name for g in agent.gadgets if requires_approval(g)]
+
+
+def _model(spec: str, gadgets: list[Gadget], syntax: str) -> Any:
+    """A model string as the agent takes it: ``mock:FILE.json`` loaded as a scripted model."""
+    script = mock_script_path(spec)
+    return load_mock_script(script, gadgets, syntax) if script is not None else spec
 
 
 def _ready_guardrails(config: Config) -> list[Guardrail]:
