@@ -52,7 +52,9 @@ def test_the_view_shows_a_refusal_a_rewrite_and_a_tripwire_but_not_a_pass() -> N
 
 def test_the_view_says_which_model_takes_over_and_whether_the_answer_starts_over() -> None:
     agent_view, console = _view()
-    agent_view.handle(ModelFallbackEvent(1, "anthropic:claude-sonnet-5-5", "openai:gpt-4o", "ServerNotListeningError: x"))
+    agent_view.handle(
+        ModelFallbackEvent(1, "anthropic:claude-sonnet-5-5", "openai:gpt-4o", "ServerNotListeningError: x")
+    )
     agent_view.handle(ModelFallbackEvent(2, "openai:gpt-4o", "mock", "StreamInterruptedError: y", restart=True))
     text = console.export_text()
     assert "⟳ anthropic:claude-sonnet-5-5 failed (ServerNotListeningError: x); openai:gpt-4o answers" in text
