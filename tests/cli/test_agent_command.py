@@ -226,29 +226,26 @@ def test_without_a_terminal_a_gadget_question_is_an_error(tmp_path: Path) -> Non
 
 
 @pytest.fixture(scope="module")
-def demo() -> tuple[subprocess.CompletedProcess[str], float]:
-    """``make demo``'s script, run once: its output and how long it took."""
-    started = time.monotonic()
-    proc = subprocess.run(
+def demo() -> subprocess.CompletedProcess[str]:
+    """``make demo``'s script, run once: its output."""
+    return subprocess.run(
         ["bash", str(ROOT / "examples" / "demo.sh"), str(Path(sys.executable).parent)],
         capture_output=True, text=True, env=clean_env(), timeout=120,
     )  # fmt: skip
-    return proc, time.monotonic() - started
 
 
-def test_make_demo_script_shows_the_whole_loop_quickly(demo: tuple[subprocess.CompletedProcess[str], float]) -> None:
-    proc, seconds = demo
+def test_make_demo_script_shows_the_whole_loop(demo: subprocess.CompletedProcess[str]) -> None:
+    proc = demo
     assert proc.returncode == 0, proc.stderr
-    assert seconds < 60
     out = proc.stdout
     assert "The model below is SCRIPTED" in out and "-m sonnet" in out
     assert "✓ EditFile (fix)" in out and "Run summary" in out and "report.txt" in out
 
 
 def test_make_demo_streaming_section_prints_the_answer_once(
-    demo: tuple[subprocess.CompletedProcess[str], float],
+    demo: subprocess.CompletedProcess[str],
 ) -> None:
-    proc, _ = demo
+    proc = demo
     assert proc.stdout.count("Paris has 2.1M people, Lyon 0.5M.") == 1
 
 
