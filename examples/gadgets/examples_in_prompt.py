@@ -46,9 +46,9 @@ class StringProcessor(Gadget):
 def main() -> None:
     block = render_gadget(calculator, "block")
     assert "!!!GADGET_START:Calculator\n!!!ARG:operation\nadd\n!!!ARG:a\n15\n!!!ARG:b\n23\n!!!GADGET_END" in block
-    assert "Example (Add two numbers):" in block and "Output: 38" in block
+    assert "Example (Add two numbers), answered with the result '38':" in block and "Output:" not in block
     emoji = render_gadget(StringProcessor(), "emoji")
-    assert "🛠️[StringProcessor Hello reverse]\n🛠️[/end]\nOutput: olleH" in emoji
+    assert "answered with the result 'olleH':\n🛠️[StringProcessor Hello reverse]\n🛠️[/end]" in emoji
     print(block, emoji, sep="\n\n")
 
 

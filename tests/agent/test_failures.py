@@ -28,7 +28,7 @@ async def test_validation_error_is_fed_back_and_the_retry_succeeds() -> None:
     errors, fed_back, _ = await _run_with_retry(block_call("add", a="two", b=3))
     assert errors[0] is not None and "a" in errors[0]
     assert errors[1] is None
-    assert "Error in add" in fed_back and "Fix the call" in fed_back
+    assert "Error in add" in fed_back and "Send the call again, changed where the error says what was wrong" in fed_back
 
 
 async def test_gadget_exception_is_fed_back_and_the_retry_succeeds() -> None:

@@ -213,3 +213,37 @@ def test_render_system_prompt_under_auto_is_the_prompt_its_runs_use() -> None:
     assert native.render_system_prompt([add]) == native.system_prompt
     assert "function calling" in native.render_system_prompt([add])
     assert "!!!GADGET_START:" in block.render_system_prompt([add])
+
+
+@gadget(description="Read a long log.")
+def read_log() -> str:
+    return "\n".join(f"line {n}: all good" for n in range(2000))
+
+
+async def test_the_output_viewer_is_offered_as_a_tool_only_once_an_output_is_stored() -> None:
+    model = MockModel([MockReply("", [tool_call("add", a=1, b=2)]), MockReply("", [tool_call("read_log")]), "Done."])
+    agent = Agent(model=model, gadgets=[add, read_log], syntax="native", context_window=8000)
+    await agent.run("Add, then read the log.")
+    offered = [{t.name for t in r.tools} for r in model.requests]
+    assert offered == [{"add", "read_log"}, {"add", "read_log"}, {"add", "read_log", "GadgetOutputViewer"}]
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        'Let me add.\n```json\n{"name": "add", "arguments": {"a": 2, "b": 3}}\n```',
+        'Let me add.\n<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 3}}\n</tool_call>',
+        'Let me add.\n<tools>\n{"type": "function", "function": {"name": "add", "arguments": {"a": 2, "b": 3}}}'
+        "\n</tools>",
+    ],
+    ids=["fenced", "tool_call_tags", "tools_tags"],
+)
+async def test_a_call_written_as_text_is_recorded_as_a_real_tool_call_and_answered_as_one(written: str) -> None:
+    agent, model = _native(written, "It is 5.")
+    result = await agent.run("2 + 3?")
+    assistant, answer = result.messages[2], result.messages[3]
+    [call] = assistant.tool_calls
+    assert (assistant.text, call.name, call.arguments) == ("Let me add.", "add", '{"a": 2, "b": 3}')
+    assert isinstance(answer, GadgetResultMessage) and answer.tool_call_id == call.id
+    assert result.repairs == {"json_call": 1}
+    assert model.requests[1].messages[2] is assistant

@@ -81,12 +81,12 @@ async def test_a_repeated_emoji_call_is_recognised_too() -> None:
     assert result.repairs == {"repeated_call": 1}  # type: ignore[attr-defined]
 
 
-async def test_an_invented_result_is_dropped_and_the_model_told_results_come_from_the_system() -> None:
+async def test_an_invented_result_is_dropped_and_the_result_after_it_says_results_come_from_the_system() -> None:
     result, events = await _run(block_call("add", a=1, b=2) + "Result: 4\nSo the answer is 4.", "It is 3.")
     messages = result.messages  # type: ignore[attr-defined]
     assistant = next(m.text for m in messages if m.role == "assistant")
     assert "Result: 4" not in assistant and assistant.rstrip().endswith("!!!GADGET_END")
-    assert INVENTED_RESULT_NOTE in [m.text for m in messages]
+    assert messages[-2].role == "gadget_result" and messages[-2].text.endswith(INVENTED_RESULT_NOTE)
     assert result.repairs == {"invented_result": 1}  # type: ignore[attr-defined]
     assert events[0].kind == "invented_result" and "Result: 4" in events[0].detail
 
@@ -215,3 +215,15 @@ def test_invented_results_between_calls_are_dropped_and_the_calls_kept() -> None
     kept, dropped = drop_invented_results(text, "!!!GADGET_START:", "!!!GADGET_END")
     assert kept == "A\n!!!GADGET_START:x\n!!!GADGET_END\n!!!GADGET_START:y\n!!!GADGET_END"
     assert dropped == ["Output: 1", "The result is 2"]
+
+
+async def test_a_call_failing_twice_with_the_same_error_gets_a_different_answer_showing_how_it_was_read() -> None:
+    wrong = "!!!GADGET_START:add\n!!!ARG:a\n1\n!!!ARG:b\n750\nvalue\n!!!GADGET_END"
+    result, _ = await _run(wrong, wrong, "done")
+    first, second = (m.text for m in result.messages if m.role == "gadget_result")  # type: ignore[attr-defined]
+    assert "already failed" not in first
+    assert second.split("\n", 1)[1].startswith(first.split("\n", 1)[1])  # the same error, then more
+    assert "This call already failed with this same error. Sent again unchanged, it fails again" in second
+    assert second.endswith(
+        "llmist read your call as:\n!!!GADGET_START:add\n!!!ARG:a\n1\n!!!ARG:b\n750\nvalue\n!!!GADGET_END"
+    )

@@ -124,6 +124,9 @@ class RunConfig:
     left out of the system prompt: most runs never need it, and small models pay for every token)."""
     tools: tuple[ToolSpec, ...] = ()
     """The gadgets as native tools, sent with every request (the native syntax only)."""
+    viewer_tool: ToolSpec | None = None
+    """The output viewer as a native tool, offered from the first stored output on: offered from
+    the start, before anything is stored, small models call it with made-up ids."""
     parsers: list[CallParser] = field(default_factory=list)
     """Parsers of finished runs, reused by the next ones."""
     vision: bool | None = None
@@ -157,6 +160,15 @@ class RunConfig:
             if agent.few_shot
             else []
         )
+        if agent.few_shot and not examples:
+            # Said plainly rather than doing nothing in silence (issue 23): an exchange needs a
+            # result, and only an example's output gives a true one.
+            logger.warning(
+                "few_shot=%d sends no example exchange: none of the gadgets %s has a GadgetExample "
+                "with an output (GadgetExample(params, output=..., comment=...))",
+                agent.few_shot,
+                [g.name for g in shown],
+            )
         hooks: Hooks | None = agent.hooks
         return cls(
             agent=agent,
@@ -178,7 +190,8 @@ class RunConfig:
             registry=registry,
             examples=tuple(examples),
             viewer_entry=viewer_entry,
-            tools=tool_specs(listed) if syntax == "native" else (),
+            tools=tool_specs(shown) if syntax == "native" else (),
+            viewer_tool=next(iter(tool_specs(listed[len(shown) :])), None) if syntax == "native" else None,
         )
 
     def take_parser(self) -> CallParser:

@@ -31,7 +31,7 @@ from llmist.agent._media import with_text
 from llmist.agent._response import ModelWait, Response
 from llmist.agent._scheduling import ResponseCalls, note_repair
 from llmist.agent._state import RunState
-from llmist.agent.conversation import result_message
+from llmist.agent.conversation import repeated_failure_note, result_message
 from llmist.agent.events import AgentEvent
 from llmist.agent.guard import check_model_allowed
 from llmist.agent.hooks import (
@@ -47,11 +47,12 @@ from llmist.agent.hooks import (
     call_observer,
 )
 from llmist.agent.messages import AssistantMessage, GadgetResultMessage
-from llmist.agent.repairs import INVENTED_RESULT_NOTE, drop_invented_results
+from llmist.agent.repairs import INVENTED_RESULT_NOTE, drop_invented_results, without_json_calls
 from llmist.agent.result import AgentResult, StopReason
 from llmist.execution import GadgetExecutionResult
 from llmist.gadgets import AbortSignal, GadgetOutputViewer
-from llmist.providers.base import ContentPart, LLMChunk, LLMRequest, Message, Usage
+from llmist.providers.base import ContentPart, LLMChunk, LLMRequest, Message, ToolCall, Usage
+from llmist.syntax import ParsedCall
 from llmist.syntax.writing import EMOJI_END, EMOJI_START
 
 __all__ = ["run_loop"]
@@ -84,8 +85,11 @@ class _Run:
     stop: StopReason | None = None
     output: str = field(default="")
     """The last response's prose."""
+    failures: set[tuple[str, str]] = field(default_factory=set)
+    """The gadget names and errors of the run's failed calls."""
     viewer_taught: bool = False
-    """The output viewer's instructions went to the model."""
+    """An output was stored for the viewer: its instructions went to the model (native: it is
+    offered as a tool from now on)."""
 
 
 async def run_loop(
@@ -239,7 +243,7 @@ def _request(run: _Run) -> LLMRequest:
         max_tokens=agent.max_response_tokens,
         temperature=agent.temperature,
         reasoning=agent.reasoning,
-        tools=run.cfg.tools,
+        tools=(*run.cfg.tools, run.cfg.viewer_tool) if run.viewer_taught and run.cfg.viewer_tool else run.cfg.tools,
     )
 
 
@@ -283,14 +287,21 @@ async def _next_turn(run: _Run, response: Response) -> None:
     n_calls = response.n_calls
     text, invented = _without_invented_results(run, "".join(response.raw), n_calls)
     native = tuple(response.tool_calls)
+    if response.text_calls and cfg.syntax == "native":
+        text, native = _as_tool_calls(run, text, native, response.text_calls)
     messages.append(AssistantMessage("assistant", text, response.usage, tool_calls=native))
     # Every native call has its result here (the scheduler answers a call it did not run too):
     # providers refuse a conversation with a tool call left unanswered.
-    messages.extend(_taught(run, result_message(r, cfg.vision, native=bool(native)), r) for r in run.calls.ordered())
+    messages.extend(
+        _taught(run, _said_again(run, result_message(r, cfg.vision, native=bool(native)), r), r)
+        for r in run.calls.ordered()
+    )
     if invented:
         detail = f"dropped the result the model wrote itself: {invented[0][:80]!r}"
         await note_repair(cfg, st, "invented_result", detail)
-        messages.append(Message("user", INVENTED_RESULT_NOTE))
+        last = messages[-1]
+        if isinstance(last, GadgetResultMessage):
+            messages[-1] = replace(last, content=with_text(last.content, INVENTED_RESULT_NOTE))
     run.output = "".join(response.prose).strip()
     obs = cfg.observers
     if obs is not None and obs.on_iteration is not None:
@@ -300,6 +311,19 @@ async def _next_turn(run: _Run, response: Response) -> None:
     run.stop = _stop_reason(run, n_calls)
     if run.stop is None and n_calls == 0:
         messages.append(Message("user", _NO_CALLS_NUDGE))
+
+
+def _as_tool_calls(
+    run: _Run, text: str, native: tuple[ToolCall, ...], written: Sequence[ParsedCall]
+) -> tuple[str, tuple[ToolCall, ...]]:
+    """Calls the model wrote as JSON text (a server that returns them as text, as llama.cpp's
+    does for Qwen), recorded as the real tool calls they stand for, and the text without them:
+    the model's chat template then shows its call and the result as it was trained to see them."""
+    names = {r.invocation_id: r.gadget_name for r in run.calls.ordered()}
+    calls = tuple(
+        ToolCall(c.invocation_id, names.get(c.invocation_id, c.gadget_name), c.parameters_raw) for c in written
+    )
+    return without_json_calls(text, [g.name for g in run.cfg.gadgets]), native + calls
 
 
 def _without_invented_results(run: _Run, text: str, n_calls: int) -> tuple[str, list[str]]:
@@ -312,14 +336,28 @@ def _without_invented_results(run: _Run, text: str, n_calls: int) -> tuple[str, 
     return drop_invented_results(text, cfg.markers.start, cfg.markers.end)
 
 
+def _said_again(run: _Run, message: GadgetResultMessage, r: GadgetExecutionResult) -> GadgetResultMessage:
+    """``message``, with :func:`repeated_failure_note` added when this call failed with this very
+    error earlier in the run."""
+    if r.error is None:
+        return message
+    key = (r.gadget_name, r.error)
+    if key not in run.failures:
+        run.failures.add(key)
+        return message
+    m = run.cfg.markers
+    note = repeated_failure_note(r, (m.start, m.end, m.arg) if run.cfg.syntax == "block" else None)
+    return replace(message, content=with_text(message.content, note))
+
+
 def _taught(run: _Run, message: GadgetResultMessage, r: GadgetExecutionResult) -> GadgetResultMessage:
     """``message``, with the output viewer's instructions added the first time an output was
-    stored for it to read (the system prompt leaves the viewer out until then)."""
-    entry = run.cfg.viewer_entry
-    if entry is None or run.viewer_taught or r.result is None or _VIEWER_NOTICE not in r.result:
+    stored for it to read (the system prompt and the native tools leave the viewer out until then)."""
+    if run.viewer_taught or r.result is None or _VIEWER_NOTICE not in r.result:
         return message
     run.viewer_taught = True
-    return replace(message, content=with_text(message.content, entry))
+    entry = run.cfg.viewer_entry
+    return message if entry is None else replace(message, content=with_text(message.content, entry))
 
 
 def _stop_reason(run: _Run, n_calls: int) -> StopReason | None:

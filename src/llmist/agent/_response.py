@@ -19,7 +19,7 @@ from llmist.agent.events import AgentEvent, LLMResponseEndEvent, ReasoningEvent
 from llmist.agent.hooks import ChunkContext, call_observer
 from llmist.gadgets import AbortSignal
 from llmist.providers.base import LLMChunk, ToolCall, Usage
-from llmist.syntax import ArgsPartialEvent, GadgetCallEvent, SyntaxEvent, TextEvent, native_call
+from llmist.syntax import ArgsPartialEvent, GadgetCallEvent, ParsedCall, SyntaxEvent, TextEvent, native_call
 
 __all__ = ["ModelWait", "Response"]
 
@@ -38,6 +38,7 @@ class Response:
         "prose",
         "raw",
         "synthetic",
+        "text_calls",
         "tool_calls",
         "usage",
     )
@@ -62,6 +63,8 @@ class Response:
         """USD of this response (set when it ends; 0 without usage or a price)."""
         self.tool_calls: list[ToolCall] = []
         """The native tool calls the model made (``syntax="native"``), in order."""
+        self.text_calls: list[ParsedCall] = []
+        """Tool calls the model wrote as JSON text in its prose (the ``json_call`` repair)."""
 
     async def feed(self, chunk: LLMChunk) -> list[AgentEvent]:
         """A model chunk: note its usage and finish reason, and pass its text through the
@@ -109,6 +112,7 @@ class Response:
         events = await self.handle(self.parser.finalize())
         found = self.calls.text_calls("".join(self.prose)) if self.prose else None
         if found:
+            self.text_calls = found
             events.extend(await self.handle([GadgetCallEvent(c) for c in found]))
         return events
 
@@ -132,6 +136,7 @@ class Response:
         self.raw.clear()
         self.prose.clear()
         self.tool_calls.clear()
+        self.text_calls = []
 
     async def handle(self, events: Iterable[SyntaxEvent]) -> list[AgentEvent]:
         """Apply hooks to parser events, start each call at once, and add results finished so far."""

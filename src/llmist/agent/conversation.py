@@ -9,8 +9,9 @@ from __future__ import annotations
 from llmist.agent._media import media_content
 from llmist.agent.messages import GadgetResultMessage
 from llmist.execution import GadgetExecutionResult
+from llmist.syntax.writing import write_block_call
 
-__all__ = ["format_result", "not_run_message", "result_message"]
+__all__ = ["format_result", "not_run_message", "repeated_failure_note", "result_message"]
 
 
 def format_result(r: GadgetExecutionResult) -> str:
@@ -18,7 +19,7 @@ def format_result(r: GadgetExecutionResult) -> str:
     head = f"{r.gadget_name} (id {r.invocation_id})"
     if r.error is None:
         return f"Result of {head}:\n{r.result if r.result is not None else ''}"
-    return f"Error in {head}:\n{r.error}\nFix the call and send it again, or continue without it."
+    return f"Error in {head}:\n{r.error}\nSend the call again, changed where the error says what was wrong."
 
 
 def result_message(
@@ -46,3 +47,21 @@ def not_run_message(limit: int) -> str:
         f"Not run: a response may make at most {limit} gadget calls and this call came after that. "
         "Send it again in your next response if you still need it."
     )
+
+
+def repeated_failure_note(r: GadgetExecutionResult, block_markers: tuple[str, str, str] | None = None) -> str:
+    """What a failed call's message adds when the run already had this call fail with this very
+    error: the same answer twice taught Qwen2.5-Coder nothing (it sent the same call six times).
+    With ``block_markers`` (start, end, arg: the block syntax), the call as llmist read it."""
+    note = (
+        "This call already failed with this same error. Sent again unchanged, it fails again: "
+        "change what the error names, or answer without this gadget."
+    )
+    if block_markers is None:
+        return note
+    start, end, arg = block_markers
+    try:
+        read = write_block_call(r.gadget_name, r.parameters, start_prefix=start, end_prefix=end, arg_prefix=arg)
+    except (TypeError, ValueError):  # parameters no block can hold: the note alone
+        return note
+    return f"{note}\nllmist read your call as:\n{read}"

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-from llmist.gadgets import Gadget, render_call, render_gadget
+from llmist.gadgets import Gadget, render_call, render_gadget, sample_params
 from llmist.providers.base import Message, ToolCall, ToolSpec
 from llmist.syntax.schema import json_schema
 
@@ -47,7 +47,9 @@ DEFAULT_PREAMBLE = "You are a helpful assistant that completes tasks by calling 
 
 _NATIVE_RULES = (
     "Call the tools you need through function calling; several calls in one answer run in parallel, "
-    "and their results come back in the next message. When the task is done, answer in plain text."
+    "and their results come back in the next message. Get every result by calling a tool; never work "
+    "a result out or guess it yourself. When a call needs the result of another, make the first call "
+    "alone and wait for its result. When the task is done, answer in plain text."
 )
 
 
@@ -60,48 +62,67 @@ class Markers:
     arg: str = "!!!ARG:"
 
 
-def _block_syntax(m: Markers) -> str:
+_CALL_RULES = (
+    "- Get every result by calling a gadget; never work a result out or guess it yourself.\n"
+    "- After your calls, stop: the results come back in the next message. Never write a result yourself.\n"
+    "- When a call needs the result of another, make the first call alone and wait for its result; "
+    "then make the next call with the value.\n"
+    "- When the task is done, answer in plain text"
+)
+"""The rules every syntax shares. Qwen2.5-Coder answered 37 × 43 without calling ``multiply``, and
+sent a chained call at once with ``[result...]`` as its argument (benchmarks/RESULTS.md)."""
+
+
+def _shown_call(gadget: Gadget | None, syntax: Literal["block", "emoji"], m: Markers) -> tuple[str, str] | None:
+    """A real call of ``gadget`` with concrete values and what it does in words, or ``None``."""
+    if gadget is None:
+        return None
+    params = sample_params(gadget)
+    try:
+        text = render_call(gadget, params, syntax, start_prefix=m.start, end_prefix=m.end, arg_prefix=m.arg)
+    except ValueError:  # a value the emoji header cannot hold
+        return None
+    values = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in params.items())
+    return text, f"{gadget.name} with {values}" if values else gadget.name
+
+
+def _block_syntax(m: Markers, gadgets: Sequence[Gadget] = ()) -> str:
     s, e, a = m.start, m.end, m.arg
+    first = gadgets[0] if gadgets else None
+    # The agent's own gadgets in the dependency form too: Qwen2.5-Coder called an example
+    # gadget `Summarize` five times over, with the example's ids.
+    one = first.name if first else "gadget_name"
+    two = gadgets[1].name if len(gadgets) > 1 else one
+    # A model copies the form it is shown, placeholders too (Qwen2.5-Coder wrote `value` as a
+    # value): the form is a real call of the agent's first gadget.
+    shown = _shown_call(first, "block", m)
+    form = f"For example, to call {shown[1]}:\n{shown[0]}" if shown else f"{s}gadget_name\n{a}a\n2\n{e}"
     return f"""\
 # How to call a gadget
-Write one block per call:
-{s}GadgetName
-{a}param
-value
-{e}
+Write one block per call. {form}
 
-- A value is everything up to the next `{a}` or `{e}`, written as is: no quotes, no escaping, \
-several lines allowed.
+- Each `{a}` line names one parameter; its value is on the lines after it, up to the next `{a}` or \
+`{e}`, written as is: no quotes, no escaping, several lines allowed.
 - Nested fields and lists use paths: `{a}config/timeout`, `{a}items/0`, `{a}items/1/name`.
-- Several blocks in one answer run in parallel. To use a result in another call, give the first \
-call an id and list it after the second call's id; the second waits for it:
-{s}Fetch:page
-{a}url
-https://example.com
-{e}
-{s}Summarize:sum:page
-{a}style
-short
-{e}
-(`Fetch` and `Summarize` only show the form; call only the gadgets listed below.)
-- After your blocks, stop: the results come back in the next message.
-- When the task is done, answer in plain text without any block."""
+- Several blocks in one answer run in parallel.
+- A call that must run after another without needing its result (a file written into a folder \
+made first): give the first call an id after its name, and put that id after the second call's \
+own id: `{s}{one}:first` runs before `{s}{two}:second:first`.
+{_CALL_RULES} without any block."""
 
 
-def _emoji_syntax() -> str:
-    return """\
+def _emoji_syntax(m: Markers = Markers(), first: Gadget | None = None) -> str:
+    shown = _shown_call(first, "emoji", m)
+    form = f"For example, to call {shown[1]}:\n{shown[0]}" if shown else '🛠️[gadget_name 2 "two words"]\n🛠️[/end]'
+    return f"""\
 # How to call a gadget
-Write one block per call:
-🛠️[GadgetName arg1 "arg two"]
-body
-🛠️[/end]
+Write one block per call. {form}
 
 - Arguments after the name fill the gadget's parameters in the order listed; quote one that \
 has spaces. The body (may be empty) fills its body parameter, written as is, several lines allowed.
 - A body that must contain the end marker itself writes it `🛠️[\\/end]`: the gadget gets `🛠️[/end]`.
 - Several blocks in one answer run in parallel.
-- After your blocks, stop: the results come back in the next message.
-- When the task is done, answer in plain text without any block."""
+{_CALL_RULES} without any block."""
 
 
 def _compact_syntax(syntax: Syntax, m: Markers) -> str:
@@ -174,7 +195,8 @@ def render_system_prompt(
         parts.append(_compact_syntax(syntax, markers))
         parts.append("Tools:\n" + "\n".join(_compact_gadget(g, syntax) for g in gadgets))
     elif gadgets:
-        parts.append(_block_syntax(markers) if syntax == "block" else _emoji_syntax())
+        first = gadgets[0]
+        parts.append(_block_syntax(markers, gadgets) if syntax == "block" else _emoji_syntax(markers, first))
         rendered = "\n\n".join(render_gadget_entry(g, syntax=syntax, markers=markers) for g in gadgets)
         parts.append("# Gadgets\n" + rendered)
     return "\n\n".join(p for p in parts if p)

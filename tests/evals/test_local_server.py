@@ -1,0 +1,119 @@
+"""The model server's watchdog: a server that dies stops the eval with its last log lines, and
+the eval's table and results file are withheld, so a crash never reads as a score.
+
+The server here is a stand-in ``llama_cpp.server`` module (a real subprocess on a loopback
+port, speaking the OpenAI streaming format), found first on ``PYTHONPATH``; it can answer, or
+crash at the first chat request as a llama.cpp build with an instruction the CPU lacks does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from llmist.evals.local import LlamaCppServer, ServerDied, run_eval
+
+FAKE_SERVER = """
+import json, os, sys
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+args = sys.argv[1:]
+port = int(args[args.index("--port") + 1])
+mode = os.environ["FAKE_LLAMA_MODE"]
+print("llama_model_loader: loaded meta data", file=sys.stderr, flush=True)
+if mode == "no-start":
+    print("error: unknown model architecture", file=sys.stderr, flush=True)
+    sys.exit(1)
+
+
+class Handler(BaseHTTPRequestHandler):
+    def log_message(self, *a):
+        pass
+
+    def do_GET(self):
+        body = json.dumps({"data": [{"id": "fake"}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        if mode == "crash":
+            print("Illegal instruction: invalid opcode (tileloadd) in libggml-cpu.so", file=sys.stderr, flush=True)
+            os._exit(132)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        for delta, finish in (({"role": "assistant", "content": "It is 6912."}, None), ({}, "stop")):
+            chunk = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "fake",
+                     "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+            self.wfile.write(f"data: {json.dumps(chunk)}\\n\\n".encode())
+        self.wfile.write(b"data: [DONE]\\n\\n")
+
+
+HTTPServer(("127.0.0.1", port), Handler).serve_forever()
+"""
+
+
+@pytest.fixture
+def fake_env(tmp_path: Path) -> dict[str, str]:
+    package = tmp_path / "fake" / "llama_cpp" / "server"
+    package.mkdir(parents=True)
+    (package.parent / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("")
+    (package / "__main__.py").write_text(FAKE_SERVER)
+    path = os.pathsep.join(p for p in (str(tmp_path / "fake"), os.environ.get("PYTHONPATH")) if p)
+    return {**os.environ, "PYTHONPATH": path}
+
+
+def _server(env: dict[str, str], mode: str) -> LlamaCppServer:
+    env = {**env, "FAKE_LLAMA_MODE": mode}
+    return LlamaCppServer(Path("model.gguf"), python=sys.executable, alias="fake", start_timeout_s=60, env=env)
+
+
+ARGS = ["--case", "add_numbers", "--syntax", "block"]
+
+
+def test_a_server_that_dies_mid_eval_stops_it_with_its_log_and_no_score(
+    fake_env: dict[str, str], tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "results.jsonl"
+    with _server(fake_env, "crash") as server:
+        code = run_eval(server, "Fake-1B", [*ARGS, "--out", str(out)])
+    printed = capfd.readouterr()
+    assert code == 3
+    assert "the model server died during the run; no score is reported" in printed.err
+    assert "invalid opcode (tileloadd)" in printed.err
+    assert "exited with code 132" in printed.err
+    assert "success" not in printed.out  # no table
+    assert not out.exists() and not Path(f"{out}.partial").exists()
+
+
+def test_a_server_that_stays_up_releases_the_table_and_the_results(
+    fake_env: dict[str, str], tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "results.jsonl"
+    with _server(fake_env, "answer") as server:
+        code = run_eval(server, "Fake-1B", [*ARGS, "--out", str(out)])
+    printed = capfd.readouterr()
+    assert code == 0, printed.err
+    assert "Fake-1B" in printed.out and "0/1" in printed.out  # answered without calling add
+    assert [json.loads(line)["case"] for line in out.read_text().splitlines()] == ["add_numbers"]
+
+
+def test_a_server_that_cannot_start_says_why(fake_env: dict[str, str]) -> None:
+    with pytest.raises(ServerDied, match="unknown model architecture") as raised, _server(fake_env, "no-start"):
+        pass
+    assert "exited with code 1" in str(raised.value)
+
+
+def test_the_server_is_stopped_when_the_block_ends(fake_env: dict[str, str]) -> None:
+    with _server(fake_env, "answer") as server:
+        assert server.alive
+    assert not server.alive
