@@ -61,8 +61,9 @@ test-pure: lint typecheck $(REAL_MODEL_SETUP)
 	$(BIN)/pytest
 
 # What the compiled build's and the newest Python's test venvs need beside llmist itself (the core
-# suites include the tracing tests, which read spans through the OpenTelemetry SDK).
-CORE_TEST_DEPS := 'pytest>=8' 'pytest-asyncio>=0.23' 'hypothesis>=6.100' 'opentelemetry-sdk>=1.20'
+# suites include the tracing tests, which read spans through the OpenTelemetry SDK, and the typed
+# output test, which runs mypy on a sample).
+CORE_TEST_DEPS := 'mypy==2.4.1' 'pytest>=8' 'pytest-asyncio>=0.23' 'hypothesis>=6.100' 'opentelemetry-sdk>=1.20'
 
 # Rebuilt whenever a source file or the build changes (the wheel holds the whole package).
 # pip reinstalls a local project on every install; LLMIST_REQUIRE_COMPILE makes a failed

@@ -37,9 +37,9 @@ COMPILED_MODULES = (
     "llmist.execution._runners",
     "llmist.execution.executor",
     "llmist.execution.scheduler",
-    "llmist.agent._response",
-    "llmist.agent._scheduling",
-    "llmist.agent._state",
+    "llmist.agent._run.response",
+    "llmist.agent._run.calls",
+    "llmist.agent._run.state",
 )
 """The compiled modules; the rest of the package stays interpreted (async generators, which
 mypyc cannot compile, and the frozen dataclasses ``fast_constructor`` builds live there)."""

@@ -11,7 +11,11 @@ import time of ``llmist`` (fresh interpreter, median of 5) and the process's pea
 ``--anchors`` it also runs the anchor scripts (pydantic-ai, openai-agents, smolagents, each in
 its own virtual environment, see ``shared/bench/agents/setup_venv.sh``) and prints a comparison.
 
-    python benchmarks/agent_bench.py [--case single ...] [--runs N] [--tool sync|async|inline] [--anchors]
+    python benchmarks/agent_bench.py [--case single ...] [--runs N] [--tool sync|async|inline] [--new-agent] [--anchors]
+
+``--new-agent`` builds the ``Agent`` (and its ``MockModel``) inside every timed run, as an
+application that makes one per request or per batch task does; the anchors build theirs once,
+so the comparison then counts our construction against their runs alone.
 
 ``--tool sync`` (default) is ``def add`` in a worker thread, llmist's default for sync gadgets;
 ``--tool inline`` is the same function with the opt-in ``@gadget(inline=True)`` (called on the
@@ -35,7 +39,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +94,12 @@ def expected_outputs(case: str) -> list[int]:
 
 def make_agent(case: str, tool: str = "sync") -> Agent:
     """The agent, built once and reused across runs (as a server would)."""
+    return agent_factory(case, tool)()
+
+
+def agent_factory(case: str, tool: str = "sync") -> Callable[[], Agent]:
+    """A function that builds the case's agent, with a new ``MockModel`` (the scripted answers
+    are made once, here)."""
     rounds, per = CASES[case]
     responses = [
         "".join(block_call("add", invocation_id=f"call_{k}_{j:02d}", **call_args(case, k, j)) for j in range(per))
@@ -102,7 +112,7 @@ def make_agent(case: str, tool: str = "sync") -> Agent:
         return responses[k] if k < rounds else "5"
 
     gadgets = [{"sync": add, "async": add_async, "inline": add_inline}[tool]]
-    return Agent(model=MockModel(model), gadgets=gadgets, system="You add numbers.", max_iterations=rounds + 5)
+    return lambda: Agent(model=MockModel(model), gadgets=gadgets, system="You add numbers.", max_iterations=rounds + 5)
 
 
 def check(case: str, result: Any) -> None:
@@ -131,8 +141,9 @@ def import_seconds(repeat: int = 5) -> float:
     return statistics.median(times)
 
 
-async def time_case(case: str, tool: str, runs: int, batches: int, warmup: int) -> list[float]:
-    agent = make_agent(case, tool)
+async def time_case(case: str, tool: str, runs: int, batches: int, warmup: int, new_agent: bool = False) -> list[float]:
+    build = agent_factory(case, tool)
+    agent = build()
     model = agent.model
     assert isinstance(model, MockModel)
     for _ in range(warmup):
@@ -142,15 +153,25 @@ async def time_case(case: str, tool: str, runs: int, batches: int, warmup: int) 
     for _ in range(batches):
         gc.collect()
         t0 = time.perf_counter()
-        for _ in range(runs):
-            await agent.run(PROMPT)
-            model.reset()  # the mock records requests; keep memory flat
+        if new_agent:
+            for _ in range(runs):
+                await build().run(PROMPT)
+        else:
+            for _ in range(runs):
+                await agent.run(PROMPT)
+                model.reset()  # the mock records requests; keep memory flat
         per_run.append((time.perf_counter() - t0) / runs)
     return per_run
 
 
 def report(
-    case: str, tool: str, runs: int, per_run: list[float], import_s: float | None, rss_after_import: float
+    case: str,
+    tool: str,
+    runs: int,
+    per_run: list[float],
+    import_s: float | None,
+    rss_after_import: float,
+    new_agent: bool = False,
 ) -> dict[str, Any]:
     rounds, per = CASES[case]
     med = statistics.median(per_run)
@@ -164,7 +185,8 @@ def report(
         "us_per_model_request": round(med / (rounds + 1) * 1e6, 1),
         "peak_rss_mb": round(peak_rss_mb(), 1),
         "case": case,
-        "mode": {"sync": "async", "async": "async, --tool async", "inline": "async, --tool inline (opt-in)"}[tool],
+        "mode": {"sync": "async", "async": "async, --tool async", "inline": "async, --tool inline (opt-in)"}[tool]
+        + (", --new-agent" if new_agent else ""),
         "batches": len(per_run),
         "batch_seconds_per_run": [round(x, 7) for x in per_run],
         "model_requests_per_run": rounds + 1,
@@ -254,6 +276,7 @@ def main() -> None:
         help="def add (worker thread, the default), async def add, or def add with the opt-in inline=True "
         "(runs on the loop's thread; anchors then run their sync tool)",
     )
+    p.add_argument("--new-agent", action="store_true", help="build the Agent inside every timed run")
     p.add_argument("--anchors", action="store_true", help="also run the anchor libraries' scripts")
     p.add_argument("--anchor-runs-scale", type=float, default=1.0, help="scale the anchors' default runs")
     args = p.parse_args()
@@ -263,8 +286,8 @@ def main() -> None:
     ours = {}
     for case in cases:
         runs = args.runs or DEFAULT_RUNS[case]
-        per_run = asyncio.run(time_case(case, args.tool, runs, args.batches, args.warmup))
-        ours[case] = report(case, args.tool, runs, per_run, import_s, rss_after_import)
+        per_run = asyncio.run(time_case(case, args.tool, runs, args.batches, args.warmup, args.new_agent))
+        ours[case] = report(case, args.tool, runs, per_run, import_s, rss_after_import, args.new_agent)
     anchors = run_anchors(cases, args.anchor_runs_scale, args.tool) if args.anchors else []
     summarize(ours, anchors)
 

@@ -8,6 +8,9 @@ does to our own loop: the CPU time (``time.process_time``, all threads) of one r
     python benchmarks/agent_cpu.py --tool async --against /tmp/old-venv/bin/python --rounds 5
     python benchmarks/agent_cpu.py --tool async --trace
 
+``--new-agent`` builds the ``Agent`` (and its ``MockModel``) inside every run, so the figure
+counts its construction too (see ``agent_bench.py``).
+
 ``--trace`` runs every agent instrumented (``llmist.instrument()``) with the OpenTelemetry SDK's
 ``TracerProvider`` and no exporter: the cost of making the spans, none of shipping them.
 
@@ -25,6 +28,7 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,31 +38,37 @@ CASES = {"single": 300, "chain10": 60, "parallel20": 60}
 """Runs per batch of each case."""
 
 
-async def _best_us(agent: Any, prompt: str, runs: int, batches: int) -> float:
+async def _best_us(build: Callable[[], Any], prompt: str, runs: int, batches: int, new_agent: bool) -> float:
     best = float("inf")
+    agent = build()
     for _ in range(batches):
         gc.collect()
         t0 = time.process_time()
         for _ in range(runs):
-            await agent.run(prompt)
-            agent.model.reset()
+            if new_agent:
+                await build().run(prompt)
+            else:
+                await agent.run(prompt)
+                agent.model.reset()
         best = min(best, (time.process_time() - t0) / runs)
     return best * 1e6
 
 
-async def measure(tool: str) -> dict[str, float]:
+async def measure(tool: str, new_agent: bool = False) -> dict[str, float]:
     """Best CPU microseconds per run of each case (after a warm-up batch)."""
     import agent_bench
 
-    agents = {case: agent_bench.make_agent(case, tool) for case in CASES}
-    for agent in agents.values():
-        await _best_us(agent, agent_bench.PROMPT, 30, 1)
-    return {case: await _best_us(agent, agent_bench.PROMPT, CASES[case], 7) for case, agent in agents.items()}
+    builds = {case: agent_bench.agent_factory(case, tool) for case in CASES}
+    for build in builds.values():
+        await _best_us(build, agent_bench.PROMPT, 30, 1, new_agent)
+    prompt = agent_bench.PROMPT
+    return {case: await _best_us(build, prompt, CASES[case], 7, new_agent) for case, build in builds.items()}
 
 
-def _one_process(python: str, tool: str) -> dict[str, float]:
+def _one_process(python: str, tool: str, new_agent: bool) -> dict[str, float]:
+    extra = ["--new-agent"] if new_agent else []
     out = subprocess.run(
-        [python, __file__, "--tool", tool, "--json"], check=True, capture_output=True, text=True
+        [python, __file__, "--tool", tool, "--json", *extra], check=True, capture_output=True, text=True
     ).stdout
     return dict(json.loads(out))
 
@@ -78,11 +88,12 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=4, help="processes per interpreter with --against")
     ap.add_argument("--json", action="store_true", help="print one JSON object (used by --against)")
     ap.add_argument("--trace", action="store_true", help="instrument the runs (OpenTelemetry SDK, no exporter)")
+    ap.add_argument("--new-agent", action="store_true", help="build the Agent inside every run")
     args = ap.parse_args()
     if args.trace:
         _instrument()
     if args.against is None:
-        figures = asyncio.run(measure(args.tool))
+        figures = asyncio.run(measure(args.tool, args.new_agent))
         if args.json:
             print(json.dumps(figures))
         else:
@@ -92,9 +103,10 @@ def main() -> None:
     theirs: dict[str, float] = {}
     for _ in range(args.rounds):
         for python, best in ((sys.executable, ours), (args.against, theirs)):
-            for case, us in _one_process(python, args.tool).items():
+            for case, us in _one_process(python, args.tool, args.new_agent).items():
                 best[case] = min(best.get(case, float("inf")), us)
-    print(f"CPU µs per run, best of {args.rounds} processes each ({args.tool} gadget)")
+    built = ", Agent built per run" if args.new_agent else ""
+    print(f"CPU µs per run, best of {args.rounds} processes each ({args.tool} gadget{built})")
     print(f"{'case':<11} {'this':>8} {'against':>8}  ratio")
     for case in CASES:
         print(f"{case:<11} {ours[case]:8.0f} {theirs[case]:8.0f}  {ours[case] / theirs[case]:.3f}")

@@ -39,7 +39,7 @@ INTERPRETED = (
     "llmist.syntax._fast",
     "llmist.syntax.events",
     "llmist.execution.results",
-    "llmist.agent._loop",
+    "llmist.agent._run.loop",
     "llmist.agent.agent",
 )
 
@@ -49,7 +49,7 @@ def _file(module: str) -> str:
 
 
 def test_the_build_compiles_the_hot_paths() -> None:
-    assert {"llmist.syntax.block", "llmist.execution.scheduler", "llmist.agent._response"} <= set(COMPILED)
+    assert {"llmist.syntax.block", "llmist.execution.scheduler", "llmist.agent._run.response"} <= set(COMPILED)
     assert not set(COMPILED) & set(INTERPRETED)
 
 

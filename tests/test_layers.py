@@ -2,7 +2,15 @@
 
 A module of one layer may import from layers listed before it in :data:`LAYERS`, never from one
 after it. Root modules (``llmist/_callables.py``, ``llmist/__init__.py``) belong to no layer.
-The checker lives here, not in a shared tool, so a clean clone tests the rule with nothing else.
+
+No import cycle either, between any two modules of the package (inside ``agent/``,
+``gadgets/`` and every other package alike): :func:`cycles` follows every import a module
+makes, at its top or inside a function (a function-level import that closes a cycle is one
+waiting for its first call), except those under ``if TYPE_CHECKING:``, which never run. A
+package's ``__init__`` counts only where a module imports a name from it, not merely because
+it imports one of the package's modules.
+
+The checkers live here, not in a shared tool, so a clean clone tests the rules with nothing else.
 """
 
 from __future__ import annotations
@@ -41,6 +49,7 @@ def layer_of(module: str) -> str | None:
 
 
 def _imported(node: ast.AST, own_parts: tuple[str, ...]) -> list[str]:
+    """The modules (or names) an import statement names, relative ones resolved."""
     if isinstance(node, ast.Import):
         return [a.name for a in node.names]
     if isinstance(node, ast.ImportFrom):
@@ -92,3 +101,123 @@ def test_the_checker_allows_imports_that_point_up(tmp_path: Path) -> None:
     (fake / "agent").mkdir(parents=True)
     (fake / "agent" / "good.py").write_text("from llmist.syntax import ParsedCall\nfrom . import other\n")
     assert violations(fake) == []
+
+
+def _module_name(path: Path, package: Path) -> tuple[str, tuple[str, ...]]:
+    """The dotted name of the module at ``path``, and the parts its relative imports start from."""
+    parts = path.relative_to(package.parent).with_suffix("").parts
+    if parts[-1] == "__init__":
+        return ".".join(parts[:-1]), (*parts[:-1], "__init__")
+    return ".".join(parts), parts
+
+
+def _type_checking_only(tree: ast.Module) -> set[int]:
+    """The ids of the nodes under ``if TYPE_CHECKING:`` (imports there never run)."""
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
+            skipped.update(id(inner) for stmt in node.body for inner in ast.walk(stmt))
+    return skipped
+
+
+def import_graph(package: Path) -> dict[str, set[str]]:
+    """Each module of ``package`` -> the modules of ``package`` it imports (see the module docstring)."""
+    paths = {_module_name(p, package)[0]: p for p in sorted(package.rglob("*.py"))}
+    graph: dict[str, set[str]] = {}
+    for name, path in paths.items():
+        own_parts = _module_name(path, package)[1]
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        skipped = _type_checking_only(tree)
+        found: set[str] = set()
+        for node in ast.walk(tree):
+            if id(node) in skipped:
+                continue
+            if isinstance(node, ast.ImportFrom):
+                base = _imported(node, own_parts)[0]
+                found.update(f"{base}.{a.name}" if f"{base}.{a.name}" in paths else base for a in node.names)
+            else:
+                found.update(_imported(node, own_parts))
+        graph[name] = {m for m in found if m in paths and m != name}
+    return graph
+
+
+def cycles(package: Path) -> list[list[str]]:
+    """Every group of modules of ``package`` that import each other in a circle, each sorted."""
+    graph = import_graph(package)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(module: str) -> None:  # Tarjan's strongly connected components
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for other in sorted(graph[module]):
+            if other not in index:
+                visit(other)
+                low[module] = min(low[module], low[other])
+            elif other in stack:
+                low[module] = min(low[module], index[other])
+        if low[module] == index[module]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == module:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return found
+
+
+def test_no_module_of_the_package_is_part_of_an_import_cycle() -> None:
+    assert cycles(PACKAGE) == []
+
+
+def _fake_package(tmp_path: Path, files: dict[str, str]) -> Path:
+    fake = tmp_path / "llmist"
+    for name, source in files.items():
+        path = fake / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(source)
+    return fake
+
+
+def test_the_cycle_checker_finds_a_cycle_closed_inside_a_function(tmp_path: Path) -> None:
+    fake = _fake_package(
+        tmp_path,
+        {
+            "agent/__init__.py": "",
+            "agent/a.py": "from llmist.agent.b import B\n",
+            "agent/b.py": "def f():\n    from . import a\n",
+        },
+    )
+    assert cycles(fake) == [["llmist.agent.a", "llmist.agent.b"]]
+
+
+def test_the_cycle_checker_ignores_imports_for_type_checking_only(tmp_path: Path) -> None:
+    fake = _fake_package(
+        tmp_path,
+        {
+            "agent/__init__.py": "",
+            "agent/a.py": "from llmist.agent.b import B\n",
+            "agent/b.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from llmist.agent.a import A\n",
+        },
+    )
+    assert cycles(fake) == []
+
+
+def test_a_name_taken_from_a_packages_init_by_its_own_module_is_a_cycle(tmp_path: Path) -> None:
+    fake = _fake_package(
+        tmp_path,
+        {
+            "gadgets/__init__.py": "from llmist.gadgets.base import Gadget\nfrom llmist.gadgets.f import g\n",
+            "gadgets/base.py": "",
+            "gadgets/f.py": "from llmist.gadgets import Gadget\nfrom llmist.gadgets import base\n",
+        },
+    )
+    assert cycles(fake) == [["llmist.gadgets", "llmist.gadgets.f"]]

@@ -2,7 +2,7 @@
 
 import asyncio
 
-from llmist import AbortSignal, Agent, gadget
+from llmist import AbortSignal, Agent, RunLimits, gadget
 from llmist.testing import MockModel, block_call
 
 
@@ -14,14 +14,13 @@ def step(n: int) -> str:
 
 async def main() -> None:
     forever = MockModel(lambda messages: block_call("step", n=len(messages)))
-    agent = Agent(
-        model=forever,
-        gadgets=[step],
+    limits = RunLimits(
         max_iterations=3,  # stop_reason "max_iterations"
         max_gadgets_per_response=5,  # later calls are reported to the model as not run
         max_cost=0.50,  # USD, model + gadgets: stop_reason "budget"
         max_tokens=100_000,  # tokens in + out: stop_reason "budget"
     )
+    agent = Agent(model=forever, gadgets=[step], limits=limits)
     result = await agent.run("Go")
     print(result.stop_reason, result.iterations)  # max_iterations 3
 

@@ -12,8 +12,8 @@ each layer's module draws its own part of the tree::
     │   ├── GadgetSignal                ModelRetry, TaskCompletionSignal, HumanInputRequired
     │   └── GadgetAbortedError          GadgetTimeoutError
     ├── providers.errors.ProviderError  model backends: missing SDK or key, refusals, retryable failures
-    ├── agent.OutputValidationError     the final answer never fit the output type
-    └── agent.guard.RealModelRequestBlocked  a test reached for a real model
+    └── agent.errors                    the agent's: OutputValidationError, RepairRefused,
+                                        SessionError, MessageFormatError, RealModelRequestBlocked
 """
 
 from __future__ import annotations

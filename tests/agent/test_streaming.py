@@ -43,4 +43,5 @@ async def test_the_calls_of_one_response_run_at_the_same_time() -> None:
 
     text = "".join(block_call("meet", invocation_id=f"m{i}", n=i) for i in range(3)) + "x" * 300
     result = await Agent(model=MockModel([text, "done"], chunk_size=10), gadgets=[meet]).run("q")
-    assert [(r.result, r.error) for r in result.gadget_results] == [("0", None), ("1", None), ("2", None)]
+    # Results are recorded as calls finish, so their order is whichever call the loop woke first.
+    assert sorted((r.result, r.error) for r in result.gadget_results) == [("0", None), ("1", None), ("2", None)]

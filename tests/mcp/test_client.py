@@ -216,3 +216,24 @@ async def test_a_server_that_died_is_started_again_by_the_next_run(toy: MCPServe
         await agent.run("first")
         assert not toy.connected
         assert (await agent.run("second")).gadget_results[0].result == "4"
+
+
+async def test_compaction_runs_in_a_run_with_mcp_servers(toy: MCPServerStdio) -> None:
+    from llmist.agent import CompactionContext, Hooks, Observers, SlidingWindow
+
+    rounds = iter(range(30))
+
+    def long_turns(messages: Sequence[Message]) -> str:
+        n = next(rounds, None)
+        return "so far so good " * 40 + block("add", a=n, b=1) if n is not None else "done"
+
+    reports: list[CompactionContext] = []
+    model = MockModel(long_turns)
+    agent = Agent(
+        model=model, mcp_servers=[toy], context_window=3_000, max_iterations=40, compaction=SlidingWindow(keep_turns=3),
+        hooks=Hooks(observers=Observers(on_compaction=reports.append)),
+    )  # fmt: skip
+    result = await agent.run("Count.")
+    assert result.output == "done"
+    assert len(reports) >= 3
+    assert all(sum(len(m.text) for m in r.messages) / 4 < 3_000 for r in model.requests)

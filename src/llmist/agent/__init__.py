@@ -1,8 +1,12 @@
-"""The agent loop: ``Agent``, the ``LLMist.create_agent()`` builder, events, hooks and presets."""
+"""The agent loop: ``Agent``, its option groups, the ``LLMist.create_agent()`` builder, events,
+hooks, presets and the features (typed output, sessions, compaction, subagents, tracing).
 
-from llmist.agent._media import UserPrompt
-from llmist.agent._output import OutputValidationError
-from llmist.agent.agent import Agent, AgentStream, HumanInputHandler
+Public modules sit at the top of the package; the run machinery is in ``_run`` (the plan, the
+loop), the features in ``_features``, and ``_assemble`` puts a run together from both.
+"""
+
+from llmist.agent._run.media import UserPrompt
+from llmist.agent.agent import Agent
 from llmist.agent.builder import AgentBuilder
 from llmist.agent.client import LLMist
 from llmist.agent.compaction import (
@@ -15,6 +19,13 @@ from llmist.agent.compaction import (
     count_tokens,
     split_turns,
 )
+from llmist.agent.errors import (
+    MessageFormatError,
+    OutputValidationError,
+    RealModelRequestBlocked,
+    RepairRefused,
+    SessionError,
+)
 from llmist.agent.events import (
     AgentEvent,
     GadgetResultEvent,
@@ -25,7 +36,6 @@ from llmist.agent.events import (
     ReasoningEvent,
     SubagentEvent,
 )
-from llmist.agent.guard import RealModelRequestBlocked
 from llmist.agent.hooks import (
     ChunkContext,
     CompactionContext,
@@ -52,17 +62,19 @@ from llmist.agent.messages import (
     AssistantMessage,
     CompactionSummary,
     GadgetResultMessage,
-    MessageFormatError,
     dumps_messages,
     loads_messages,
     messages_from_json,
     messages_to_json,
 )
+from llmist.agent.options import GadgetSettings, HumanInputHandler, ModelSettings, PromptSettings, RunLimits
 from llmist.agent.presets import HookPresets, Progress
 from llmist.agent.prompt import Markers, PromptStyle, Syntax, SyntaxOption, estimate_prompt_tokens, render_system_prompt
-from llmist.agent.repairs import RepairEvent, RepairKind, RepairRefused
+from llmist.agent.repairs import RepairEvent, RepairKind
 from llmist.agent.result import AgentResult, StopReason
-from llmist.agent.sessions import Session, SessionError, SQLiteSession
+from llmist.agent.sessions import Session, SQLiteSession
+from llmist.agent.spec import AgentSpec
+from llmist.agent.stream import AgentStream
 from llmist.agent.subagents import DEFAULT_MAX_DEPTH, SubagentGadget, SubagentParams
 
 __all__ = [
@@ -71,6 +83,7 @@ __all__ = [
     "AgentBuilder",
     "AgentEvent",
     "AgentResult",
+    "AgentSpec",
     "AgentStream",
     "AssistantMessage",
     "ChunkContext",
@@ -84,6 +97,7 @@ __all__ = [
     "GadgetContext",
     "GadgetResultEvent",
     "GadgetResultMessage",
+    "GadgetSettings",
     "GadgetSkippedEvent",
     "GuardrailEvent",
     "HookPresets",
@@ -100,10 +114,12 @@ __all__ = [
     "Markers",
     "MessageFormatError",
     "ModelFallbackEvent",
+    "ModelSettings",
     "Observers",
     "OutputValidationError",
     "Proceed",
     "Progress",
+    "PromptSettings",
     "PromptStyle",
     "RealModelRequestBlocked",
     "ReasoningEvent",
@@ -114,6 +130,7 @@ __all__ = [
     "ReplaceMessages",
     "ReplaceParameters",
     "Rethrow",
+    "RunLimits",
     "SQLiteSession",
     "Session",
     "SessionError",

@@ -1,53 +1,90 @@
-"""``Agent``: a model, gadgets, a system prompt and hooks; ``run``, ``run_sync`` and ``stream``."""
+"""``Agent``: a model, gadgets, options in four groups and features; ``run``, ``run_sync`` and ``stream``."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections import deque
-from collections.abc import AsyncGenerator, Sequence
-from typing import TYPE_CHECKING, Any, Generic, TypeAlias, overload
+import functools
+import operator
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar, overload
 
-from typing_extensions import TypeVar
+from typing_extensions import TypeVar as DefaultTypeVar
+from typing_extensions import Unpack
 
-from llmist.agent._compaction_run import as_compaction, compaction_hooks
-from llmist.agent._config import HumanInputHandler, RunConfig, agent_system_prompt
-from llmist.agent._loop import Events, run_loop
-from llmist.agent._media import UserPrompt, user_content, with_text
-from llmist.agent._models import resolve_agent_model
-from llmist.agent._output import (
-    DEFAULT_MAX_OUTPUT_RETRIES,
-    OutputSpec,
-    output_hooks,
-    output_spec,
-    typed_events,
-    typed_result,
-)
-from llmist.agent._session_run import run_with_session, session_hooks
+from llmist.agent._assemble import plan_of, start_run
+from llmist.agent._features.output import DEFAULT_MAX_OUTPUT_RETRIES
+from llmist.agent._run.media import UserPrompt
+from llmist.agent._run.plan import agent_system_prompt
 from llmist.agent.compaction import Compaction, CompactionStrategy
-from llmist.agent.events import AgentEvent
 from llmist.agent.hooks import Hooks, merge_hooks
-from llmist.agent.instrumentation import InstrumentationSettings, resolve
+from llmist.agent.instrumentation import InstrumentationSettings
+from llmist.agent.options import (
+    FlatOptions,
+    GadgetSettings,
+    HumanInputHandler,
+    ModelSettings,
+    OptionGroups,
+    PromptSettings,
+    RunLimits,
+)
 from llmist.agent.prompt import Markers, PromptStyle, Syntax, SyntaxOption
 from llmist.agent.result import AgentResult, OutputT
 from llmist.agent.sessions import Session
-from llmist.agent.subagents import DEFAULT_MAX_DEPTH, RunScope, SubagentGadget, has_subagents, run_with_subagents
+from llmist.agent.spec import AgentSpec
+from llmist.agent.stream import AgentStream
+from llmist.agent.subagents import DEFAULT_MAX_DEPTH, SubagentGadget
 from llmist.gadgets import AbortSignal, Gadget, ModelClient, as_gadget
-from llmist.providers.base import ContentPart, Message, Provider, Reasoning, ReasoningEffort
-from llmist.providers.vision import check_images_accepted
+from llmist.providers.base import Message, Provider, Reasoning
 
 if TYPE_CHECKING:
     from llmist.mcp import MCPServer
 
 __all__ = ["Agent", "AgentStream", "HumanInputHandler"]
 
-RunOutputT = TypeVar("RunOutputT")
+RunOutputT = DefaultTypeVar("RunOutputT")
 """The output type of one run given ``run(..., output_type=...)``."""
+
+T = TypeVar("T")
 
 OutputType: TypeAlias = "type[OutputT] | Sequence[type[OutputT]]"
 """What ``output_type`` takes: a type (a Pydantic model, ``str``, any type pydantic validates, a
 ``A | B`` union) or a list of types (one final-answer gadget each; ``str`` among them lets the
 model answer in prose)."""
+
+_GROUPS: dict[type[Any], Any] = {cls: cls() for cls in (RunLimits, ModelSettings, PromptSettings, GadgetSettings)}
+"""Each option group's defaults."""
+_NAMES = {RunLimits: "limits", ModelSettings: "model_settings", PromptSettings: "prompt_settings"}
+_NAMES[GadgetSettings] = "gadget_settings"
+"""Each option group's name (its ``Agent`` keyword and attribute)."""
+
+
+class _Option(Generic[T]):
+    """An agent attribute kept in its spec: reading gives the spec's value (or a field of one of
+    its groups); assigning makes a new spec, which the next run takes."""
+
+    def __init__(self, field: str, group: str | None = None) -> None:
+        self.field = field
+        self.group = group
+
+    @overload
+    def __get__(self, agent: None, owner: type[Any]) -> _Option[T]: ...
+    @overload
+    def __get__(self, agent: Agent[Any], owner: type[Any]) -> T: ...
+    def __get__(self, agent: Agent[Any] | None, owner: type[Any]) -> T | _Option[T]:
+        if agent is None:
+            return self
+        spec = agent._spec
+        value: T = getattr(getattr(spec, self.group) if self.group else spec, self.field)
+        return value
+
+    def __set__(self, agent: Agent[Any], value: T) -> None:
+        spec = agent._spec
+        if self.group is None:
+            agent._spec = spec.changed(**{self.field: value})
+        else:
+            group = dataclasses.replace(getattr(spec, self.group), **{self.field: value})
+            agent._spec = spec.changed(**{self.group: group})
 
 
 class Agent(Generic[OutputT]):
@@ -56,163 +93,163 @@ class Agent(Generic[OutputT]):
     Args:
         model: ``"mock"``, ``"provider:model"``, an alias, or a provider instance (``MockModel``...).
         gadgets: ``Gadget`` instances, ``Gadget`` subclasses or ``@gadget`` functions.
-        system: Replaces the default preamble of the system prompt.
-        system_extra: Added after the preamble.
-        prompt_style: ``"full"`` (every rule and parameter detail) or ``"compact"`` (one call form and
-            one line per gadget: for small models; see :doc:`local-models`).
-        few_shot: Example exchanges (task, call, result, answer) sent before the task, made from
-            the first ``GadgetExample`` with an ``output`` of up to this many gadgets.
-        strict: Turn the loop's repairs of a model's mistakes (an unknown gadget name, a repeated
-            call, an invented result) into a :class:`~llmist.agent.RepairRefused` error ending the run.
-        hooks: One :class:`Hooks` or several (merged in order).
+        limits: When a run stops (:class:`RunLimits`: iterations, cost, tokens, calls per
+            response, a response without calls).
+        model_settings: What each model request asks for (:class:`ModelSettings`: temperature,
+            reasoning, response length) and the model's context window.
+        prompt_settings: The system prompt (:class:`PromptSettings`: preamble, extra
+            instructions, style, example exchanges, block markers).
+        gadget_settings: How gadgets run (:class:`GadgetSettings`: default timeout, output
+            limiting, the human-input handler, the client lent to gadgets).
         syntax: How the model calls gadgets: it writes ``"block"`` (``!!!GADGET_START:``) or
             ``"emoji"`` (``🛠️[``) calls in its text, or ``"native"``: the provider's tool-calling
             API; ``"auto"``: native where the model registry says the model does it well, else
             block (see :doc:`native-tools`).
-        max_iterations: Most model calls per run.
-        max_gadgets_per_response: Most calls run per response; later ones are reported as not run.
-        stop_on_no_calls: End the run when a response has no calls (else ask the model to go on).
-        max_cost: Stop once the run cost this many USD (model + gadgets).
-        max_tokens: Stop once the run used this many tokens (in + out).
-        gadget_output_limit: Store outputs too large for the context and give the model
-            ``GadgetOutputViewer`` to read them.
-        gadget_output_limit_percent: Share of the context window one output may take.
-        context_window: Tokens of the model's context (default: from the model registry, else 128k).
-        on_human_input: Answers ``HumanInputRequired`` from gadgets.
-        gadget_timeout_s: Default timeout of gadgets without their own ``timeout_s``.
-        temperature: Sampling temperature (0 by default; ``None`` for the provider's default).
-        max_response_tokens: Cap on each response's length.
-        reasoning: How much a reasoning model thinks: an effort (``"low"``, ``"high"``...), a
-            token budget (``8000``) or a :class:`~llmist.providers.Reasoning`; passed to the
-            provider in its native parameter. Thinking text streams as ``ReasoningEvent``.
-        gadget_start_prefix / gadget_end_prefix / gadget_arg_prefix: Custom block markers.
-        model_registry: Prices model calls (default: the providers' registry when available).
-        llm_client: Client lent to gadgets as ``ctx.llm`` (an ``LLMClient``; default: a client of
-            this agent's model and registry). Each call a gadget makes adds its cost to the gadget's.
-        mcp_servers: MCP servers (``MCPServerStdio``, ``MCPServerHTTP``) whose tools join the gadgets;
-            each run connects those not yet connected and closes them when it ends.
+        hooks: One :class:`Hooks` or several (merged in order).
         output_type: The type of the final answer (``str`` by default); see :doc:`output`. The
             model then ends with a final-answer gadget whose schema is the type, and
             ``AgentResult.output`` is the validated instance.
         max_output_retries: Invalid final answers fed back to the model before the run raises
             :class:`~llmist.OutputValidationError`.
-        instrument: Trace runs with OpenTelemetry (``True`` or :class:`InstrumentationSettings`;
-            ``None`` follows :func:`llmist.instrument`); see :doc:`tracing`.
+        strict: Turn the loop's repairs of a model's mistakes (an unknown gadget name, a repeated
+            call, an invented result) into a :class:`~llmist.agent.RepairRefused` error ending the run.
         session: Keeps the conversation between runs and processes (:class:`SQLiteSession`...):
             each run continues it and saves it after every completed iteration; see :doc:`sessions`.
-        name / description: What the agent is called and does, when another agent calls it
-            (``subagents=[...]``, :meth:`as_gadget`).
-        subagents: Agents (with a ``name`` and ``description``) or their :meth:`as_gadget`
-            gadgets this agent may call with a task; see :doc:`subagents`.
         compaction: Shrinks the conversation when it nears the context window: a
             :class:`Compaction` or a strategy (:class:`SlidingWindow`, :class:`Summarize`);
             ``None`` (the default) never compacts. See :doc:`compaction`.
-    """
+        mcp_servers: MCP servers (``MCPServerStdio``, ``MCPServerHTTP``) whose tools join the gadgets;
+            each run connects those not yet connected and closes them when it ends.
+        instrument: Trace runs with OpenTelemetry (``True`` or :class:`InstrumentationSettings`;
+            ``None`` follows :func:`llmist.instrument`); see :doc:`tracing`.
+        subagents: Agents (with a ``name`` and ``description``) or their :meth:`as_gadget`
+            gadgets this agent may call with a task; see :doc:`subagents`.
+        model_registry: Prices model calls (default: the providers' registry when available).
+        name / description: What the agent is called and does, when another agent calls it
+            (``subagents=[...]``, :meth:`as_gadget`).
+        **options: The flat keywords of earlier versions, each a field of a group (it overrides
+            that field of a group given too): ``max_iterations``, ``max_cost``, ``max_tokens``,
+            ``max_gadgets_per_response``, ``stop_on_no_calls`` (:class:`RunLimits`);
+            ``temperature``, ``reasoning``, ``max_response_tokens``, ``context_window``
+            (:class:`ModelSettings`); ``system``, ``system_extra``, ``prompt_style``,
+            ``few_shot``, ``gadget_start_prefix`` / ``gadget_end_prefix`` / ``gadget_arg_prefix``
+            (:class:`PromptSettings`); ``gadget_timeout_s``, ``gadget_output_limit``,
+            ``gadget_output_limit_percent``, ``on_human_input``, ``llm_client``
+            (:class:`GadgetSettings`).
 
-    _config: RunConfig | None
-    _output: OutputSpec | None
-    _output_config: RunConfig | None
+    Every option is also an attribute (``agent.limits``, ``agent.max_iterations``,
+    ``agent.hooks``...). Assigning one applies from the next run on: a run takes the agent's
+    :attr:`spec` when it starts and reads nothing else of the agent.
+    """
 
     def __init__(
         self,
         *,
         model: str | Provider,
         gadgets: Sequence[object] = (),
-        system: str | None = None,
-        system_extra: str | None = None,
-        prompt_style: PromptStyle = "full",
-        few_shot: int = 0,
-        strict: bool = False,
-        hooks: Hooks | Sequence[Hooks] | None = None,
+        limits: RunLimits | None = None,
+        model_settings: ModelSettings | None = None,
+        prompt_settings: PromptSettings | None = None,
+        gadget_settings: GadgetSettings | None = None,
         syntax: SyntaxOption = "block",
-        max_iterations: int = 10,
-        max_gadgets_per_response: int | None = None,
-        stop_on_no_calls: bool = True,
-        max_cost: float | None = None,
-        max_tokens: int | None = None,
-        gadget_output_limit: bool = True,
-        gadget_output_limit_percent: float = 15.0,
-        context_window: int | None = None,
-        on_human_input: HumanInputHandler | None = None,
-        gadget_timeout_s: float | None = None,
-        temperature: float | None = 0.0,
-        max_response_tokens: int | None = None,
-        reasoning: Reasoning | ReasoningEffort | int | None = None,
-        gadget_start_prefix: str = "!!!GADGET_START:",
-        gadget_end_prefix: str = "!!!GADGET_END",
-        gadget_arg_prefix: str = "!!!ARG:",
-        model_registry: Any = None,
-        llm_client: ModelClient | None = None,
-        mcp_servers: Sequence[MCPServer] = (),
+        hooks: Hooks | Sequence[Hooks] | None = None,
         output_type: type[OutputT] | Sequence[type[OutputT]] = str,  # type: ignore[assignment]
         max_output_retries: int = DEFAULT_MAX_OUTPUT_RETRIES,
-        instrument: InstrumentationSettings | bool | None = None,
+        strict: bool = False,
         session: Session | None = None,
         compaction: Compaction | CompactionStrategy | None = None,
+        mcp_servers: Sequence[MCPServer] = (),
+        instrument: InstrumentationSettings | bool | None = None,
+        subagents: Sequence[Agent[Any] | SubagentGadget] = (),
+        model_registry: Any = None,
         name: str | None = None,
         description: str | None = None,
-        subagents: Sequence[Agent[Any] | SubagentGadget] = (),
+        **options: Unpack[FlatOptions],
     ) -> None:
-        _check_options(syntax, max_iterations, prompt_style, few_shot)
-        self.model, self.name, self.description = model, name, description
+        changes = _fold(options) if options else {}
+        self.name, self.description = name, description
         self.gadgets: list[Gadget] = _unique_gadgets([*gadgets, *(_subagent_gadget(s) for s in subagents)])
-        self.hooks: Hooks | None = hooks if isinstance(hooks, Hooks) or hooks is None else merge_hooks(*hooks)
-        self.syntax, self.markers = syntax, Markers(gadget_start_prefix, gadget_end_prefix, gadget_arg_prefix)
-        # Grouped as the docstring lists them; each is read at the start of every run.
-        self.system, self.system_extra = system, system_extra
-        self.prompt_style, self.few_shot, self.strict = prompt_style, few_shot, strict
-        self.max_iterations, self.max_gadgets_per_response = max_iterations, max_gadgets_per_response
-        self.stop_on_no_calls, self.max_cost, self.max_tokens = stop_on_no_calls, max_cost, max_tokens
-        self.gadget_output_limit, self.gadget_output_limit_percent = gadget_output_limit, gadget_output_limit_percent
-        self.context_window, self.gadget_timeout_s = context_window, gadget_timeout_s
-        self.on_human_input = on_human_input
-        self.temperature, self.max_response_tokens = temperature, max_response_tokens
-        self.reasoning = Reasoning.of(reasoning)
-        self.model_registry, self.llm_client, self.mcp_servers = model_registry, llm_client, list(mcp_servers)
-        self.output_type, self.max_output_retries, self.instrument = output_type, max_output_retries, instrument
-        self.session, self.compaction = session, _checked_compaction(compaction)
-        self._output, self._output_config = output_spec(output_type, max_output_retries), None
+        """The agent's gadgets (its subagents' among them); a change applies from the next run on."""
+        self.mcp_servers: list[MCPServer] = list(mcp_servers)
+        """The agent's MCP servers; a change applies from the next run on."""
+        self._spec = AgentSpec(
+            model=model,
+            gadgets=tuple(self.gadgets),
+            syntax=syntax,
+            hooks=hooks if isinstance(hooks, Hooks) or hooks is None else merge_hooks(*hooks),
+            strict=strict,
+            model_registry=model_registry,
+            output_type=output_type,
+            max_output_retries=max_output_retries,
+            session=session,
+            compaction=compaction,
+            mcp_servers=tuple(self.mcp_servers),
+            instrument=instrument,
+            limits=_group(RunLimits, limits, changes),
+            model_settings=_group(ModelSettings, model_settings, changes),
+            prompt_settings=_group(PromptSettings, prompt_settings, changes),
+            gadget_settings=_group(GadgetSettings, gadget_settings, changes),
+        )
+
+    # The options, kept in the spec; each assignment applies from the next run on.
+    model = _Option[str | Provider]("model")
+    """The model runs use (``llmist.testing.override`` swaps it for a test)."""
+    limits = _Option[RunLimits]("limits")
+    model_settings = _Option[ModelSettings]("model_settings")
+    prompt_settings = _Option[PromptSettings]("prompt_settings")
+    gadget_settings = _Option[GadgetSettings]("gadget_settings")
+    syntax = _Option[SyntaxOption]("syntax")
+    hooks = _Option[Hooks | None]("hooks")
+    output_type = _Option[Any]("output_type")
+    max_output_retries = _Option[int]("max_output_retries")
+    strict = _Option[bool]("strict")
+    session = _Option[Session | None]("session")
+    compaction = _Option[Compaction | CompactionStrategy | None]("compaction")
+    instrument = _Option[InstrumentationSettings | bool | None]("instrument")
+    model_registry = _Option[Any]("model_registry")
+    # The flat options of earlier versions, as fields of their groups.
+    max_iterations = _Option[int]("max_iterations", "limits")
+    max_cost = _Option[float | None]("max_cost", "limits")
+    max_tokens = _Option[int | None]("max_tokens", "limits")
+    max_gadgets_per_response = _Option[int | None]("max_gadgets_per_response", "limits")
+    stop_on_no_calls = _Option[bool]("stop_on_no_calls", "limits")
+    temperature = _Option[float | None]("temperature", "model_settings")
+    reasoning = _Option[Reasoning | None]("reasoning", "model_settings")
+    max_response_tokens = _Option[int | None]("max_response_tokens", "model_settings")
+    context_window = _Option[int | None]("context_window", "model_settings")
+    system = _Option[str | None]("system", "prompt_settings")
+    system_extra = _Option[str | None]("system_extra", "prompt_settings")
+    prompt_style = _Option[PromptStyle]("style", "prompt_settings")
+    few_shot = _Option[int]("few_shot", "prompt_settings")
+    markers = _Option[Markers]("markers", "prompt_settings")
+    gadget_timeout_s = _Option[float | None]("timeout_s", "gadget_settings")
+    gadget_output_limit = _Option[bool]("output_limit", "gadget_settings")
+    gadget_output_limit_percent = _Option[float]("output_limit_percent", "gadget_settings")
+    on_human_input = _Option[HumanInputHandler | None]("on_human_input", "gadget_settings")
+    llm_client = _Option[ModelClient | None]("llm_client", "gadget_settings")
 
     @property
-    def model(self) -> str | Provider:
-        """The model runs use. Assigning another one (``llmist.testing.override`` does) applies
-        from the next run on."""
-        return self._model
-
-    @model.setter
-    def model(self, model: str | Provider) -> None:
-        self._model = model
-        self._config = None
-        self._output_config = None
+    def spec(self) -> AgentSpec:
+        """The agent's options, frozen: what a run starting now takes (with :attr:`gadgets` and
+        :attr:`mcp_servers` as they are now)."""
+        spec, gadgets, servers = self._spec, self.gadgets, self.mcp_servers
+        # Compared by identity, at every run: the lists are the agent's to change.
+        same = len(spec.gadgets) == len(gadgets) and all(map(operator.is_, spec.gadgets, gadgets))
+        if same and (servers or spec.mcp_servers):
+            same = len(spec.mcp_servers) == len(servers) and all(map(operator.is_, spec.mcp_servers, servers))
+        if not same:
+            spec = self._spec = spec.changed(gadgets=tuple(gadgets), mcp_servers=tuple(servers))
+        return spec
 
     @property
     def system_prompt(self) -> str:
-        """The system prompt the model receives (rendered once and cached)."""
-        if self._output is not None:
-            return self._typed_config(self._output).system_prompt
-        return self._run_config().system_prompt
+        """The system prompt the model receives (as a run starting now would send it)."""
+        return plan_of(self.spec).system_prompt
 
     @property
     def call_syntax(self) -> Syntax:
         """How this agent's runs call gadgets: its ``syntax``, with ``"auto"`` resolved for its model."""
-        return self._run_config().syntax
-
-    def _run_config(self) -> RunConfig:
-        if self._config is None:
-            provider, model_name = resolve_agent_model(self.model, self.model_registry)
-            self._config = RunConfig.build(self._untyped(), provider, model_name)
-        return self._config
-
-    def _untyped(self) -> Agent[Any]:
-        return self
-
-    def _typed_config(self, spec: OutputSpec) -> RunConfig:
-        base = self._run_config()
-        if spec is not self._output:
-            return RunConfig.build(self._untyped(), base.provider, base.model_name, spec.gadgets)
-        if self._output_config is None or self._output_config.provider is not base.provider:
-            self._output_config = RunConfig.build(self._untyped(), base.provider, base.model_name, spec.gadgets)
-        return self._output_config
+        return plan_of(self.spec).syntax
 
     def as_gadget(
         self, name: str | None = None, description: str | None = None, *, max_depth: int = DEFAULT_MAX_DEPTH
@@ -231,36 +268,6 @@ class Agent(Generic[OutputT]):
             )
         return SubagentGadget(self, name, description, max_depth=max_depth)
 
-    def _start(
-        self,
-        prompt: UserPrompt | None,
-        signal: AbortSignal | None,
-        output_type: Any,
-        history: Sequence[Message] | None,
-        *,
-        scope: RunScope | None = None,
-    ) -> AgentStream[Any]:
-        spec = self._output if output_type is None else output_spec(output_type, self.max_output_retries)
-        config = self._run_config() if spec is None else self._typed_config(spec)
-        content = None if prompt is None else user_content(prompt)
-        if content is not None and not isinstance(content, str):
-            name = getattr(config.provider, "name", "")
-            check_images_accepted([Message("user", content)], config.model_name, config.vision, provider=name)
-        if self.compaction is not None:
-            config = _with_controllers(config, compaction_hooks(as_compaction(self.compaction), config))
-        tracing = resolve(self.instrument)
-        return AgentStream(
-            config,
-            content,
-            signal,
-            mcp_servers=self.mcp_servers,
-            output=spec,
-            tracing=tracing,
-            history=history,
-            session=self.session,
-            scope=scope,
-        )
-
     @overload
     def stream(
         self,
@@ -269,6 +276,7 @@ class Agent(Generic[OutputT]):
         signal: AbortSignal | None = None,
         output_type: None = None,
         history: Sequence[Message] | None = None,
+        **groups: Unpack[OptionGroups],
     ) -> AgentStream[OutputT]: ...
     @overload
     def stream(
@@ -278,6 +286,7 @@ class Agent(Generic[OutputT]):
         signal: AbortSignal | None = None,
         output_type: type[RunOutputT] | Sequence[type[RunOutputT]],
         history: Sequence[Message] | None = None,
+        **groups: Unpack[OptionGroups],
     ) -> AgentStream[RunOutputT]: ...
     def stream(
         self,
@@ -286,15 +295,18 @@ class Agent(Generic[OutputT]):
         signal: AbortSignal | None = None,
         output_type: Any = None,
         history: Sequence[Message] | None = None,
+        **groups: Unpack[OptionGroups],
     ) -> AgentStream[Any]:
         """Start a run; iterate the returned :class:`AgentStream` for its events as they happen.
 
-        ``output_type`` overrides the agent's for this run. ``history`` (an earlier result's
-        ``messages``, or :func:`~llmist.loads_messages` of a saved one) is the conversation the
-        run continues (default: the session's, else none); ``prompt`` ``None`` continues it
-        without a new user message.
+        ``output_type`` and the option groups (``limits=``, ``model_settings=``,
+        ``prompt_settings=``, ``gadget_settings=``) replace the agent's for this run only.
+        ``history`` (an earlier result's ``messages``, or :func:`~llmist.loads_messages` of a
+        saved one) is the conversation the run continues (default: the session's, else none);
+        ``prompt`` ``None`` continues it without a new user message.
         """
-        return self._start(prompt, signal, output_type, history)
+        spec = self.spec if output_type is None and not groups else self._run_spec(output_type, groups)
+        return start_run(spec, prompt, signal=signal, history=history)
 
     @overload
     async def run(
@@ -304,6 +316,7 @@ class Agent(Generic[OutputT]):
         signal: AbortSignal | None = None,
         output_type: None = None,
         history: Sequence[Message] | None = None,
+        **groups: Unpack[OptionGroups],
     ) -> AgentResult[OutputT]: ...
     @overload
     async def run(
@@ -313,6 +326,7 @@ class Agent(Generic[OutputT]):
         signal: AbortSignal | None = None,
         output_type: type[RunOutputT] | Sequence[type[RunOutputT]],
         history: Sequence[Message] | None = None,
+        **groups: Unpack[OptionGroups],
     ) -> AgentResult[RunOutputT]: ...
     async def run(
         self,
@@ -321,182 +335,97 @@ class Agent(Generic[OutputT]):
         signal: AbortSignal | None = None,
         output_type: Any = None,
         history: Sequence[Message] | None = None,
+        **groups: Unpack[OptionGroups],
     ) -> AgentResult[Any]:
-        """Run to the end and return the :class:`AgentResult` (``output_type`` overrides the
-        agent's; ``history`` as in :meth:`stream`).
+        """Run to the end and return the :class:`AgentResult` (the other arguments as in :meth:`stream`).
 
         ``prompt`` is text, or text and images: ``["What is this?", ImagePart.from_path("cat.png")]``.
         Images for a model known not to see them raise :class:`~llmist.ImagesNotSupportedError`.
         """
-        s = self._start(prompt, signal, output_type, history)
+        spec = self.spec if output_type is None and not groups else self._run_spec(output_type, groups)
+        s = start_run(spec, prompt, signal=signal, history=history)
         async for _ in s.batches():
             pass
-        assert s.result is not None
-        return s.result
+        result = s.result
+        assert result is not None
+        return result
 
-    def run_sync(self, prompt: UserPrompt | None, *, history: Sequence[Message] | None = None) -> AgentResult[OutputT]:
+    def run_sync(
+        self,
+        prompt: UserPrompt | None,
+        *,
+        history: Sequence[Message] | None = None,
+        **groups: Unpack[OptionGroups],
+    ) -> AgentResult[OutputT]:
         """``run`` for code without an event loop."""
-        return asyncio.run(self.run(prompt, history=history))
+        return asyncio.run(self.run(prompt, history=history, **groups))
+
+    def _run_spec(self, output_type: Any, groups: OptionGroups) -> AgentSpec:
+        """The spec of a run: the agent's, with what the run replaces (a ``None`` replaces nothing)."""
+        spec = self.spec
+        changes: dict[str, Any] = {key: value for key, value in groups.items() if value is not None}
+        if output_type is not None:
+            changes["output_type"] = output_type
+        return spec.changed(**changes) if changes else spec
 
     def render_system_prompt(self, gadgets: Sequence[Gadget]) -> str:
         """The system prompt for ``gadgets`` with this agent's syntax, markers and texts (with
         ``syntax="auto"``, the syntax its runs use: see :attr:`call_syntax`)."""
         option = self.syntax
-        return agent_system_prompt(self._untyped(), gadgets, self.call_syntax if option == "auto" else option)
+        return agent_system_prompt(self.prompt_settings, gadgets, self.call_syntax if option == "auto" else option)
 
     def __repr__(self) -> str:
         return f"Agent(model={self.model!r}, gadgets={[g.name for g in self.gadgets]}, syntax={self.syntax!r})"
 
 
-class AgentStream(Generic[OutputT]):
-    """The events of one run, as an async iterator; ``result`` is set once it is exhausted.
+_FLAT = {name: option for name, option in vars(Agent).items() if isinstance(option, _Option) and option.group}
+"""The flat options: each an attribute of ``Agent`` that is a field of a group."""
 
-    ``cancel()`` stops the run at the next step (running gadgets are cancelled); the result then
-    has ``stop_reason == "cancelled"``.
-    """
-
-    def __init__(
-        self,
-        config: RunConfig,
-        prompt: str | tuple[ContentPart, ...] | None,
-        signal: AbortSignal | None,
-        *,
-        mcp_servers: Sequence[MCPServer] = (),
-        output: OutputSpec | None = None,
-        tracing: InstrumentationSettings | None = None,
-        history: Sequence[Message] | None = None,
-        session: Session | None = None,
-        scope: RunScope | None = None,
-    ) -> None:
-        self.signal = signal if signal is not None else AbortSignal()
-        """Fire it (or call :meth:`cancel`) to cancel the run."""
-        self.result: AgentResult[OutputT] | None = None
-        """The run's outcome, once the stream is exhausted."""
-        self._output = output
-        self._gave_up: str | None = None
-        self._pending: deque[AgentEvent] = deque()
-        tracer = None
-        if output is not None:
-            prompt = output.instruction() if prompt is None else with_text(prompt, output.instruction())
-            config = _with_observers(config, output_hooks(output, self._give_up))
-        if session is not None:
-            config = _with_observers(config, session_hooks(session))
-        if tracing is not None:
-            from llmist.agent._tracing import RunTracer
-
-            tracer = RunTracer(tracing, config)
-            config = _with_observers(config, tracer.hooks())
-        self._gen: AsyncGenerator[Events, None] = self._events(config, prompt, mcp_servers, history, session)
-        if has_subagents(config.gadgets):
-            self._gen = run_with_subagents(self._gen, scope or RunScope(), self._add_subagent_usage)
-        if output is not None:
-            self._gen = typed_events(self._gen, self._type_result)
-        if tracer is not None:
-            self._gen = tracer.wrap(self._gen, lambda: self.result)
-
-    def _events(
-        self,
-        config: RunConfig,
-        prompt: str | tuple[ContentPart, ...] | None,
-        mcp_servers: Sequence[MCPServer],
-        history: Sequence[Message] | None,
-        session: Session | None,
-    ) -> AsyncGenerator[Events, None]:
-        if session is not None:
-            return run_with_session(session, history, lambda loaded: self._loop(config, prompt, mcp_servers, loaded))
-        return self._loop(config, prompt, mcp_servers, history or ())
-
-    def _loop(
-        self,
-        config: RunConfig,
-        prompt: str | tuple[ContentPart, ...] | None,
-        mcp_servers: Sequence[MCPServer],
-        history: Sequence[Message],
-    ) -> AsyncGenerator[Events, None]:
-        if not mcp_servers:
-            return run_loop(config, prompt, self.signal, self._set_result, history)
-        from llmist.agent._mcp_run import run_with_mcp
-
-        return run_with_mcp(
-            config,
-            mcp_servers,
-            lambda run_config: run_loop(run_config, prompt, self.signal, self._set_result, history),
-            self._output.gadgets if self._output is not None else (),
-        )
-
-    def _set_result(self, result: AgentResult[Any]) -> None:
-        self.result = result
-
-    def _add_subagent_usage(self, scope: RunScope) -> None:
-        if self.result is not None:
-            self.result.usage = self.result.usage + scope.usage
-
-    def _give_up(self, reason: str) -> None:
-        self._gave_up = reason
-        self.signal.abort(reason)
-
-    def _type_result(self) -> None:
-        if self._output is not None and self.result is not None:
-            self.result = typed_result(self._output, self.result, self._gave_up)
-
-    def batches(self) -> AsyncGenerator[Events, None]:
-        """The run's events as the loop produces them, in lists (one per step)."""
-        return self._gen
-
-    def cancel(self) -> None:
-        """Cancel the run."""
-        self.signal.abort("run cancelled")
-
-    def __aiter__(self) -> AgentStream[OutputT]:
-        return self
-
-    async def __anext__(self) -> AgentEvent:
-        pending = self._pending
-        while not pending:
-            pending.extend(await self._gen.__anext__())
-        return pending.popleft()
-
-    async def aclose(self) -> None:
-        """Stop early: cancel running gadgets and close the model stream."""
-        self._pending.clear()
-        await self._gen.aclose()
+_MARKERS = {"gadget_start_prefix": "start", "gadget_end_prefix": "end", "gadget_arg_prefix": "arg"}
+"""The flat keywords of the three block markers -> the field of ``PromptSettings.markers``."""
 
 
-def _with_observers(config: RunConfig, extra: Hooks) -> RunConfig:
-    """``config`` whose observers are its own followed by ``extra``'s."""
-    own = Hooks(observers=config.observers) if config.observers is not None else None
-    return dataclasses.replace(config, observers=merge_hooks(own, extra).observers)
+def _fold(options: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The flat keywords ``options`` as fields of the groups: group name -> field -> value (the
+    markers' as ``PromptSettings.markers`` fields, under ``"markers"``). An unknown keyword is a
+    ``TypeError``, as it is for any function."""
+    changes: dict[str, dict[str, Any]] = {}
+    for key, value in options.items():
+        option = _FLAT.get(key)
+        if key in _MARKERS:
+            changes.setdefault("markers", {})[_MARKERS[key]] = value
+        elif option is None or option.group is None:
+            raise TypeError(f"Agent() got an unexpected keyword argument {key!r}")
+        else:
+            changes.setdefault(option.group, {})[option.field] = value
+    return changes
 
 
-def _with_controllers(config: RunConfig, extra: Hooks) -> RunConfig:
-    """``config`` whose controllers are ``extra``'s, then its own (the first that acts decides)."""
-    own = Hooks(controllers=config.controllers) if config.controllers is not None else None
-    return dataclasses.replace(config, controllers=merge_hooks(extra, own).controllers)
+def _group(cls: type[Any], given: Any, changes: dict[str, dict[str, Any]]) -> Any:
+    """The group of class ``cls``: the one ``given`` (else the defaults), with the flat keywords'
+    ``changes`` to its fields (a flat keyword overrides the field of a group given beside it)."""
+    fields = changes.get(_NAMES[cls])
+    if cls is PromptSettings and "markers" in changes:
+        markers = (given or _GROUPS[cls]).markers
+        fields = {**(fields or {}), "markers": dataclasses.replace(markers, **changes["markers"])}
+    base = given if given is not None else _GROUPS[cls]
+    if not fields:
+        return base
+    try:
+        return _changed(base, tuple(fields.items()))
+    except TypeError:  # a value that cannot be a cache key (an unhashable handler)
+        return dataclasses.replace(base, **fields)
+
+
+@functools.lru_cache(maxsize=128)
+def _changed(group: Any, fields: tuple[tuple[str, Any], ...]) -> Any:
+    """``group`` with ``fields`` changed, made once for each: an application that builds an
+    ``Agent`` per request with the same flat keywords gets the same groups back."""
+    return dataclasses.replace(group, **dict(fields))
 
 
 def _subagent_gadget(subagent: Agent[Any] | SubagentGadget) -> SubagentGadget:
     return subagent if isinstance(subagent, SubagentGadget) else subagent.as_gadget()
-
-
-def _checked_compaction(
-    compaction: Compaction | CompactionStrategy | None,
-) -> Compaction | CompactionStrategy | None:
-    """The option as given, once known to be usable (a wrong type fails here, not at the first run)."""
-    if compaction is not None:
-        as_compaction(compaction)
-    return compaction
-
-
-def _check_options(syntax: str, max_iterations: int, prompt_style: str, few_shot: int) -> None:
-    """Reject option values no run could use."""
-    if syntax not in ("block", "emoji", "native", "auto"):
-        raise ValueError(f"syntax must be 'block', 'emoji', 'native' or 'auto', got {syntax!r}")
-    if prompt_style not in ("full", "compact"):
-        raise ValueError(f"prompt_style must be 'full' or 'compact', got {prompt_style!r}")
-    if few_shot < 0:
-        raise ValueError(f"few_shot must be 0 or more, got {few_shot}")
-    if max_iterations < 1:
-        raise ValueError(f"max_iterations must be at least 1, got {max_iterations}")
 
 
 def _unique_gadgets(gadgets: Sequence[object]) -> list[Gadget]:

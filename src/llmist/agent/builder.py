@@ -1,4 +1,5 @@
-"""The fluent builder behind ``LLMist.create_agent()``: every ``with_*`` sets one ``Agent`` option."""
+"""The fluent builder behind ``LLMist.create_agent()``: every ``with_*`` sets one ``Agent`` option
+(a group, or one field of a group under its flat name)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,14 @@ from typing import TYPE_CHECKING, Any, Generic, Self, cast
 
 from typing_extensions import TypeVar
 
-from llmist.agent.agent import Agent, AgentStream, HumanInputHandler
+from llmist.agent.agent import Agent
 from llmist.agent.compaction import Compaction, CompactionStrategy
 from llmist.agent.hooks import Hooks, merge_hooks
+from llmist.agent.options import GadgetSettings, HumanInputHandler, ModelSettings, PromptSettings, RunLimits
 from llmist.agent.prompt import SyntaxOption
 from llmist.agent.result import OutputT
 from llmist.agent.sessions import Session
+from llmist.agent.stream import AgentStream
 from llmist.agent.subagents import SubagentGadget
 from llmist.providers.base import Provider, Reasoning, ReasoningEffort
 
@@ -51,6 +54,23 @@ class AgentBuilder(Generic[OutputT]):
         """Add MCP servers (``MCPServerStdio``, ``MCPServerHTTP``) whose tools join the gadgets."""
         self._opts.setdefault("mcp_servers", []).extend(servers)
         return self
+
+    def with_limits(self, limits: RunLimits) -> Self:
+        """When runs stop (:class:`~llmist.agent.RunLimits`); ``with_max_iterations`` and the like
+        set one field over it."""
+        return self._set("limits", limits)
+
+    def with_model_settings(self, settings: ModelSettings) -> Self:
+        """What each model request asks for (:class:`~llmist.agent.ModelSettings`)."""
+        return self._set("model_settings", settings)
+
+    def with_prompt_settings(self, settings: PromptSettings) -> Self:
+        """The system prompt's settings (:class:`~llmist.agent.PromptSettings`)."""
+        return self._set("prompt_settings", settings)
+
+    def with_gadget_settings(self, settings: GadgetSettings) -> Self:
+        """How gadgets run (:class:`~llmist.agent.GadgetSettings`)."""
+        return self._set("gadget_settings", settings)
 
     def with_system(self, system: str) -> Self:
         """Replace the default preamble of the system prompt (the gadget section stays)."""

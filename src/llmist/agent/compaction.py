@@ -30,9 +30,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from llmist.agent._run.models import default_registry, pricer, resolve_agent_model
+from llmist.agent.guard import check_model_allowed
 from llmist.agent.messages import AssistantMessage, CompactionSummary
 from llmist.agent.prompt import estimate_prompt_tokens
-from llmist.providers.base import ImagePart, Message, Provider, Usage
+from llmist.providers.base import ImagePart, LLMRequest, Message, Provider, Usage, complete
 
 __all__ = [
     "Compacted",
@@ -47,6 +49,13 @@ __all__ = [
 
 _IMAGE_TOKENS = 1_000
 """Tokens counted for an image when estimating (providers charge roughly this for a typical one)."""
+
+SUMMARY_SYSTEM = (
+    "You summarise the earlier part of a conversation between a user, an AI assistant and the tools "
+    "(gadgets) it called, so that the assistant can continue the task from the summary alone. Keep "
+    "facts, decisions, results of tool calls, open questions and what remains to be done. Be concise."
+)
+"""The system prompt of :class:`Summarize`'s model call."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,8 +234,6 @@ class Summarize:
 
     async def compact(self, request: CompactionRequest) -> Compacted:
         """Summarise the oldest turns."""
-        from llmist.agent._summary import summarise
-
         head, summary, turns = split_turns(request.messages)
         budget = request.target_tokens - self.max_summary_tokens
         dropped, kept = keep_last_turns(head, turns, self.keep_turns, budget)
@@ -236,3 +243,26 @@ class Summarize:
         total = len(dropped) + (summary.turns if summary is not None else 0)
         note = CompactionSummary("user", f"Summary of the {total} earlier turns of this conversation:\n{text}", total)
         return Compacted([*head, note, *(m for t in kept for m in t)], len(dropped), usage, cost)
+
+
+async def summarise(
+    model: str | Provider | None,
+    request: CompactionRequest,
+    summary: CompactionSummary | None,
+    turns: list[list[Message]],
+    max_tokens: int,
+) -> tuple[str, Usage, float]:
+    """``(summary text, usage, USD)`` of ``turns`` (and the earlier ``summary``) written by
+    ``model`` (``None``: the agent's)."""
+    if model is None:
+        provider, name = request.provider, request.model_name
+    else:
+        provider, name = resolve_agent_model(model, request.registry)
+    check_model_allowed(provider, name)
+    transcript = "\n\n".join(f"[{m.role}]\n{m.text}" for turn in turns for m in turn)
+    prior = f"Summary of what came before:\n{summary.text}\n\n" if summary is not None else ""
+    prompt = f"{prior}Conversation to summarise:\n\n{transcript}"
+    messages = (Message("system", SUMMARY_SYSTEM), Message("user", prompt))
+    response = await complete(provider, LLMRequest(name, messages, max_tokens))
+    cost = pricer(default_registry(request.registry, provider), provider, name)(response.usage)
+    return response.text.strip(), response.usage, cost

@@ -6,7 +6,7 @@ do next, so a model can correct its call in the following response.
 
 from __future__ import annotations
 
-from llmist.agent._media import media_content
+from llmist.agent._run.media import media_content
 from llmist.agent.messages import GadgetResultMessage
 from llmist.execution import GadgetExecutionResult
 from llmist.syntax.writing import write_block_call

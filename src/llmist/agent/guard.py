@@ -9,15 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from llmist.errors import LlmistError
+from llmist.agent.errors import RealModelRequestBlocked
 
 __all__ = ["RealModelRequestBlocked", "block_real_models", "check_model_allowed"]
 
 _blocked = 0
-
-
-class RealModelRequestBlocked(LlmistError):
-    """A real model was called while ``block_real_models()`` was active (inside a test)."""
 
 
 @contextmanager

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, cast, get_args
 
-from llmist.gadgets import LlmistError
+from llmist.agent.errors import MessageFormatError
 from llmist.providers.base import ContentPart, ImagePart, Message, Role, TextPart, ToolCall, Usage
 
 __all__ = [
@@ -52,10 +52,6 @@ _ROLES = frozenset(get_args(Role))
 # type for (a date, a path).
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str, check_circular=False)
 _USAGE_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens", "reasoning_tokens", "cache_write_tokens")
-
-
-class MessageFormatError(LlmistError, ValueError):
-    """A JSON conversation could not be read: names the message, what was wrong and what was expected."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,9 @@ And what the parser tolerated to read a call (``ParsedCall.repairs``), counted t
 
 Every repair adds to ``AgentResult.repairs`` and calls the ``on_repair`` observer with a
 :class:`RepairEvent`. ``Agent(strict=True)`` turns each into a :class:`RepairRefused` error.
+
+:class:`CallRepairs` applies the repairs of calls as each call arrives; the loop counts and
+reports what it noted, and repairs a response's text (``invented_result``) itself.
 """
 
 from __future__ import annotations
@@ -29,16 +32,20 @@ import dataclasses
 import difflib
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal, TypeAlias
 
-from llmist.gadgets import Gadget, InvalidParametersError, LlmistError, bind_call
+from llmist.agent.errors import RepairRefused
+from llmist.execution import GadgetExecutionResult
+from llmist.execution.results import call_result
+from llmist.gadgets import Gadget, InvalidParametersError, bind_call
 from llmist.syntax import ParsedCall, native_call
 
 __all__ = [
     "INVENTED_RESULT_NOTE",
     "PARSER_REPAIRS",
+    "CallRepairs",
     "RepairEvent",
     "RepairKind",
     "RepairRefused",
@@ -108,17 +115,6 @@ class RepairEvent:
     """What was wrong and what the loop did about it."""
     invocation_id: str | None = None
     """The call repaired, when the repair was about one call."""
-
-
-class RepairRefused(LlmistError):
-    """``Agent(strict=True)``: the model wrote something the loop would have had to repair."""
-
-    def __init__(self, event: RepairEvent) -> None:
-        super().__init__(
-            f"strict mode: response {event.iteration} needed a repair ({event.kind}): {event.detail}. "
-            "Without strict=True the loop repairs this and counts it in AgentResult.repairs."
-        )
-        self.event = event
 
 
 def _key(name: str) -> str:
@@ -267,3 +263,93 @@ def without_stray_body(gadget: Gadget, call: ParsedCall) -> ParsedCall | None:
     except InvalidParametersError:
         return None  # the header is wrong too: the model is told what was wrong with the call
     return bare
+
+
+class CallRepairs:
+    """The repairs of one run's calls, made as each call arrives (see the module docstring).
+
+    :meth:`admit` returns the call to run (repaired, or as it was) or the answer it gets without
+    running; each repair made is left in :attr:`noted` for the loop to count and report (and,
+    in strict mode, to refuse) before the call goes on. Synchronous, so a call that needs no
+    repair costs no coroutine.
+    """
+
+    def __init__(self, gadgets: Mapping[str, Gadget]) -> None:
+        self._gadgets = gadgets
+        """The run's gadgets by name."""
+        self._signatures: dict[str, tuple[str, str, str]] = {}
+        """Invocation id -> what the call wrote, for calls that may be repeated."""
+        self._done: dict[tuple[str, str, str], GadgetExecutionResult] = {}
+        """Successful calls of the run by what they wrote."""
+        self.noted: list[tuple[RepairKind, str, str | None]] = []
+        """Repairs made and not yet taken: ``(kind, detail, invocation id)``."""
+
+    def admit(self, call: ParsedCall) -> ParsedCall | GadgetExecutionResult:
+        """``call`` after the repairs: what the parser tolerated noted, a misspelt gadget name
+        fixed, prose taken for an unclosed call's body given back; or the answer of an unknown
+        gadget (the closest names) or of a repeated call (its earlier result)."""
+        if call.repairs:
+            self._note_parser_repairs(call)
+        name = call.gadget_name
+        if name not in self._gadgets:
+            names = list(self._gadgets)
+            fixed = same_name(name, names)
+            if fixed is None:
+                text = unknown_gadget_text(name, names)
+                self._note("unknown_gadget", text, call.invocation_id)
+                return call_result(call, None, text, "error")
+            self._note("gadget_name", f"gadget {name!r} read as {fixed!r}", call.invocation_id)
+            call = dataclasses.replace(call, gadget_name=fixed)
+        if call.repairs and call.syntax == "emoji":
+            call = self._unclosed(call)
+        signature = call_signature(call)
+        earlier = self._done.get(signature)
+        if earlier is not None and not earlier.breaks_loop:
+            detail = f"{call.gadget_name} call identical to {earlier.invocation_id} answered with its result"
+            self._note("repeated_call", detail, call.invocation_id)
+            note = (
+                f"\n(Note: this call is identical to {earlier.invocation_id}, made earlier in this run; "
+                "this is its result again. Use it instead of repeating the call.)"
+            )
+            return call_result(call, f"{earlier.result or ''}{note}", None, "success")
+        self._signatures[call.invocation_id] = signature
+        return call
+
+    def remember(self, r: GadgetExecutionResult) -> None:
+        """A call of the run finished: a successful one answers the same call made again."""
+        signature = self._signatures.pop(r.invocation_id, None)
+        if signature is not None and r.ok and r.skip is None:
+            self._done.setdefault(signature, r)
+
+    def text_calls(self, prose: str) -> list[ParsedCall]:
+        """Native tool calls the model wrote as JSON text in a response's ``prose`` (outside any
+        call) that name a gadget: run as calls, each counted as a ``json_call`` repair."""
+        if '"' not in prose:
+            return []
+        return json_calls(prose, list(self._gadgets))
+
+    def take_noted(self) -> list[tuple[RepairKind, str, str | None]]:
+        """The repairs noted since the last take, oldest first."""
+        noted, self.noted = self.noted, []
+        return noted
+
+    def _note(self, kind: RepairKind, detail: str, invocation_id: str | None) -> None:
+        self.noted.append((kind, detail, invocation_id))
+
+    def _note_parser_repairs(self, call: ParsedCall) -> None:
+        """Each tolerance the parser needed to read ``call``, as a repair."""
+        for name in call.repairs:
+            kind, what = PARSER_REPAIRS.get(name, (None, name))
+            if kind is not None:
+                self._note(kind, f"{call.gadget_name}: {what}", call.invocation_id)
+
+    def _unclosed(self, call: ParsedCall) -> ParsedCall:
+        """``call`` without the prose the model wrote after it, when the call was never closed and
+        its gadget takes no body (:func:`without_stray_body`)."""
+        gadget = self._gadgets.get(call.gadget_name)
+        bare = None if gadget is None else without_stray_body(gadget, call)
+        if bare is None:
+            return call
+        detail = f"{call.gadget_name} takes no body: the text after the unclosed call read as prose"
+        self._note("body_as_prose", detail, call.invocation_id)
+        return bare

@@ -25,8 +25,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol, TypeAlias, runtime_checkable
 
-from llmist.agent.messages import MessageFormatError, dumps_messages, loads_messages
-from llmist.gadgets import LlmistError
+from llmist.agent.errors import MessageFormatError, SessionError
+from llmist.agent.messages import dumps_messages, loads_messages
 from llmist.providers.base import Message
 
 __all__ = [
@@ -61,10 +61,6 @@ def default_store_path() -> Path:
         return Path(env["LLMIST_SESSION_DB"])
     base = Path(env["XDG_DATA_HOME"]) if env.get("XDG_DATA_HOME") else Path.home() / ".local" / "share"
     return base / "llmist" / "sessions.db"
-
-
-class SessionError(LlmistError):
-    """A session store could not be read or written (names the store, the session and why)."""
 
 
 @runtime_checkable

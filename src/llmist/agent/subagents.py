@@ -8,23 +8,22 @@ reach the calling run's ``stream()`` as :class:`SubagentEvent`, tagged with the 
 (``"Research:call_1"``, ...) so a UI can draw the tree. Cancelling the calling run cancels it.
 Calls run in parallel like any gadget's; :data:`DEFAULT_MAX_DEPTH` (or ``max_depth``) stops
 runaway recursion.
+
+The mechanism is the subagent feature's (``llmist.agent._features.subagents``); the gadget here
+starts each run through the assembler, from the agent's spec as it is when the call starts.
 """
 
 from __future__ import annotations
 
-import asyncio
-import collections
-import contextlib
-import contextvars
-from collections.abc import AsyncGenerator, Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from llmist.agent._assemble import start_run
+from llmist.agent._features.subagents import RunScope, SubagentCall
 from llmist.agent.events import SubagentEvent
-from llmist.gadgets import AbortSignal, ExecutionContext, Gadget, GadgetResult
-from llmist.providers.base import Usage
+from llmist.agent.stream import AgentStream
+from llmist.gadgets import AbortSignal
 
 if TYPE_CHECKING:
     from llmist.agent.agent import Agent
@@ -33,34 +32,6 @@ __all__ = ["DEFAULT_MAX_DEPTH", "SubagentEvent", "SubagentGadget", "SubagentPara
 
 DEFAULT_MAX_DEPTH = 4
 """How deep subagents may nest by default (a subagent of the top agent is at depth 1)."""
-
-
-@dataclass(slots=True)
-class RunScope:
-    """Where one run sits in a subagent tree, and what its subagents hand back to it."""
-
-    depth: int = 0
-    path: tuple[str, ...] = ()
-    events: collections.deque[SubagentEvent] = field(default_factory=collections.deque)
-    """Subagent events not yet passed to the stream."""
-    ready: asyncio.Event = field(default_factory=asyncio.Event)
-    usage: Usage = field(default_factory=Usage)
-    """Token usage of the run's subagents (their own subagents included)."""
-
-    def emit(self, event: SubagentEvent) -> None:
-        """Pass a subagent's event on to this run's stream."""
-        self.events.append(event)
-        self.ready.set()
-
-    def take(self) -> list[Any]:
-        """The events waiting, oldest first."""
-        out = list(self.events)
-        self.events.clear()
-        self.ready.clear()
-        return out
-
-
-_current: contextvars.ContextVar[RunScope | None] = contextvars.ContextVar("llmist_run_scope", default=None)
 
 
 class SubagentParams(BaseModel):
@@ -72,7 +43,7 @@ class SubagentParams(BaseModel):
     )
 
 
-class SubagentGadget(Gadget):
+class SubagentGadget(SubagentCall):
     """A gadget that runs an agent on the ``task`` it is given (see the module docstring)."""
 
     Params = SubagentParams
@@ -86,82 +57,6 @@ class SubagentGadget(Gadget):
         self.description = description
         self.max_depth = max_depth
 
-    async def execute(self, params: SubagentParams, ctx: ExecutionContext) -> GadgetResult:
-        """Run the agent on ``params.task``; its output is the result, its cost the call's cost."""
-        parent = _current.get()
-        depth = (parent.depth if parent is not None else 0) + 1
-        if depth > self.max_depth:
-            raise RuntimeError(
-                f"subagent {self.name!r} would run at depth {depth}, past its max_depth of {self.max_depth}; "
-                "do this part of the task yourself"
-            )
-        path = (*(parent.path if parent is not None else ()), f"{self.name}:{ctx.invocation_id}")
-        signal = AbortSignal()
-        ctx.signal.add_listener(signal.abort)
-        if ctx.signal.aborted:
-            signal.abort("the calling run was cancelled")
-        stream = self.agent._start(params.task, signal, None, None, scope=RunScope(depth, path))
-        try:
-            async for event in stream:
-                if parent is not None:
-                    parent.emit(event if isinstance(event, SubagentEvent) else SubagentEvent(depth, path, event))
-        finally:
-            ctx.signal.remove_listener(signal.abort)
-            if stream.result is None:  # cancelled or failed: stop the subagent's gadgets and model
-                signal.abort("the calling run stopped")
-                await stream.aclose()
-        result = stream.result
-        assert result is not None
-        if parent is not None:
-            parent.usage = parent.usage + result.usage
-        return GadgetResult(result=str(result.output), cost=result.cost)
-
-
-def has_subagents(gadgets: list[Gadget]) -> bool:
-    """Whether a run with ``gadgets`` may call subagents (its stream must then merge their events)."""
-    return any(isinstance(g, SubagentGadget) for g in gadgets)
-
-
-async def run_with_subagents(
-    inner: AsyncGenerator[list[Any], None], scope: RunScope, on_done: Callable[[RunScope], None]
-) -> AsyncGenerator[list[Any], None]:
-    """The batches of ``inner`` with its subagents' events merged in as they happen.
-
-    Each step of ``inner`` runs as a task in a context that names ``scope`` (its gadget calls,
-    started inside it, inherit it), so subagent events can be passed on while the step waits
-    for the model or for a gadget. ``on_done`` gets the scope once the run ended.
-    """
-    ctx = contextvars.copy_context()
-    ctx.run(_current.set, scope)
-    step: asyncio.Task[list[Any] | None] | None = None
-    try:
-        while True:
-            step = asyncio.create_task(_next(inner), context=ctx)
-            while not step.done():
-                waiter = asyncio.ensure_future(scope.ready.wait())
-                await asyncio.wait((step, waiter), return_when=asyncio.FIRST_COMPLETED)
-                waiter.cancel()
-                if scope.events:
-                    yield scope.take()
-            batch = step.result()
-            step = None
-            if batch is None:
-                break
-            yield batch
-        if scope.events:
-            yield scope.take()
-        on_done(scope)
-    finally:
-        if step is not None and not step.done():
-            step.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await step
-        await inner.aclose()
-
-
-async def _next(inner: AsyncGenerator[list[Any], None]) -> list[Any] | None:
-    """The next batch, or ``None`` at the end."""
-    try:
-        return await inner.__anext__()
-    except StopAsyncIteration:
-        return None
+    def start(self, task: str, signal: AbortSignal, scope: RunScope) -> AgentStream[Any]:
+        """A run of the agent's spec on ``task``, below the calling run."""
+        return start_run(self.agent.spec, task, signal=signal, scope=scope)

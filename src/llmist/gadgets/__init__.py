@@ -1,6 +1,6 @@
 """What a tool is: ``Gadget``, ``@gadget``, ``create_gadget``, validation, rendering, output limiting."""
 
-from llmist.gadgets.base import DEFAULT_MAX_PARAMETER_CHARS, Gadget, GadgetExample, GadgetResult, NoParams, as_gadget
+from llmist.gadgets.base import DEFAULT_MAX_PARAMETER_CHARS, Gadget, GadgetExample, GadgetResult, NoParams
 from llmist.gadgets.context import ExecutionContext, ModelClient
 from llmist.gadgets.errors import (
     GadgetAbortedError,
@@ -12,7 +12,7 @@ from llmist.gadgets.errors import (
     ModelRetry,
     TaskCompletionSignal,
 )
-from llmist.gadgets.function import FunctionGadget, create_gadget, gadget
+from llmist.gadgets.function import FunctionGadget, as_gadget, create_gadget, gadget
 from llmist.gadgets.gadget_logger import TRACE, GadgetLogger
 from llmist.gadgets.media import GadgetMedia, MediaKind
 from llmist.gadgets.output_store import DEFAULT_OUTPUT_LIMIT_PERCENT, GadgetOutputStore, output_char_limit

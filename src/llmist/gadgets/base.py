@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -22,7 +23,6 @@ __all__ = [
     "GadgetResult",
     "Invocation",
     "NoParams",
-    "as_gadget",
 ]
 
 DEFAULT_MAX_PARAMETER_CHARS = 1 << 20
@@ -135,7 +135,9 @@ class Gadget:
     def _resolve_invocation(self) -> Invocation:
         method = self.execute
         is_async = inspect.iscoroutinefunction(method)
-        if accepts_positional(method, 2):
+        defined = getattr(method, "__func__", None)  # ``execute`` as the class defines it
+        takes_ctx = _takes_ctx(defined) if defined is not None else accepts_positional(method, 2)
+        if takes_ctx:
             return Invocation(method, is_async)
         single: Callable[[BaseModel], Any] = method  # type: ignore[assignment]
         return Invocation(lambda params, ctx: single(params), is_async)
@@ -144,32 +146,11 @@ class Gadget:
         return f"<Gadget {self.name}>"
 
 
-def as_gadget(obj: object) -> Gadget:
-    """Turn what a user passes in ``gadgets=[...]`` into a checked :class:`Gadget` instance.
-
-    Accepts a ``Gadget`` instance, a ``Gadget`` subclass (instantiated without arguments),
-    a function decorated with ``@gadget``, or a plain typed function (decorated on the fly:
-    its docstring is the description).
-    """
-    if isinstance(obj, Gadget):
-        instance = obj
-    elif isinstance(obj, type) and issubclass(obj, Gadget):
-        try:
-            instance = obj()
-        except TypeError as exc:
-            raise GadgetError(
-                f"Cannot instantiate gadget class {obj.__name__} without arguments ({exc}); pass an instance instead"
-            ) from exc
-    elif callable(obj):
-        from llmist.gadgets.function import gadget
-
-        instance = gadget(obj)
-    else:
-        raise GadgetError(
-            f"Expected a Gadget instance, a Gadget subclass or a function, got {type(obj).__name__}: {obj!r}"
-        )
-    _check(instance)
-    return instance
+@functools.lru_cache(maxsize=256)
+def _takes_ctx(execute: Callable[..., Any]) -> bool:
+    """Whether a class's ``execute(self, params, ctx)`` takes ``ctx``: read once per class, not
+    once per instance (an agent's output viewer is a new instance for every agent)."""
+    return accepts_positional(execute, 3)
 
 
 def _check(g: Gadget) -> None:

@@ -1,4 +1,5 @@
-"""Function-based gadgets: the ``@gadget`` decorator and ``create_gadget``."""
+"""Function-based gadgets: the ``@gadget`` decorator and ``create_gadget``; and ``as_gadget``,
+which turns any form a user passes (an instance, a class, a function) into a checked gadget."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from llmist.gadgets.base import Gadget, GadgetExample, Invocation, _check
 from llmist.gadgets.context import ExecutionContext
 from llmist.gadgets.errors import GadgetError
 
-__all__ = ["FunctionGadget", "create_gadget", "gadget"]
+__all__ = ["FunctionGadget", "as_gadget", "create_gadget", "gadget"]
 
 
 class FunctionGadget(Gadget):
@@ -276,3 +277,29 @@ def _has_description(annotation: Any, default: Any) -> bool:
     if typing.get_origin(annotation) is Annotated:
         return any(isinstance(m, FieldInfo) and m.description for m in annotation.__metadata__)
     return False
+
+
+def as_gadget(obj: object) -> Gadget:
+    """Turn what a user passes in ``gadgets=[...]`` into a checked :class:`Gadget` instance.
+
+    Accepts a ``Gadget`` instance, a ``Gadget`` subclass (instantiated without arguments),
+    a function decorated with ``@gadget``, or a plain typed function (decorated on the fly:
+    its docstring is the description).
+    """
+    if isinstance(obj, Gadget):
+        instance = obj
+    elif isinstance(obj, type) and issubclass(obj, Gadget):
+        try:
+            instance = obj()
+        except TypeError as exc:
+            raise GadgetError(
+                f"Cannot instantiate gadget class {obj.__name__} without arguments ({exc}); pass an instance instead"
+            ) from exc
+    elif callable(obj):
+        instance = gadget(obj)
+    else:
+        raise GadgetError(
+            f"Expected a Gadget instance, a Gadget subclass or a function, got {type(obj).__name__}: {obj!r}"
+        )
+    _check(instance)
+    return instance

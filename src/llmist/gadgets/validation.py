@@ -12,6 +12,7 @@ from typing import Any
 
 from llmist.gadgets.binding import bind_call, format_validation_error, prepare_params, validate_params
 from llmist.gadgets.errors import InvalidParametersError
+from llmist.gadgets.function import as_gadget
 
 __all__ = [
     "InvalidParametersError",
@@ -36,8 +37,6 @@ class ValidationResult:
 
 def validate_gadget_params(gadget: Any, params: Mapping[str, Any]) -> ValidationResult:
     """Validate ``params`` for a gadget (instance, class or decorated function) without running it."""
-    from llmist.gadgets.base import as_gadget
-
     g = as_gadget(gadget)
     try:
         model = validate_params(g, prepare_params(g, params))

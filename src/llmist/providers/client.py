@@ -30,14 +30,25 @@ class LLMClient:
         self.model = model
         """Model used when a call names none: a model string or a provider instance (``None``: from
         the environment, see ``default_model``)."""
-        self.model_registry = model_registry or ModelRegistry()
-        """Limits, prices and aliases of the models."""
+        self._registry = model_registry
         self.usage = Usage()
         """Tokens used by all calls so far."""
         self.cost = 0.0
         """USD spent by all calls so far."""
         self._providers: dict[str, tuple[Provider, str]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def model_registry(self) -> ModelRegistry:
+        """Limits, prices and aliases of the models (the default registry, made on first use: an
+        agent lends every run's gadgets a client, and most never call a model)."""
+        if self._registry is None:
+            self._registry = ModelRegistry()
+        return self._registry
+
+    @model_registry.setter
+    def model_registry(self, registry: ModelRegistry) -> None:
+        self._registry = registry
 
     def resolve(self, model: str | Provider | None = None) -> tuple[Provider, str]:
         """The provider and provider-side model name for ``model`` (cached per model string).

@@ -143,10 +143,7 @@ class RunHub:
             interceptors=Interceptors(intercept_gadget_result=self._note_edit),
             controllers=Controllers(before_gadget=self._approve),
         )
-        self.agent.hooks = merge_hooks(ours, self.agent.hooks)
-        # Assigning the model again drops the agent's cached run set-up, so the new hooks apply
-        # to the next run even when the agent ran (or rendered its prompt) before.
-        self.agent.model = self.agent.model
+        self.agent.hooks = merge_hooks(ours, self.agent.hooks)  # applies from the next run on
 
     async def start(
         self, thread_id: str, run_id: str, prompt: UserPrompt | None, shown: dict[str, Any] | None = None

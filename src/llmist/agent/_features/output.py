@@ -9,8 +9,8 @@ answers the run stops and :class:`OutputValidationError` is raised. The gadget e
 with ``TaskCompletionSignal`` carrying the validated value as JSON; the wrapper here turns that
 back into the typed instance. ``str`` among the types lets the model answer in prose instead.
 
-Kept apart from the loop: the run is wrapped (extra gadgets, one observer, the result
-rewritten), not changed.
+As a feature: the gadgets are the final-answer gadgets; ``wrap`` adds the instruction to the
+prompt and, for this run, an observer that counts failed answers, and types the result.
 """
 
 from __future__ import annotations
@@ -18,31 +18,28 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, TypeAdapter, create_model
 
+from llmist.agent._features import Feature
+from llmist.agent._run.media import with_text
+from llmist.agent.errors import OutputValidationError
 from llmist.agent.hooks import Hooks, Observers
 from llmist.agent.result import AgentResult
-from llmist.errors import LlmistError
 from llmist.execution import GadgetExecutionResult
 from llmist.gadgets import ExecutionContext, Gadget, TaskCompletionSignal
 
-__all__ = ["DEFAULT_MAX_OUTPUT_RETRIES", "OutputSpec", "OutputValidationError", "output_spec"]
+if TYPE_CHECKING:
+    from llmist.agent._run.context import RunContext, RunEvents
+    from llmist.agent.spec import AgentSpec
+
+__all__ = ["DEFAULT_MAX_OUTPUT_RETRIES", "OutputSpec", "OutputValidationError", "TypedOutput", "output_spec"]
 
 DEFAULT_MAX_OUTPUT_RETRIES = 3
 """Failed final answers a run accepts before it gives up."""
-
-
-class OutputValidationError(LlmistError):
-    """The run ended without a valid final answer of the requested output type."""
-
-    def __init__(self, message: str, result: AgentResult[Any]) -> None:
-        super().__init__(message)
-        self.result = result
-        """The run's result (``output`` is the last prose; ``gadget_results`` hold the failed answers)."""
 
 
 class _FinalAnswer(Gadget):
@@ -121,6 +118,50 @@ def _type_name(output: Any) -> str:
     return str(getattr(output, "__name__", None) or repr(output))
 
 
+class TypedOutput(Feature):
+    """Typed output as a feature: its gadgets, and the typed run around the loop."""
+
+    def gadgets(self, spec: AgentSpec) -> Sequence[Gadget]:
+        """The final-answer gadgets of the spec's output type (none for ``str``)."""
+        return spec.output.gadgets if spec.output is not None else ()
+
+    def wrap(self, run: RunContext, events: RunEvents) -> RunEvents:
+        """A typed run: the prompt says how to finish, failed answers are counted (past the
+        limit the run is cancelled), and the result's output becomes the validated value."""
+        spec = run.spec.output
+        if spec is None:
+            return events
+        instruction = spec.instruction()
+        run.prompt = instruction if run.prompt is None else with_text(run.prompt, instruction)
+        typed = _TypedRun(run, spec)
+        run.add_hooks(output_hooks(spec, typed.give_up))  # per run: the count is this run's
+        return typed.events(events)
+
+
+class _TypedRun:
+    """One typed run: why it gave up, if it did, and its result typed at the end."""
+
+    def __init__(self, run: RunContext, spec: OutputSpec) -> None:
+        self._run = run
+        self._spec = spec
+        self._gave_up: str | None = None
+
+    def give_up(self, reason: str) -> None:
+        self._gave_up = reason
+        self._run.signal.abort(reason)
+
+    async def events(self, events: RunEvents) -> RunEvents:
+        """The run's events, then the result typed (or :class:`OutputValidationError`)."""
+        try:
+            async for batch in events:
+                yield batch
+        finally:
+            await events.aclose()
+        run = self._run
+        if run.result is not None:
+            run.result = typed_result(self._spec, run.result, self._gave_up)
+
+
 def output_hooks(spec: OutputSpec, on_give_up: Callable[[str], None]) -> Hooks:
     """An observer that counts a run's failed final answers and calls ``on_give_up`` past the limit."""
     names = {g.name for g in spec.gadgets}
@@ -154,16 +195,3 @@ def typed_result(spec: OutputSpec, result: AgentResult[Any], gave_up: str | None
         f"the run ended ({result.stop_reason}) without a final answer: the model never called {names} validly",
         result,
     )
-
-
-async def typed_events(
-    events: AsyncGenerator[Any, None],
-    finish: Callable[[], None],
-) -> AsyncGenerator[Any, None]:
-    """The run's events, then ``finish()`` (which types the result or raises)."""
-    try:
-        async for event in events:
-            yield event
-    finally:
-        await events.aclose()
-    finish()

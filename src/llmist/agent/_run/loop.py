@@ -1,6 +1,7 @@
 """The agent loop: stream a response, run its calls while it streams, feed results back, repeat.
 
-:func:`run_loop` is the pipeline behind ``Agent.stream()`` and ``Agent.run()``; each step is one
+:func:`run_loop` is the pipeline behind ``Agent.stream()`` and ``Agent.run()`` (the assembler,
+``llmist.agent._assemble``, starts it inside the features that wrap it); each step is one
 function, and the events a step produced come out together, as a list (``stream()`` hands them
 out one by one, ``run()`` drops them)::
 
@@ -24,15 +25,14 @@ import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterable, Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TypeAlias
 
-from llmist.agent._config import CallParser, RunConfig
-from llmist.agent._media import with_text
-from llmist.agent._response import ModelWait, Response
-from llmist.agent._scheduling import ResponseCalls, note_repair
-from llmist.agent._state import RunState
+from llmist.agent._run.calls import ResponseCalls
+from llmist.agent._run.context import Events, RunContext
+from llmist.agent._run.media import with_text
+from llmist.agent._run.plan import CallParser, RunPlan
+from llmist.agent._run.response import ModelWait, Response
+from llmist.agent._run.state import RunState
 from llmist.agent.conversation import repeated_failure_note, result_message
-from llmist.agent.events import AgentEvent
 from llmist.agent.guard import check_model_allowed
 from llmist.agent.hooks import (
     ChunkContext,
@@ -49,18 +49,16 @@ from llmist.agent.hooks import (
 from llmist.agent.messages import AssistantMessage, GadgetResultMessage
 from llmist.agent.repairs import INVENTED_RESULT_NOTE, drop_invented_results, without_json_calls
 from llmist.agent.result import AgentResult, StopReason
+from llmist.agent.spec import AgentSpec
 from llmist.execution import GadgetExecutionResult
 from llmist.gadgets import AbortSignal, GadgetOutputViewer
 from llmist.providers.base import ContentPart, LLMChunk, LLMRequest, Message, ToolCall, Usage
 from llmist.syntax import ParsedCall
 from llmist.syntax.writing import EMOJI_END, EMOJI_START
 
-__all__ = ["run_loop"]
+__all__ = ["run_loop", "start_messages"]
 
 logger = logging.getLogger("llmist.agent")
-
-Events: TypeAlias = list[AgentEvent]
-"""The events one step produced, in order."""
 
 _VIEWER_NOTICE = f"Use {GadgetOutputViewer.name} with id"
 """Part of the output store's notice for an output too large to show."""
@@ -75,7 +73,9 @@ _NO_CALLS_NUDGE = (
 class _Run:
     """One run in progress: what it was given, its conversation, its totals and its calls."""
 
-    cfg: RunConfig
+    cfg: RunPlan
+    spec: AgentSpec
+    """The options the run took when it started (its limits, model settings...)."""
     signal: AbortSignal
     messages: list[Message]
     state: RunState
@@ -92,22 +92,17 @@ class _Run:
     offered as a tool from now on)."""
 
 
-async def run_loop(
-    cfg: RunConfig,
-    prompt: str | tuple[ContentPart, ...] | None,
-    signal: AbortSignal,
-    on_result: Callable[[AgentResult], None],
-    history: Sequence[Message] = (),
-) -> AsyncGenerator[Events, None]:
-    """Run the agent on ``prompt`` after ``history``, yielding its events in batches; hand the
-    :class:`AgentResult` to ``on_result`` once the run ends."""
-    state = RunState()
+async def run_loop(ctx: RunContext) -> AsyncGenerator[Events, None]:
+    """Run ``ctx``'s prompt after its history, yielding its events in batches; set ``ctx.result``
+    once the run ends. What the run was given is read when it starts, not before."""
+    cfg, spec, signal, state = ctx.loop_plan(), ctx.spec, ctx.signal, RunState()
     run = _Run(
         cfg,
+        spec,
         signal,
-        start_messages(cfg.system_message, prompt, history, cfg.examples),
+        start_messages(cfg.system_message, ctx.prompt, ctx.history or (), cfg.examples),
         state,
-        ResponseCalls(cfg, state, signal),
+        ResponseCalls(cfg, spec, state, signal),
         ModelWait(signal),
         cfg.take_parser(),
     )
@@ -128,7 +123,7 @@ async def run_loop(
         await run.calls.shutdown()
         run.wait.detach(signal)
         cfg.give_back_parser(run.parser)
-    on_result(_result(run))
+    ctx.result = _result(run)
 
 
 def start_messages(
@@ -236,18 +231,18 @@ def _open_stream(run: _Run) -> AsyncIterable[LLMChunk]:
 
 def _request(run: _Run) -> LLMRequest:
     """The model request of the next response: the whole conversation so far."""
-    agent = run.cfg.agent
+    settings = run.spec.model_settings
     return LLMRequest(
         model=run.cfg.model_name,
         messages=tuple(run.messages),
-        max_tokens=agent.max_response_tokens,
-        temperature=agent.temperature,
-        reasoning=agent.reasoning,
+        max_tokens=settings.max_response_tokens,
+        temperature=settings.temperature,
+        reasoning=settings.reasoning,
         tools=(*run.cfg.tools, run.cfg.viewer_tool) if run.viewer_taught and run.cfg.viewer_tool else run.cfg.tools,
     )
 
 
-async def _after_error(cfg: RunConfig, iteration: int, exc: Exception) -> str | None:
+async def _after_error(cfg: RunPlan, iteration: int, exc: Exception) -> str | None:
     """Observers and the ``after_llm_error`` controller; the fallback response, or ``None`` to rethrow."""
     obs, ctl = cfg.observers, cfg.controllers
     ctx = LLMErrorContext(iteration, cfg.model_name, exc)
@@ -298,7 +293,7 @@ async def _next_turn(run: _Run, response: Response) -> None:
     )
     if invented:
         detail = f"dropped the result the model wrote itself: {invented[0][:80]!r}"
-        await note_repair(cfg, st, "invented_result", detail)
+        await run.calls.note_repair("invented_result", detail)
         last = messages[-1]
         if isinstance(last, GadgetResultMessage):
             messages[-1] = replace(last, content=with_text(last.content, INVENTED_RESULT_NOTE))
@@ -362,18 +357,18 @@ def _taught(run: _Run, message: GadgetResultMessage, r: GadgetExecutionResult) -
 
 def _stop_reason(run: _Run, n_calls: int) -> StopReason | None:
     """Why the run stops after this iteration, or ``None`` to go on."""
-    agent, st = run.cfg.agent, run.state
+    limits, st = run.spec.limits, run.state
     if run.signal.aborted:
         return "cancelled"
     if run.calls.completion is not None:
         return "task_complete"
-    if n_calls == 0 and agent.stop_on_no_calls:
+    if n_calls == 0 and limits.stop_on_no_calls:
         return "no_calls"
-    if agent.max_cost is not None and st.llm_cost + st.gadget_cost >= agent.max_cost:
+    if limits.max_cost is not None and st.llm_cost + st.gadget_cost >= limits.max_cost:
         return "budget"
-    if agent.max_tokens is not None and st.usage.total_tokens >= agent.max_tokens:
+    if limits.max_tokens is not None and st.usage.total_tokens >= limits.max_tokens:
         return "budget"
-    if st.iteration >= agent.max_iterations:
+    if st.iteration >= limits.max_iterations:
         return "max_iterations"
     return None
 

@@ -1,7 +1,7 @@
 """One response of a run in the making: its parser events turned into agent events and
 started calls, and the wait for the model's next chunk.
 
-Kept apart from :mod:`llmist.agent._loop` (whose steps are async generators, which mypyc cannot
+Kept apart from :mod:`llmist.agent._run.loop` (whose steps are async generators, which mypyc cannot
 compile) so the compiled build compiles these per-chunk paths.
 """
 
@@ -12,9 +12,9 @@ import contextlib
 from collections.abc import Iterable
 from typing import Any, assert_never
 
-from llmist.agent._config import CallParser, RunConfig
-from llmist.agent._scheduling import ResponseCalls
-from llmist.agent._state import RunState
+from llmist.agent._run.calls import ResponseCalls
+from llmist.agent._run.plan import CallParser, RunPlan
+from llmist.agent._run.state import RunState
 from llmist.agent.events import AgentEvent, LLMResponseEndEvent, ReasoningEvent
 from llmist.agent.hooks import ChunkContext, call_observer
 from llmist.gadgets import AbortSignal
@@ -43,7 +43,7 @@ class Response:
         "usage",
     )
 
-    def __init__(self, cfg: RunConfig, calls: ResponseCalls, parser: CallParser, ctx: ChunkContext) -> None:
+    def __init__(self, cfg: RunPlan, calls: ResponseCalls, parser: CallParser, ctx: ChunkContext) -> None:
         self.cfg = cfg
         self.calls = calls
         self.parser = parser
@@ -110,7 +110,7 @@ class Response:
         """The response ended: whatever the parser still holds (text, a call cut off), then the
         native tool calls the model wrote as JSON text in its prose."""
         events = await self.handle(self.parser.finalize())
-        found = self.calls.text_calls("".join(self.prose)) if self.prose else None
+        found = self.calls.repairs.text_calls("".join(self.prose)) if self.prose else None
         if found:
             self.text_calls = found
             events.extend(await self.handle([GadgetCallEvent(c) for c in found]))

@@ -1,4 +1,5 @@
-"""OpenTelemetry spans of one run, made from the loop's hooks (imported only when tracing is on).
+"""OpenTelemetry spans of one run, made from the loop's hooks (imported only when tracing is on:
+see :mod:`llmist.agent._features.tracing`).
 
 One ``invoke_agent`` span per run; its children are a ``chat`` span per model call and an
 ``execute_tool`` span per gadget call. Every child names the run span as its parent
@@ -16,7 +17,7 @@ from typing import Any
 from opentelemetry import trace
 from opentelemetry.trace import Link, Span, Status, StatusCode
 
-from llmist.agent._config import RunConfig
+from llmist.agent._run.plan import RunPlan
 from llmist.agent.hooks import GadgetContext, Hooks, LLMCallContext, LLMCompleteContext, LLMErrorContext, Observers
 from llmist.agent.instrumentation import InstrumentationSettings
 from llmist.agent.result import AgentResult
@@ -28,7 +29,7 @@ __all__ = ["RunTracer"]
 class RunTracer:
     """The spans of one run; :meth:`hooks` feeds them, :meth:`wrap` opens and closes the run span."""
 
-    def __init__(self, settings: InstrumentationSettings, cfg: RunConfig) -> None:
+    def __init__(self, settings: InstrumentationSettings, cfg: RunPlan) -> None:
         provider = settings.tracer_provider
         self._tracer = provider.get_tracer("llmist") if provider is not None else trace.get_tracer("llmist")
         self._content = settings.include_content

@@ -1,5 +1,6 @@
-"""The calls of each response: submitted to the execution layer's scheduler as they are parsed,
-their results turned into events and hook calls, ordered for the conversation."""
+"""The calls of each response: admitted through the loop's repairs, submitted to the execution
+layer's scheduler as they are parsed, their results turned into events and hook calls, ordered
+for the conversation."""
 
 from __future__ import annotations
 
@@ -8,22 +9,14 @@ import contextlib
 import dataclasses
 from typing import Any
 
-from llmist.agent._config import RunConfig
-from llmist.agent._state import RunState
+from llmist.agent._run.plan import RunPlan
+from llmist.agent._run.state import RunState
 from llmist.agent.conversation import not_run_message
+from llmist.agent.errors import RepairRefused
 from llmist.agent.events import AgentEvent, GadgetResultEvent, GadgetSkippedEvent
 from llmist.agent.hooks import GadgetContext, ReplaceParameters, SkipGadget, call_controller, call_observer
-from llmist.agent.repairs import (
-    PARSER_REPAIRS,
-    RepairEvent,
-    RepairKind,
-    RepairRefused,
-    call_signature,
-    json_calls,
-    same_name,
-    unknown_gadget_text,
-    without_stray_body,
-)
+from llmist.agent.repairs import CallRepairs, RepairEvent, RepairKind
+from llmist.agent.spec import AgentSpec
 from llmist.execution import (
     BeforeGadgetDecision,
     GadgetCallInfo,
@@ -35,7 +28,7 @@ from llmist.execution.results import call_result
 from llmist.gadgets import AbortSignal
 from llmist.syntax import ParsedCall
 
-__all__ = ["ResponseCalls", "note_repair", "result_event"]
+__all__ = ["ResponseCalls", "result_event"]
 
 _LAST = 1 << 30
 _CANCELLED = "Cancelled: the run was cancelled before this call started"
@@ -45,10 +38,13 @@ class ResponseCalls:
     """Runs the calls of one run, response by response (one executor per run, one scheduler per
     response). Created inside the running event loop."""
 
-    def __init__(self, cfg: RunConfig, st: RunState, signal: AbortSignal) -> None:
+    def __init__(self, cfg: RunPlan, spec: AgentSpec, st: RunState, signal: AbortSignal) -> None:
         self._cfg = cfg
+        self._spec = spec
         self._st = st
         self._signal = signal
+        self._limit = spec.limits.max_gadgets_per_response
+        self._strict = spec.strict
         self._executor: GadgetExecutor | None = None
         ctl = cfg.controllers
         self._on_skipped = ctl.on_dependency_skipped if ctl is not None else None
@@ -62,11 +58,8 @@ class ResponseCalls:
         self._resp: list[GadgetExecutionResult] = []
         self.completion: str | None = None
         """The ``TaskCompletionSignal`` summary, once a gadget raised it."""
-        self._names = [g.name for g in cfg.gadgets]
-        self._signatures: dict[str, tuple[str, str, str]] = {}
-        """Invocation id -> what the call wrote, for calls that may be repeated."""
-        self._done: dict[tuple[str, str, str], GadgetExecutionResult] = {}
-        """Successful calls of the run by what they wrote."""
+        self.repairs = CallRepairs(cfg.by_name)
+        """The loop's repairs of the run's calls."""
 
     # --- per response -------------------------------------------------------------------
 
@@ -83,7 +76,7 @@ class ResponseCalls:
         self._pos.setdefault(call.invocation_id, n)
         if self._signal.aborted:  # a call that closed as the run was cancelled (say, at finalize)
             return [call_result(call, None, _CANCELLED, "cancelled")]
-        limit = self._cfg.agent.max_gadgets_per_response
+        limit = self._limit
         if limit is not None and n > limit:
             return [call_result(call, None, not_run_message(limit), "error")]
         sched = self._sched
@@ -95,61 +88,28 @@ class ResponseCalls:
         return []
 
     async def admit(self, call: ParsedCall, n: int) -> list[GadgetExecutionResult]:
-        """:meth:`submit` after the loop's repairs: what the parser tolerated counted, a misspelt
-        gadget name fixed, an unknown one answered with the closest names, a repeated call
-        answered with its earlier result."""
+        """:meth:`submit` after the loop's repairs (:class:`~llmist.agent.repairs.CallRepairs`):
+        a call they answer without running gets that answer; each repair is noted first."""
         self._pos.setdefault(call.invocation_id, n)  # its result's place, however it is answered
-        if call.repairs:
-            await self._note_parser_repairs(call)
-        name = call.gadget_name
-        if name not in self._names:
-            fixed = same_name(name, self._names)
-            if fixed is None:
-                text = unknown_gadget_text(name, self._names)
-                await note_repair(self._cfg, self._st, "unknown_gadget", text, call.invocation_id)
-                return [call_result(call, None, text, "error")]
-            detail = f"gadget {name!r} read as {fixed!r}"
-            await note_repair(self._cfg, self._st, "gadget_name", detail, call.invocation_id)
-            call = dataclasses.replace(call, gadget_name=fixed)
-        if call.repairs and call.syntax == "emoji":
-            call = await self._unclosed(call)
-        signature = call_signature(call)
-        earlier = self._done.get(signature)
-        if earlier is not None and not earlier.breaks_loop:
-            detail = f"{call.gadget_name} call identical to {earlier.invocation_id} answered with its result"
-            await note_repair(self._cfg, self._st, "repeated_call", detail, call.invocation_id)
-            note = (
-                f"\n(Note: this call is identical to {earlier.invocation_id}, made earlier in this run; "
-                "this is its result again. Use it instead of repeating the call.)"
-            )
-            return [call_result(call, f"{earlier.result or ''}{note}", None, "success")]
-        self._signatures[call.invocation_id] = signature
-        return self.submit(call, n)
+        repairs = self.repairs
+        admitted = repairs.admit(call)
+        if repairs.noted:
+            for kind, detail, invocation_id in repairs.take_noted():
+                await self.note_repair(kind, detail, invocation_id)
+        if not isinstance(admitted, ParsedCall):
+            return [admitted]
+        return self.submit(admitted, n)
 
-    async def _unclosed(self, call: ParsedCall) -> ParsedCall:
-        """``call`` without the prose the model wrote after it, when the call was never closed and
-        its gadget takes no body (:func:`~llmist.agent.repairs.without_stray_body`)."""
-        gadget = next((g for g in self._cfg.gadgets if g.name == call.gadget_name), None)
-        bare = None if gadget is None else without_stray_body(gadget, call)
-        if bare is None:
-            return call
-        detail = f"{call.gadget_name} takes no body: the text after the unclosed call read as prose"
-        await note_repair(self._cfg, self._st, "body_as_prose", detail, call.invocation_id)
-        return bare
-
-    def text_calls(self, prose: str) -> list[ParsedCall]:
-        """Native tool calls the model wrote as JSON text in a response's ``prose`` (outside any
-        call) that name a gadget: run as calls, each counted as a ``json_call`` repair."""
-        if '"' not in prose:
-            return []
-        return json_calls(prose, self._names)
-
-    async def _note_parser_repairs(self, call: ParsedCall) -> None:
-        """Count each tolerance the parser needed to read ``call`` as a repair."""
-        for name in call.repairs:
-            kind, what = PARSER_REPAIRS.get(name, (None, name))
-            if kind is not None:
-                await note_repair(self._cfg, self._st, kind, f"{call.gadget_name}: {what}", call.invocation_id)
+    async def note_repair(self, kind: RepairKind, detail: str, invocation_id: str | None = None) -> None:
+        """Count a repair and tell the ``on_repair`` observer; in strict mode raise instead."""
+        st = self._st
+        event = RepairEvent(kind, st.iteration, detail, invocation_id)
+        if self._strict:
+            raise RepairRefused(event)
+        st.repairs[kind] = st.repairs.get(kind, 0) + 1
+        obs = self._cfg.observers
+        if obs is not None and obs.on_repair is not None:
+            await call_observer(obs.on_repair, event)
 
     def take_ready(self) -> list[GadgetExecutionResult]:
         """Results finished so far (without waiting)."""
@@ -187,9 +147,7 @@ class ResponseCalls:
         st.gadget_cost += r.cost
         self._resp.append(r)
         self._by_id[r.invocation_id] = r
-        signature = self._signatures.pop(r.invocation_id, None)
-        if signature is not None and r.ok and r.skip is None:
-            self._done.setdefault(signature, r)
+        self.repairs.remember(r)
         if r.breaks_loop and self.completion is None:
             self.completion = r.result or ""
         return r
@@ -215,7 +173,7 @@ class ResponseCalls:
     def _make_executor(self) -> GadgetExecutor:
         """The run's executor, made when its first call arrives (runs without calls never pay for it)."""
         cfg = self._cfg
-        agent = cfg.agent
+        gadgets = self._spec.gadget_settings
         obs, icp, ctl = cfg.observers, cfg.interceptors, cfg.controllers
         wants_before = (ctl is not None and ctl.before_gadget is not None) or (
             obs is not None and obs.on_gadget_start is not None
@@ -223,10 +181,10 @@ class ResponseCalls:
         wants_params = icp is not None and icp.intercept_gadget_parameters is not None
         self._executor = GadgetExecutor(
             cfg.gadgets,
-            default_timeout_s=agent.gadget_timeout_s,
+            default_timeout_s=gadgets.timeout_s,
             arg_prefix=cfg.markers.arg,
             llm_client=cfg.llm_client,
-            on_human_input=agent.on_human_input,
+            on_human_input=gadgets.on_human_input,
             output_store=cfg.output_store,
             before_gadget=self._before_gadget if wants_before else None,
             intercept_parameters=self._intercept_parameters if wants_params else None,
@@ -278,19 +236,6 @@ class ResponseCalls:
             await sched.__aexit__(None, None, None)
         if self._executor is not None:
             self._signal.remove_listener(self._on_abort)
-
-
-async def note_repair(
-    cfg: RunConfig, st: RunState, kind: RepairKind, detail: str, invocation_id: str | None = None
-) -> None:
-    """Count a repair and tell the ``on_repair`` observer; in strict mode raise instead."""
-    event = RepairEvent(kind, st.iteration, detail, invocation_id)
-    if cfg.agent.strict:
-        raise RepairRefused(event)
-    st.repairs[kind] = st.repairs.get(kind, 0) + 1
-    obs = cfg.observers
-    if obs is not None and obs.on_repair is not None:
-        await call_observer(obs.on_repair, event)
 
 
 def result_event(r: GadgetExecutionResult) -> AgentEvent:

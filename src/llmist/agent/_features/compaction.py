@@ -4,8 +4,9 @@ before a model call once it nears the context window, and reports it to ``on_com
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
-from llmist.agent._config import RunConfig
+from llmist.agent._features import Feature
 from llmist.agent.compaction import Compaction, CompactionRequest, CompactionStrategy, count_tokens, estimate_tokens
 from llmist.agent.hooks import (
     CompactionContext,
@@ -16,9 +17,21 @@ from llmist.agent.hooks import (
     call_observer,
 )
 
-__all__ = ["as_compaction", "compaction_hooks"]
+if TYPE_CHECKING:
+    from llmist.agent._run.plan import RunPlan
+    from llmist.agent.spec import AgentSpec
+
+__all__ = ["Compacting", "as_compaction", "compaction_hooks"]
 
 logger = logging.getLogger("llmist.agent.compaction")
+
+
+class Compacting(Feature):
+    """Compaction as a feature: a controller alone, nothing around the run."""
+
+    def hooks(self, spec: AgentSpec, plan: RunPlan) -> Hooks | None:
+        """The compacting controller, when the spec compacts."""
+        return compaction_hooks(as_compaction(spec.compaction), plan) if spec.compaction is not None else None
 
 
 def as_compaction(option: Compaction | CompactionStrategy) -> Compaction:
@@ -32,9 +45,10 @@ def as_compaction(option: Compaction | CompactionStrategy) -> Compaction:
     )
 
 
-def compaction_hooks(compaction: Compaction, cfg: RunConfig) -> Hooks:
-    """The controller that compacts ``cfg``'s conversations past ``compaction.threshold`` of the window."""
-    window = cfg.context_window
+def compaction_hooks(compaction: Compaction, plan: RunPlan) -> Hooks:
+    """The controller that compacts ``plan``'s conversations past ``compaction.threshold`` of the
+    window, and reports each compaction to the plan's ``on_compaction`` observer."""
+    window = plan.context_window
     limit, target = int(window * compaction.threshold), int(window * compaction.target)
     strategy = compaction.strategy
 
@@ -42,7 +56,7 @@ def compaction_hooks(compaction: Compaction, cfg: RunConfig) -> Hooks:
         before = count_tokens(ctx.messages)
         if before <= limit:
             return None
-        request = CompactionRequest(ctx.messages, target, cfg.provider, cfg.model_name, cfg.registry)
+        request = CompactionRequest(ctx.messages, target, plan.provider, plan.model_name, plan.registry)
         done = await strategy.compact(request)
         if done.turns_dropped == 0:
             return None
@@ -50,7 +64,7 @@ def compaction_hooks(compaction: Compaction, cfg: RunConfig) -> Hooks:
         logger.info(
             "compacted with %s: %d -> %d tokens, %d turns dropped", strategy.name, before, after, done.turns_dropped
         )
-        obs = cfg.observers
+        obs = plan.observers
         if obs is not None and obs.on_compaction is not None:
             report = CompactionContext(
                 ctx.iteration, strategy.name, before, after, len(ctx.messages), len(done.messages),

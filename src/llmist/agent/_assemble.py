@@ -1,0 +1,123 @@
+"""Where a run is put together: :func:`start_run`, the only place that does it, read top to bottom.
+
+A run starts from an :class:`~llmist.agent.spec.AgentSpec`, the agent's options frozen when the
+run starts (``Agent.stream``, ``Agent.run`` and a subagent's call all come here):
+
+1. **The plan** (:func:`plan_of`): the spec's provider, system prompt, gadgets, pricing and
+   hooks, built once and kept in ``spec.plans`` while the options it is built from stay the
+   same, so a run pays a dictionary lookup for it. Its gadgets are the agent's, then each
+   feature's ``gadgets(spec)`` in :data:`FEATURES` order, then those the run adds (an MCP
+   server's tools), then the output viewer. Its hooks are merged once: every feature's
+   controllers first (a feature's decision is not bypassed by the agent's), then the agent's
+   own hooks, then every feature's observers and interceptors (they see what the agent's made).
+2. **The run** (:class:`~llmist.agent._run.context.RunContext`): the prompt as a message's
+   content (images checked against the model), the history, the signal, the subagent scope.
+3. **The loop** (:func:`~llmist.agent._run.loop.run_loop`), innermost. It reads the run when it
+   starts: the history, the prompt and the plan as the features left them, with the hooks a
+   feature added for this run after the plan's.
+4. **The features**, each wrapped around what is inside it, from the last of :data:`FEATURES`
+   to the first, so the first is the outermost::
+
+       tracing     the run's span around all the rest; per-run observers make the child spans
+       output      the prompt says how to finish; failed answers counted; the result typed
+       subagents   the subagents' events merged into the stream; their usage added
+       session     the history loaded before the loop starts (saving: a plan observer)
+       mcp         servers connected and their tools added to the plan; closed at the end
+       compaction  nothing around the run: a plan controller compacts before a model call
+
+5. **The stream** (:class:`~llmist.agent.stream.AgentStream`) hands out the outermost events.
+
+A feature is one module with one :class:`~llmist.agent._features.Feature`: the gadgets it adds,
+the hooks it needs and what it wraps around the run (see ``llmist.agent._features``). A new
+one takes the place in :data:`FEATURES` where its wrap must sit. One that stops a run and
+resumes it later (calls kept for a person's approval) sits inside ``session``, which has loaded
+the conversation it resumes and saves what it keeps; one that checks a run's input, calls and
+output (guardrails) sits inside ``tracing``, so the span records its verdict, and outside
+``output``, so it sees the typed result, with its checks of calls as controllers, which decide
+before the agent's. A fallback to other models makes each model's plan with
+``plan_of(spec.changed(model=...))`` (its own syntax, prompt and prices) and has the loop take
+the next one after a model error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from llmist.agent._features import Feature
+from llmist.agent._features.compaction import Compacting
+from llmist.agent._features.mcp import MCPServers
+from llmist.agent._features.output import TypedOutput
+from llmist.agent._features.session import Sessions
+from llmist.agent._features.subagents import RunScope, Subagents
+from llmist.agent._features.tracing import Tracing
+from llmist.agent._run.context import RunContext, RunEvents
+from llmist.agent._run.loop import run_loop
+from llmist.agent._run.media import UserPrompt, user_content
+from llmist.agent._run.plan import RunPlan, build_plan
+from llmist.agent.hooks import Hooks, merge_hooks
+from llmist.agent.spec import AgentSpec
+from llmist.agent.stream import AgentStream
+from llmist.gadgets import AbortSignal, Gadget
+from llmist.providers.base import Message
+from llmist.providers.vision import check_images_accepted
+
+__all__ = ["FEATURES", "plan_of", "start_run"]
+
+FEATURES: tuple[Feature, ...] = (Tracing(), TypedOutput(), Subagents(), Sessions(), MCPServers(), Compacting())
+"""Every feature, outermost first (see the module docstring for what each does where)."""
+
+
+def start_run(
+    spec: AgentSpec,
+    prompt: UserPrompt | None,
+    *,
+    signal: AbortSignal | None = None,
+    history: Sequence[Message] | None = None,
+    scope: RunScope | None = None,
+) -> AgentStream[Any]:
+    """Start a run of ``spec`` on ``prompt`` (steps 1 to 5 of the module docstring); iterate
+    the stream it returns to run it."""
+    plan = plan_of(spec)
+    content = None if prompt is None else user_content(prompt)
+    if content is not None and not isinstance(content, str):
+        name = getattr(plan.provider, "name", "")
+        check_images_accepted([Message("user", content)], plan.model_name, plan.vision, provider=name)
+    run = RunContext(spec, plan, content, history, signal if signal is not None else AbortSignal(), plan_of, scope)
+    events: RunEvents = run_loop(run)
+    for feature in reversed(FEATURES):
+        events = feature.wrap(run, events)
+    return AgentStream(run, events)
+
+
+def plan_of(spec: AgentSpec, added: tuple[Gadget, ...] = ()) -> RunPlan:
+    """The plan of ``spec`` with the gadgets a run ``added`` (step 1): kept in ``spec.plans``,
+    built on the first call (for each ``added``: an MCP server's tools, compared by identity)."""
+    plans = spec.plans
+    plan = plans.get(added)
+    if plan is None:
+        plan = _build(spec, added)
+        if added:  # one set of added gadgets kept beside the plain plan: a server's tools change
+            for key in [key for key in plans if key]:
+                del plans[key]
+        plans[added] = plan
+    return plan
+
+
+def _build(spec: AgentSpec, added: tuple[Gadget, ...]) -> RunPlan:
+    from_features = [g for feature in FEATURES for g in feature.gadgets(spec)]
+    gadgets = [*spec.gadgets, *from_features, *added]
+    plan = build_plan(spec, gadgets, added="server" if added else "feature" if from_features else None)
+    needed = [h for feature in FEATURES if (h := feature.hooks(spec, plan)) is not None]
+    plan.set_hooks(_merged(spec.hooks, needed))
+    return plan
+
+
+def _merged(own: Hooks | None, features: list[Hooks]) -> Hooks | None:
+    """The agent's hooks with the features': their controllers first, their observers and
+    interceptors after."""
+    if not features:
+        return own
+    deciding = [Hooks(controllers=h.controllers) for h in features]
+    watching = [Hooks(observers=h.observers, interceptors=h.interceptors) for h in features]
+    return merge_hooks(*deciding, own, *watching)

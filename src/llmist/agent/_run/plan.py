@@ -1,0 +1,272 @@
+"""The plan of a run: what runs of one spec share, derived from it once (provider, prompt,
+gadgets, pricing, parsers). The hooks are set by the assembler, merged with the features'.
+
+Rendering is the costly part of a plan, so what is rendered from gadgets (the system prompt,
+the example exchanges, the output viewer's instructions) is also kept across plans, by the
+gadgets (compared by identity) and the prompt settings: an application that builds an
+``Agent`` per request with the same gadgets renders them once. A gadget's description, schema
+and examples are therefore read once; to change them, make a new gadget.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+from llmist.agent._run.models import default_registry, pricer, resolve_agent_model
+from llmist.agent.hooks import Controllers, Hooks, Interceptors, Observers, merge_hooks
+from llmist.agent.options import PromptSettings
+from llmist.agent.prompt import (
+    Markers,
+    PromptStyle,
+    Syntax,
+    SyntaxOption,
+    example_exchanges,
+    render_gadget_entry,
+    render_system_prompt,
+    tool_specs,
+)
+from llmist.gadgets import Gadget, GadgetOutputStore, GadgetOutputViewer, ModelClient, output_char_limit
+from llmist.providers.base import Message, Provider, ToolSpec, Usage
+from llmist.providers.client import LLMClient
+from llmist.providers.vision import sees_images
+from llmist.syntax import EmojiCallParser, GadgetCallParser, ProseParser
+
+if TYPE_CHECKING:
+    from llmist.agent.spec import AgentSpec
+
+logger = logging.getLogger("llmist.agent")
+
+__all__ = ["DEFAULT_CONTEXT_WINDOW", "CallParser", "RunPlan", "agent_system_prompt", "build_plan", "resolve_syntax"]
+
+CallParser: TypeAlias = GadgetCallParser | EmojiCallParser | ProseParser
+"""What reads a response's text: a call parser of a text syntax, or prose only (native)."""
+
+DEFAULT_CONTEXT_WINDOW = 128_000
+"""Context window assumed for models the registry does not know."""
+
+
+def agent_system_prompt(settings: PromptSettings, gadgets: Sequence[Gadget], syntax: Syntax) -> str:
+    """The system prompt for ``gadgets`` in ``syntax`` (the agent's, ``"auto"`` resolved), with
+    the markers, texts and style of ``settings``."""
+    return render_system_prompt(
+        gadgets,
+        syntax=syntax,
+        markers=settings.markers,
+        system=settings.system,
+        system_extra=settings.system_extra,
+        style=settings.style,
+    )
+
+
+@dataclass(slots=True)
+class RunPlan:
+    """Everything runs of one spec share, computed once per spec (see ``AgentSpec.plans``)."""
+
+    provider: Provider
+    model_name: str
+    system_prompt: str
+    system_message: Message
+    gadgets: list[Gadget]
+    syntax: Syntax
+    markers: Markers
+    output_store: GadgetOutputStore | None
+    """Shared by the plan's runs (ids are random, so runs do not see each other's outputs)."""
+    cost_of: Callable[[Usage], float]
+    llm_client: ModelClient
+    """Lent to gadgets as ``ctx.llm``: the agent's ``llm_client``, else a client of its own model."""
+    hooks: Hooks | None = None
+    """The agent's hooks merged with the features' (set by the assembler)."""
+    observers: Observers | None = None
+    """``hooks.observers`` when any is set, else ``None`` (the loop's check is one ``is None``)."""
+    interceptors: Interceptors | None = None
+    controllers: Controllers | None = None
+    examples: tuple[Message, ...] = ()
+    """Example exchanges sent before the task (``few_shot``)."""
+    viewer_entry: str | None = None
+    """The output viewer's instructions, sent with the first output it must read (the viewer is
+    left out of the system prompt: most runs never need it, and small models pay for every token)."""
+    tools: tuple[ToolSpec, ...] = ()
+    """The gadgets as native tools, sent with every request (the native syntax only)."""
+    viewer_tool: ToolSpec | None = None
+    """The output viewer as a native tool, offered from the first stored output on: offered from
+    the start, before anything is stored, small models call it with made-up ids."""
+    parsers: list[CallParser] = field(default_factory=list)
+    """Parsers of finished runs, reused by the next ones."""
+    vision: bool | None = None
+    """Whether the model accepts images (``None``: not known); see ``llmist.providers.vision``."""
+    context_window: int = DEFAULT_CONTEXT_WINDOW
+    """Tokens of the model's context (the agent's option, else the registry's, else the default)."""
+    registry: Any = None
+    """The registry that prices the model (``None``: none)."""
+    by_name: dict[str, Gadget] = field(default_factory=dict)
+    """``gadgets`` by name."""
+
+    def set_hooks(self, hooks: Hooks | None) -> None:
+        """Use ``hooks``; each kind is kept only when one of its callbacks is set."""
+        self.hooks = hooks
+        self.observers = hooks.observers if hooks is not None and _any_set(hooks.observers) else None
+        self.interceptors = hooks.interceptors if hooks is not None and _any_set(hooks.interceptors) else None
+        self.controllers = hooks.controllers if hooks is not None and _any_set(hooks.controllers) else None
+
+    def with_hooks(self, extra: Sequence[Hooks]) -> RunPlan:
+        """A copy whose hooks are this plan's followed by ``extra`` (one run's own); the parser
+        pool and the output store stay shared."""
+        plan = dataclasses.replace(self)
+        plan.set_hooks(merge_hooks(self.hooks, *extra))
+        return plan
+
+    def take_parser(self) -> CallParser:
+        """A parser for one run: reused from earlier runs (reset) when one is free."""
+        pool = self.parsers
+        if pool:
+            parser = pool.pop()
+            parser.reset()
+            return parser
+        return self.new_parser()
+
+    def give_back_parser(self, parser: CallParser) -> None:
+        """Return a run's parser to the pool (kept small)."""
+        if len(self.parsers) < 8:
+            self.parsers.append(parser)
+
+    def new_parser(self) -> CallParser:
+        """A fresh call parser (native: a prose reader, the calls come through the API)."""
+        if self.syntax == "native":
+            return ProseParser()
+        if self.syntax == "emoji":
+            return EmojiCallParser()
+        m = self.markers
+        return GadgetCallParser(start_prefix=m.start, end_prefix=m.end, arg_prefix=m.arg)
+
+
+def build_plan(spec: AgentSpec, gadgets: Sequence[Gadget], *, added: str | None = None) -> RunPlan:
+    """Resolve the model, the limits of outputs and the pricing of ``spec``, and render the
+    system prompt of ``gadgets``: the spec's, then any added to them (``added`` names what added
+    them, for the error when two names clash). The plan's hooks are left for the assembler."""
+    provider, model_name = resolve_agent_model(spec.model, spec.model_registry)
+    registry = default_registry(spec.model_registry, provider)
+    entry = _model_spec(registry, provider, model_name)
+    syntax = resolve_syntax(spec.syntax, entry)
+    window = spec.model_settings.context_window or _context_window(entry) or DEFAULT_CONTEXT_WINDOW
+    prompt, settings = spec.prompt_settings, spec.gadget_settings
+    char_limit = output_char_limit(window, settings.output_limit_percent) if settings.output_limit else None
+    listed = list(gadgets)
+    if added is not None:
+        _check_unique(listed, added)
+    shown = tuple(listed)
+    store, viewer_entry = _output_viewer(prompt, syntax, char_limit, listed)
+    system_prompt = _system_prompt(prompt, shown, syntax)
+    examples = _examples(shown, syntax, prompt.markers, prompt.few_shot) if prompt.few_shot else ()
+    if prompt.few_shot and not examples:
+        # Said plainly rather than doing nothing in silence (issue 23): an exchange needs a
+        # result, and only an example's output gives a true one.
+        logger.warning(
+            "few_shot=%d sends no example exchange: none of the gadgets %s has a GadgetExample "
+            "with an output (GadgetExample(params, output=..., comment=...))",
+            prompt.few_shot,
+            [g.name for g in shown],
+        )
+    return RunPlan(
+        provider=provider,
+        model_name=model_name,
+        system_prompt=system_prompt,
+        system_message=Message("system", system_prompt),
+        gadgets=listed,
+        syntax=syntax,
+        markers=prompt.markers,
+        output_store=store,
+        cost_of=pricer(registry, provider, model_name),
+        llm_client=settings.llm_client or LLMClient(model=spec.model, model_registry=registry),
+        vision=sees_images(provider, model_name, registry),
+        context_window=window,
+        registry=registry,
+        examples=examples,
+        viewer_entry=viewer_entry,
+        tools=tool_specs(shown) if syntax == "native" else (),
+        viewer_tool=next(iter(tool_specs(listed[len(shown) :])), None) if syntax == "native" else None,
+        by_name={g.name: g for g in listed},
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _system_prompt(settings: PromptSettings, gadgets: tuple[Gadget, ...], syntax: Syntax) -> str:
+    return agent_system_prompt(settings, gadgets, syntax)
+
+
+@functools.lru_cache(maxsize=64)
+def _examples(gadgets: tuple[Gadget, ...], syntax: Syntax, markers: Markers, few_shot: int) -> tuple[Message, ...]:
+    return tuple(example_exchanges(gadgets, syntax=syntax, markers=markers, limit=few_shot))
+
+
+def _output_viewer(
+    prompt: PromptSettings, syntax: Syntax, char_limit: int | None, listed: list[Gadget]
+) -> tuple[GadgetOutputStore | None, str | None]:
+    """The output store (with output limiting on) and, when the viewer is added to ``listed``
+    here, its instructions for the model (none with the native syntax: the viewer is one of
+    the tools the API describes)."""
+    if char_limit is None:
+        return None, None
+    store = GadgetOutputStore(char_limit)
+    if any(g.name == GadgetOutputViewer.name for g in listed):
+        return store, None
+    listed.append(GadgetOutputViewer(store))
+    return store, None if syntax == "native" else _viewer_entry(syntax, prompt.markers, prompt.style)
+
+
+@functools.lru_cache(maxsize=16)
+def _viewer_entry(syntax: Syntax, markers: Markers, style: PromptStyle) -> str:
+    """How to call the viewer, in the run's syntax and the agent's prompt style (the same for
+    every viewer: its store is not part of it)."""
+    viewer = GadgetOutputViewer(GadgetOutputStore(1))
+    entry = render_gadget_entry(viewer, syntax=syntax, markers=markers, style=style)
+    return f"To read it, call {viewer.name}:\n{entry}"
+
+
+def resolve_syntax(option: SyntaxOption, spec: Any) -> Syntax:
+    """The syntax of runs of an agent whose option is ``option``: ``"auto"`` is native when the
+    model's registry entry ``spec`` says it calls tools well natively, the block syntax otherwise
+    (a model the registry does not know included: every model can write blocks)."""
+    if option != "auto":
+        return option
+    return "native" if getattr(spec, "native_tools", False) is True else "block"
+
+
+def _check_unique(gadgets: Sequence[Gadget], added: str) -> None:
+    """Two gadgets with one name are an error, naming the fix for what ``added`` the clashing one."""
+    names = [g.name for g in gadgets]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if not dupes:
+        return
+    if added == "server":
+        fix = "give the server a tool_prefix (MCPServerStdio(..., tool_prefix='name_'))"
+    else:
+        fix = "rename the agent's gadget"
+    raise ValueError(f"two gadgets share the name(s) {dupes}: {_ADDED[added]} clashes with another gadget; {fix}")
+
+
+_ADDED = {"server": "an MCP server's tool", "feature": "a gadget a feature adds (the final answer of output_type)"}
+"""What a gadget added to a run is, by who added it."""
+
+
+def _any_set(obj: object) -> bool:
+    return any(getattr(obj, name) is not None for name in type(obj).__slots__)  # type: ignore[attr-defined]
+
+
+def _model_spec(registry: Any, provider: Provider, model_name: str) -> Any:
+    """The registry's entry of the model, or ``None`` (no registry, or a model it does not know)."""
+    if registry is None or not hasattr(registry, "get"):
+        return None
+    try:
+        return registry.get(model_name, getattr(provider, "name", None))
+    except Exception:
+        return None
+
+
+def _context_window(spec: Any) -> int | None:
+    window = getattr(spec, "context_window", None)
+    return window if isinstance(window, int) else None

@@ -1,0 +1,59 @@
+"""The agent's errors, in one place (each also importable from the module that raises it)::
+
+LlmistError
+├── OutputValidationError    a run ended without a valid final answer of its output type
+├── RepairRefused            strict mode: the model wrote something the loop would have repaired
+├── SessionError             a session store could not be read or written
+├── MessageFormatError       a saved conversation cannot be read (also a ValueError)
+└── RealModelRequestBlocked  a test reached for a real model inside block_real_models()
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from llmist.errors import LlmistError
+
+if TYPE_CHECKING:
+    from llmist.agent.repairs import RepairEvent
+    from llmist.agent.result import AgentResult
+
+__all__ = [
+    "MessageFormatError",
+    "OutputValidationError",
+    "RealModelRequestBlocked",
+    "RepairRefused",
+    "SessionError",
+]
+
+
+class OutputValidationError(LlmistError):
+    """The run ended without a valid final answer of the requested output type."""
+
+    def __init__(self, message: str, result: AgentResult[Any]) -> None:
+        super().__init__(message)
+        self.result = result
+        """The run's result (``output`` is the last prose; ``gadget_results`` hold the failed answers)."""
+
+
+class RepairRefused(LlmistError):
+    """``Agent(strict=True)``: the model wrote something the loop would have had to repair."""
+
+    def __init__(self, event: RepairEvent) -> None:
+        super().__init__(
+            f"strict mode: response {event.iteration} needed a repair ({event.kind}): {event.detail}. "
+            "Without strict=True the loop repairs this and counts it in AgentResult.repairs."
+        )
+        self.event = event
+
+
+class SessionError(LlmistError):
+    """A session store could not be read or written (names the store, the session and why)."""
+
+
+class MessageFormatError(LlmistError, ValueError):
+    """A JSON conversation could not be read: names the message, what was wrong and what was expected."""
+
+
+class RealModelRequestBlocked(LlmistError):
+    """A real model was called while ``block_real_models()`` was active (inside a test)."""
