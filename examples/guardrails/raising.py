@@ -4,7 +4,7 @@ import asyncio
 
 from llmist import Agent
 from llmist.agent.builtin_guardrails import max_prompt_chars
-from llmist.agent.guardrails import GuardrailTripped, Guardrails
+from llmist.agent.guardrails import Guardrails, GuardrailTripped
 from llmist.testing import MockModel
 
 agent = Agent(

@@ -15,7 +15,8 @@ from llmist.testing import MockModel, block_call
 
 script = [
     block_call("RunCommand", command="rm -rf ./*"),
-    block_call("WriteFile", path="setup.py", content="oops") + block_call("WriteFile", path="out/notes.md", content="ok"),
+    block_call("WriteFile", path="setup.py", content="oops")
+    + block_call("WriteFile", path="out/notes.md", content="ok"),
     "Cleaned up nothing; wrote out/notes.md.",
 ]
 

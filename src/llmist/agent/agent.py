@@ -17,6 +17,8 @@ from llmist.agent._features.output import DEFAULT_MAX_OUTPUT_RETRIES
 from llmist.agent._run.media import UserPrompt
 from llmist.agent._run.plan import agent_system_prompt
 from llmist.agent.compaction import Compaction, CompactionStrategy
+from llmist.agent.errors import GuardrailTripped
+from llmist.agent.guardrails import Guardrail, Guardrails
 from llmist.agent.hooks import Hooks, merge_hooks
 from llmist.agent.instrumentation import InstrumentationSettings
 from llmist.agent.options import (
@@ -35,7 +37,9 @@ from llmist.agent.spec import AgentSpec
 from llmist.agent.stream import AgentStream
 from llmist.agent.subagents import DEFAULT_MAX_DEPTH, SubagentGadget
 from llmist.gadgets import AbortSignal, Gadget, ModelClient, as_gadget
+from llmist.models import ModelRegistry
 from llmist.providers.base import Message, Provider, Reasoning
+from llmist.providers.fallback import FallbackModel, ModelChoice
 
 if TYPE_CHECKING:
     from llmist.mcp import MCPServer
@@ -91,7 +95,10 @@ class Agent(Generic[OutputT]):
     """Runs a model with gadgets until the task is done.
 
     Args:
-        model: ``"mock"``, ``"provider:model"``, an alias, or a provider instance (``MockModel``...).
+        model: ``"mock"``, ``"provider:model"``, an alias, or a provider instance (``MockModel``...);
+            or a list of them (or a :class:`~llmist.providers.FallbackModel`): each response
+            goes to the first that answers, each model in its own syntax, prompt and prices
+            (see the fallback section of :doc:`providers`).
         gadgets: ``Gadget`` instances, ``Gadget`` subclasses or ``@gadget`` functions.
         limits: When a run stops (:class:`RunLimits`: iterations, cost, tokens, calls per
             response, a response without calls).
@@ -124,6 +131,10 @@ class Agent(Generic[OutputT]):
             ``None`` follows :func:`llmist.instrument`); see :doc:`tracing`.
         subagents: Agents (with a ``name`` and ``description``) or their :meth:`as_gadget`
             gadgets this agent may call with a task; see :doc:`subagents`.
+        guardrails: Checks of the prompt, of calls before they run, of results before the model
+            reads them and of the final answer: a list of guardrails, or :class:`Guardrails`
+            (``raise_on_tripwire=True`` makes ``run`` raise :class:`GuardrailTripped`); see
+            :doc:`guardrails`.
         model_registry: Prices model calls (default: the providers' registry when available).
         name / description: What the agent is called and does, when another agent calls it
             (``subagents=[...]``, :meth:`as_gadget`).
@@ -145,7 +156,7 @@ class Agent(Generic[OutputT]):
     def __init__(
         self,
         *,
-        model: str | Provider,
+        model: str | Provider | Sequence[ModelChoice],
         gadgets: Sequence[object] = (),
         limits: RunLimits | None = None,
         model_settings: ModelSettings | None = None,
@@ -161,6 +172,7 @@ class Agent(Generic[OutputT]):
         mcp_servers: Sequence[MCPServer] = (),
         instrument: InstrumentationSettings | bool | None = None,
         subagents: Sequence[Agent[Any] | SubagentGadget] = (),
+        guardrails: Guardrails | Sequence[Guardrail] | None = None,
         model_registry: Any = None,
         name: str | None = None,
         description: str | None = None,
@@ -173,7 +185,7 @@ class Agent(Generic[OutputT]):
         self.mcp_servers: list[MCPServer] = list(mcp_servers)
         """The agent's MCP servers; a change applies from the next run on."""
         self._spec = AgentSpec(
-            model=model,
+            model=_model(model, model_registry),
             gadgets=tuple(self.gadgets),
             syntax=syntax,
             hooks=hooks if isinstance(hooks, Hooks) or hooks is None else merge_hooks(*hooks),
@@ -185,6 +197,7 @@ class Agent(Generic[OutputT]):
             compaction=compaction,
             mcp_servers=tuple(self.mcp_servers),
             instrument=instrument,
+            guardrails=Guardrails.of(guardrails),
             limits=_group(RunLimits, limits, changes),
             model_settings=_group(ModelSettings, model_settings, changes),
             prompt_settings=_group(PromptSettings, prompt_settings, changes),
@@ -192,7 +205,7 @@ class Agent(Generic[OutputT]):
         )
 
     # The options, kept in the spec; each assignment applies from the next run on.
-    model = _Option[str | Provider]("model")
+    model = _Option[str | Provider | tuple[Provider, str]]("model")
     """The model runs use (``llmist.testing.override`` swaps it for a test)."""
     limits = _Option[RunLimits]("limits")
     model_settings = _Option[ModelSettings]("model_settings")
@@ -206,6 +219,7 @@ class Agent(Generic[OutputT]):
     session = _Option[Session | None]("session")
     compaction = _Option[Compaction | CompactionStrategy | None]("compaction")
     instrument = _Option[InstrumentationSettings | bool | None]("instrument")
+    guardrails = _Option[Guardrails | None]("guardrails")
     model_registry = _Option[Any]("model_registry")
     # The flat options of earlier versions, as fields of their groups.
     max_iterations = _Option[int]("max_iterations", "limits")
@@ -348,6 +362,8 @@ class Agent(Generic[OutputT]):
             pass
         result = s.result
         assert result is not None
+        if result.tripwire is not None and spec.guardrails is not None and spec.guardrails.raise_on_tripwire:
+            raise GuardrailTripped(result.tripwire, result)
         return result
 
     def run_sync(
@@ -422,6 +438,18 @@ def _changed(group: Any, fields: tuple[tuple[str, Any], ...]) -> Any:
     """``group`` with ``fields`` changed, made once for each: an application that builds an
     ``Agent`` per request with the same flat keywords gets the same groups back."""
     return dataclasses.replace(group, **dict(fields))
+
+
+def _model(model: object, registry: Any) -> str | Provider:
+    """The agent's ``model=``: a list of models becomes their :class:`FallbackModel`."""
+    if isinstance(model, (list, tuple)) and not _is_pair(model):
+        return FallbackModel(*model, model_registry=registry if isinstance(registry, ModelRegistry) else None)
+    return model  # type: ignore[return-value]  # checked when the plan is built
+
+
+def _is_pair(model: Sequence[object]) -> bool:
+    """``(provider, "model name")``: one model, not a list of two."""
+    return isinstance(model, tuple) and len(model) == 2 and not isinstance(model[0], str) and isinstance(model[1], str)
 
 
 def _subagent_gadget(subagent: Agent[Any] | SubagentGadget) -> SubagentGadget:

@@ -2,6 +2,7 @@
 
 LlmistError
 ├── OutputValidationError    a run ended without a valid final answer of its output type
+├── GuardrailTripped         a guardrail tripped and the agent asked for raise_on_tripwire=True
 ├── RepairRefused            strict mode: the model wrote something the loop would have repaired
 ├── SessionError             a session store could not be read or written
 ├── MessageFormatError       a saved conversation cannot be read (also a ValueError)
@@ -15,10 +16,12 @@ from typing import TYPE_CHECKING, Any
 from llmist.errors import LlmistError
 
 if TYPE_CHECKING:
+    from llmist.agent.guardrails import GuardrailRecord
     from llmist.agent.repairs import RepairEvent
     from llmist.agent.result import AgentResult
 
 __all__ = [
+    "GuardrailTripped",
     "MessageFormatError",
     "OutputValidationError",
     "RealModelRequestBlocked",
@@ -34,6 +37,18 @@ class OutputValidationError(LlmistError):
         super().__init__(message)
         self.result = result
         """The run's result (``output`` is the last prose; ``gadget_results`` hold the failed answers)."""
+
+
+class GuardrailTripped(LlmistError):
+    """A guardrail tripped and the agent's guardrails say ``raise_on_tripwire=True``
+    (see :mod:`llmist.agent.guardrails`)."""
+
+    def __init__(self, record: GuardrailRecord, result: AgentResult[Any]) -> None:
+        super().__init__(record.describe())
+        self.record = record
+        """The check that tripped."""
+        self.result = result
+        """The run's result (``stop_reason == "guardrail"``)."""
 
 
 class RepairRefused(LlmistError):

@@ -43,13 +43,10 @@ import inspect
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias, overload
+from typing import Any, Literal, TypeAlias, overload
 
-from llmist.errors import LlmistError
+from llmist.agent.errors import GuardrailTripped
 from llmist.providers.base import ContentPart, Message
-
-if TYPE_CHECKING:
-    from llmist.agent.result import AgentResult
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
@@ -393,17 +390,6 @@ class GuardrailRecord:
         call = f" {self.gadget}:{self.invocation_id}" if self.gadget else ""
         reason = f": {self.reason}" if self.reason else ""
         return f"guardrail {self.name!r} ({self.kind}{call}) {verb}{reason}"
-
-
-class GuardrailTripped(LlmistError):
-    """A guardrail tripped and the agent's guardrails say ``raise_on_tripwire=True``."""
-
-    def __init__(self, record: GuardrailRecord, result: AgentResult[Any]) -> None:
-        super().__init__(record.describe())
-        self.record = record
-        """The check that tripped."""
-        self.result = result
-        """The run's result (``stop_reason == "guardrail"``)."""
 
 
 async def run_guardrail(

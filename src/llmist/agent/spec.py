@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from llmist.agent._features.compaction import as_compaction
 from llmist.agent._features.output import DEFAULT_MAX_OUTPUT_RETRIES, OutputSpec, output_spec
 from llmist.agent.compaction import Compaction, CompactionStrategy
+from llmist.agent.guardrails import Guardrails
 from llmist.agent.hooks import Hooks
 from llmist.agent.instrumentation import InstrumentationSettings
 from llmist.agent.options import GadgetSettings, ModelSettings, PromptSettings, RunLimits
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = ["AgentSpec"]
 
-_RUN_ONLY = frozenset({"limits", "strict", "instrument", "mcp_servers"})
+_RUN_ONLY = frozenset({"limits", "strict", "instrument", "mcp_servers", "guardrails"})
 """Options a plan is not built from: a spec that differs only in them shares the plans."""
 
 
@@ -41,8 +42,9 @@ _RUN_ONLY = frozenset({"limits", "strict", "instrument", "mcp_servers"})
 class AgentSpec:
     """An agent's options, frozen (made by ``Agent``; read it from ``agent.spec``)."""
 
-    model: str | Provider
-    """``"mock"``, ``"provider:model"``, an alias, or a provider instance."""
+    model: str | Provider | tuple[Provider, str]
+    """``"mock"``, ``"provider:model"``, an alias, a provider instance (a
+    :class:`~llmist.providers.FallbackModel` among them), or a provider and the model name to send it."""
     gadgets: tuple[Gadget, ...] = ()
     """The agent's gadgets (its subagents' among them), compared by identity."""
     syntax: SyntaxOption = "block"
@@ -63,6 +65,8 @@ class AgentSpec:
     compaction: Compaction | CompactionStrategy | None = None
     mcp_servers: tuple[MCPServer, ...] = ()
     instrument: InstrumentationSettings | bool | None = None
+    guardrails: Guardrails | None = None
+    """The checks of the run's input, calls, results and output (see :mod:`llmist.agent.guardrails`)."""
     plans: dict[tuple[Gadget, ...], RunPlan] = field(default_factory=dict, compare=False, repr=False)
     """Plans built from this spec, by the gadgets a run added (an MCP server's tools; ``()`` for
     none). Not part of its value: specs that differ only in options no plan is built from share it."""

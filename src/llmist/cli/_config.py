@@ -275,7 +275,11 @@ def load_config(
         if value is not None:
             if key not in SETTINGS:
                 raise KeyError(key)
-            values[key] = Setting(value, _FLAG_NAMES.get(key) or "--" + key.replace("_", "-"))
+            flag = _FLAG_NAMES.get(key) or "--" + key.replace("_", "-")
+            problem = SETTINGS[key].check(value)
+            if problem is not None:
+                raise ConfigError(f"{flag} must be {problem}, got {value!r}")
+            values[key] = Setting(value, flag)
     return Config(values, files, chosen)
 
 

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from llmist.agent._run.plan import RunPlan
     from llmist.agent.spec import AgentSpec
 
-__all__ = ["Sessions", "session_hooks"]
+__all__ = ["Sessions", "load_history", "session_hooks"]
 
 
 class Sessions(Feature):
@@ -46,9 +46,16 @@ def session_hooks(session: Session) -> Hooks:
     return Hooks(observers=Observers(on_iteration=save))
 
 
-async def _continued(run: RunContext, session: Session, events: RunEvents) -> RunEvents:
-    if run.history is None:
+async def load_history(run: RunContext) -> None:
+    """The run continues its session's conversation, unless it was given a ``history`` (or
+    it has no session). Features outside this one that read the history first call it."""
+    session = run.spec.session
+    if run.history is None and session is not None:
         run.history = await session.load()
+
+
+async def _continued(run: RunContext, session: Session, events: RunEvents) -> RunEvents:
+    await load_history(run)
     try:
         async for batch in events:
             yield batch

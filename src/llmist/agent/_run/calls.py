@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import json
 from typing import Any
 
 from llmist.agent._run.plan import RunPlan
@@ -14,7 +15,14 @@ from llmist.agent._run.state import RunState
 from llmist.agent.conversation import not_run_message
 from llmist.agent.errors import RepairRefused
 from llmist.agent.events import AgentEvent, GadgetResultEvent, GadgetSkippedEvent
-from llmist.agent.hooks import GadgetContext, ReplaceParameters, SkipGadget, call_controller, call_observer
+from llmist.agent.hooks import (
+    GadgetContext,
+    ReplaceParameters,
+    ReplaceResult,
+    SkipGadget,
+    call_controller,
+    call_observer,
+)
 from llmist.agent.repairs import CallRepairs, RepairEvent, RepairKind
 from llmist.agent.spec import AgentSpec
 from llmist.execution import (
@@ -48,6 +56,7 @@ class ResponseCalls:
         self._executor: GadgetExecutor | None = None
         ctl = cfg.controllers
         self._on_skipped = ctl.on_dependency_skipped if ctl is not None else None
+        self._after = ctl.after_gadget if ctl is not None else None
         obs = cfg.observers
         self._observed = obs is not None and (obs.on_gadget_complete is not None or obs.on_gadget_skipped is not None)
         """Whether observers want finished calls."""
@@ -60,6 +69,9 @@ class ResponseCalls:
         """The ``TaskCompletionSignal`` summary, once a gadget raised it."""
         self.repairs = CallRepairs(cfg.by_name)
         """The loop's repairs of the run's calls."""
+        self.kept: dict[tuple[str, str], GadgetExecutionResult] | None = None
+        """After a model failed mid-response (fallback): the calls it had started, by gadget and
+        parameters, that the next model has not written again yet."""
 
     # --- per response -------------------------------------------------------------------
 
@@ -69,6 +81,7 @@ class ResponseCalls:
         self._sched = None
         self._pos = {}
         self._resp = []
+        self.kept = None
 
     def submit(self, call: ParsedCall, n: int) -> list[GadgetExecutionResult]:
         """Start ``call`` (the ``n``-th of its response); returns results known at once (a call
@@ -110,6 +123,38 @@ class ResponseCalls:
         obs = self._cfg.observers
         if obs is not None and obs.on_repair is not None:
             await call_observer(obs.on_repair, event)
+
+    # --- a response started over on the next model (fallback) ---------------------------
+
+    def keep_started(self) -> list[str]:
+        """The model failed mid-response: no more calls on this response's scheduler (those
+        running finish: :meth:`late_result`); the invocation ids of every call it had made."""
+        self.close_response()
+        return list(self._pos)
+
+    def reopen(self) -> None:
+        """The next model starts the response over, once the kept calls finished: its calls get a
+        new scheduler, and one it writes again as a kept call was (same gadget and parameters)
+        gets that call's result instead of running twice (:meth:`kept_answer`)."""
+        self._sched = None
+        kept = self.kept or {}
+        for r in self._resp:
+            kept.setdefault(_signature(r.gadget_name, r.parameters), r)
+        self.kept = kept
+
+    def kept_answer(self, call: ParsedCall) -> GadgetExecutionResult | None:
+        """The result of the kept call ``call`` repeats, now under ``call``'s id (and in its place
+        among this response's results); ``None`` when it repeats none."""
+        kept = self.kept
+        if not kept or call.parameters is None:
+            return None
+        r = kept.pop(_signature(call.gadget_name, call.parameters), None)
+        if r is None:
+            return None
+        answer = dataclasses.replace(r, invocation_id=call.invocation_id)
+        self._resp[self._resp.index(r)] = answer
+        self._pos[call.invocation_id] = self._pos.get(r.invocation_id, _LAST)
+        return answer
 
     def take_ready(self) -> list[GadgetExecutionResult]:
         """Results finished so far (without waiting)."""
@@ -153,7 +198,12 @@ class ResponseCalls:
         return r
 
     async def finished(self, r: GadgetExecutionResult) -> AgentEvent:
-        """A call finished: record it, tell the observers, and return its stream event."""
+        """A call finished: the ``after_gadget`` controller, then record it, tell the observers,
+        and return its stream event."""
+        if self._after is not None:
+            action = await call_controller(self._after, r)
+            if isinstance(action, ReplaceResult):
+                r = dataclasses.replace(r, result=action.result, error=action.error)
         r = self.record(r)
         if self._observed:
             await self._notify(r)
@@ -236,6 +286,11 @@ class ResponseCalls:
             await sched.__aexit__(None, None, None)
         if self._executor is not None:
             self._signal.remove_listener(self._on_abort)
+
+
+def _signature(gadget: str, parameters: dict[str, Any]) -> tuple[str, str]:
+    """A call as two models would both write it: its gadget and its parameters as JSON."""
+    return gadget, json.dumps(parameters, sort_keys=True, default=str)
 
 
 def result_event(r: GadgetExecutionResult) -> AgentEvent:
