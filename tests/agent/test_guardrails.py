@@ -425,3 +425,76 @@ async def test_writes_outside_the_allowed_paths_are_refused(tmp_path: Path) -> N
     assert not (tmp_path / "setup.py").exists()
     assert (tmp_path / "out" / "a.txt").read_text() == "y"
     assert [r.status for r in result.gadget_results] == ["skipped", "success"]
+
+
+# --- with the agent's other features ----------------------------------------------------------
+
+
+async def test_an_async_guardrail_that_hangs_trips_at_its_timeout() -> None:
+    @tool_call_guardrail(timeout_s=0.05)
+    async def hangs(guarded: GuardedCall) -> None:
+        await asyncio.Event().wait()
+
+    ran = Ran()
+    model = MockModel([block_call("note", text="x"), "never"])
+    result = await Agent(model=model, gadgets=[ran.gadget], guardrails=[hangs]).run("q")
+    assert (result.stop_reason, ran.calls) == ("guardrail", [])
+    assert result.tripwire is not None and "gave no verdict within 0.05 s" in result.tripwire.reason
+
+
+async def test_an_input_guardrail_sees_the_conversation_of_the_session(tmp_path: Path) -> None:
+    from llmist import SQLiteSession
+
+    seen: list[list[str]] = []
+    look = input_guardrail(lambda guarded: seen.append([m.text for m in guarded.messages if m.role != "system"]))
+    session = SQLiteSession(tmp_path / "s.db", "s1")
+    agent = Agent(model=MockModel(["first answer", "second answer"]), session=session, guardrails=[look])
+    await agent.run("first question")
+    await session.flush()
+    await agent.run("second question")
+    assert seen == [[], ["first question", "first answer"]]
+
+
+async def test_the_input_guardrail_sees_the_prompt_before_typed_output_adds_its_instruction() -> None:
+    seen: list[str] = []
+    look = input_guardrail(lambda guarded: seen.append(guarded.prompt))
+    answer = block_call("FinalAnswer", name="Oslo", population=700000)
+    await Agent(model=MockModel([answer]), output_type=City, guardrails=[look]).run("the capital?")
+    assert seen == ["the capital?"]
+
+
+async def test_a_typed_run_stopped_by_a_guardrail_keeps_its_prose_instead_of_raising() -> None:
+    stop = tool_call_guardrail(lambda guarded: Tripwire("no notes"))
+    ran = Ran()
+    model = MockModel(["Let me note it. " + block_call("note", text="x"), "never"])
+    result = await Agent(model=model, gadgets=[ran.gadget], output_type=City, guardrails=[stop]).run("q")
+    assert result.stop_reason == "guardrail"
+    assert result.output == "Let me note it."
+
+
+async def test_raise_on_tripwire_leaves_a_stream_to_end_normally() -> None:
+    trip = input_guardrail(lambda guarded: Tripwire("no"))
+    agent = Agent(model=MockModel(["never"]), guardrails=Guardrails((trip,), raise_on_tripwire=True))
+    events, result = await _run(agent, "q")
+    assert result.stop_reason == "guardrail"
+    assert [e.type for e in events] == ["guardrail"]
+
+
+async def test_a_tripwire_aborts_the_signal_the_run_was_given() -> None:
+    from llmist.gadgets import AbortSignal
+
+    signal = AbortSignal()
+    stop = tool_call_guardrail(lambda guarded: Tripwire("no notes"))
+    ran = Ran()
+    model = MockModel([block_call("note", text="x"), "never"])
+    await Agent(model=model, gadgets=[ran.gadget], guardrails=[stop]).run("q", signal=signal)
+    assert signal.aborted
+
+
+async def test_guardrails_apply_to_a_fallback_models_answer() -> None:
+    from llmist.providers import ProviderServerError
+
+    down = MockModel([ProviderServerError("HTTP 503: down", provider="mock", status_code=503)], name="first")
+    polite = output_guardrail(lambda guarded: Tripwire("rude") if "fool" in guarded.text else None)
+    result = await Agent(model=[down, MockModel(["you fool"], name="second")], guardrails=[polite]).run("q")
+    assert (result.stop_reason, list(result.models)) == ("guardrail", ["second"])

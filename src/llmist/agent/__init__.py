@@ -20,6 +20,7 @@ from llmist.agent.compaction import (
     split_turns,
 )
 from llmist.agent.errors import (
+    GuardrailTripped,
     MessageFormatError,
     OutputValidationError,
     RealModelRequestBlocked,
@@ -36,6 +37,7 @@ from llmist.agent.events import (
     ReasoningEvent,
     SubagentEvent,
 )
+from llmist.agent.guardrails import Guardrails
 from llmist.agent.hooks import (
     ChunkContext,
     CompactionContext,
@@ -52,6 +54,7 @@ from llmist.agent.hooks import (
     Recover,
     ReplaceMessages,
     ReplaceParameters,
+    ReplaceResult,
     Rethrow,
     SkipGadget,
     SkipLLMCall,
@@ -100,6 +103,8 @@ __all__ = [
     "GadgetSettings",
     "GadgetSkippedEvent",
     "GuardrailEvent",
+    "GuardrailTripped",
+    "Guardrails",
     "HookPresets",
     "Hooks",
     "HumanInputHandler",
@@ -129,6 +134,7 @@ __all__ = [
     "RepairRefused",
     "ReplaceMessages",
     "ReplaceParameters",
+    "ReplaceResult",
     "Rethrow",
     "RunLimits",
     "SQLiteSession",
