@@ -178,3 +178,49 @@ async def test_each_model_is_sent_its_own_system_prompt_in_its_own_syntax() -> N
 def test_an_empty_model_list_is_refused() -> None:
     with pytest.raises(ValueError, match="at least one model"):
         Agent(model=[])
+
+
+async def test_a_repeat_is_matched_as_validated_parameters_defaults_included() -> None:
+    ran: list[str] = []
+
+    from llmist import gadget
+
+    @gadget
+    def charge(amount: int, currency: str = "EUR") -> str:
+        """Charge the card."""
+        ran.append(f"{amount} {currency}")
+        return f"charged {amount} {currency}"
+
+    first = MockModel([_broken(block_call("charge", amount=5) + "Now")], name="first")
+    second = MockModel([block_call("charge", amount="5", currency="EUR"), "Charged."], name="second")
+    result = await Agent(model=[first, second], gadgets=[charge]).run("q")
+    assert ran == ["5 EUR"]
+    assert result.output == "Charged."
+
+
+class _Registry:
+    """Says the model named "first" calls tools natively and "second" does not."""
+
+    def get(self, model: str, provider: str | None = None) -> Any:
+        from types import SimpleNamespace
+
+        return SimpleNamespace(native_tools=model == "first", context_window=None)
+
+    def cost(self, model: str, usage: Any, provider: str | None = None) -> float:
+        return 0.0
+
+
+async def test_a_text_model_taking_over_from_a_native_one_reads_its_calls_as_text() -> None:
+    from llmist.providers import ToolCall
+
+    first = MockModel([MockReply(tool_calls=[ToolCall("call_1", "add", '{"a": 1, "b": 2}')]), _down()], name="first")
+    second = MockModel(["3"], name="second")
+    agent = Agent(model=[first, second], gadgets=[add], syntax="auto", model_registry=_Registry())
+    result = await agent.run("q")
+    assert first.requests[0].tools and not second.requests[0].tools
+    sent = second.requests[0].messages
+    assert not any(m.tool_calls or m.tool_call_id for m in sent)
+    (assistant,) = [m for m in sent if m.role == "assistant"]
+    assert "!!!GADGET_START:add" in assistant.text and "!!!ARG:a\n1" in assistant.text
+    assert "!!!GADGET_START:" in sent[0].text  # the second model's own (block) system prompt
+    assert result.output == "3"

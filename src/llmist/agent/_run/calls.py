@@ -33,7 +33,7 @@ from llmist.execution import (
     GadgetScheduler,
 )
 from llmist.execution.results import call_result
-from llmist.gadgets import AbortSignal
+from llmist.gadgets import AbortSignal, validate_gadget_params
 from llmist.syntax import ParsedCall
 
 __all__ = ["ResponseCalls", "result_event"]
@@ -148,7 +148,13 @@ class ResponseCalls:
         kept = self.kept
         if not kept or call.parameters is None:
             return None
-        r = kept.pop(_signature(call.gadget_name, call.parameters), None)
+        parameters = call.parameters
+        gadget = self._cfg.by_name.get(call.gadget_name)
+        if gadget is not None:  # compared as validated: defaults applied, values coerced
+            checked = validate_gadget_params(gadget, parameters)
+            if checked.success and isinstance(checked.data, dict):
+                parameters = checked.data
+        r = kept.pop(_signature(call.gadget_name, parameters), None)
         if r is None:
             return None
         answer = dataclasses.replace(r, invocation_id=call.invocation_id)

@@ -8,13 +8,19 @@ prices, with the run's own hooks), response by response.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from collections.abc import Callable, Sequence
+from typing import Any
 
+from llmist.agent._run.media import with_text
 from llmist.agent._run.plan import RunPlan
+from llmist.gadgets import render_call
+from llmist.providers.base import Message, ToolCall
 from llmist.providers.errors import ProviderError
 from llmist.providers.fallback import FallbackModel, FallbackRequest
 
-__all__ = ["ModelSwitch"]
+__all__ = ["ModelSwitch", "as_text_calls"]
 
 
 class ModelSwitch:
@@ -53,3 +59,33 @@ class ModelSwitch:
         if plan is None:
             plan = self._plans[index] = self._with_run_hooks(self._members[index])
         return plan
+
+
+def as_text_calls(messages: list[Message], plan: RunPlan) -> None:
+    """The conversation's native tool calls rewritten as calls in ``plan``'s text syntax, and their
+    results as plain results: the next model, asked without tools, reads them as it reads its
+    own (a provider refuses tool calls in a request that declares no tools)."""
+    for i, m in enumerate(messages):
+        if m.tool_calls:
+            written = "\n".join(_written(plan, call) for call in m.tool_calls)
+            content = with_text(m.content, written) if m.text else written
+            messages[i] = dataclasses.replace(m, content=content, tool_calls=())
+        elif m.tool_call_id is not None:
+            messages[i] = dataclasses.replace(m, tool_call_id=None)
+
+
+def _written(plan: RunPlan, call: ToolCall) -> str:
+    """A native call as ``plan``'s model would write it (the block syntax where it cannot)."""
+    try:
+        params: Any = json.loads(call.arguments) if call.arguments else {}
+    except ValueError:
+        params = None
+    gadget = plan.by_name.get(call.name)
+    if gadget is None or not isinstance(params, dict):
+        return f"{call.name}({call.arguments})"
+    m = plan.markers
+    markers = {"start_prefix": m.start, "end_prefix": m.end, "arg_prefix": m.arg}
+    try:
+        return render_call(gadget, params, "emoji" if plan.syntax == "emoji" else "block", **markers)
+    except ValueError:  # a value the emoji syntax cannot hold
+        return render_call(gadget, params, "block", **markers)

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 
 from llmist.agent._run.calls import ResponseCalls
 from llmist.agent._run.context import Events, RunContext
-from llmist.agent._run.fallback import ModelSwitch
+from llmist.agent._run.fallback import ModelSwitch, as_text_calls
 from llmist.agent._run.media import with_text
 from llmist.agent._run.plan import CallParser, RunPlan
 from llmist.agent._run.response import ModelWait, Response
@@ -298,10 +298,13 @@ def _use_plan(run: _Run, plan: RunPlan) -> None:
         return
     run.cfg.give_back_parser(run.parser)
     run.parser = plan.take_parser()
+    native = run.cfg.syntax == "native"
     run.cfg = plan
     messages = run.messages
     if messages and messages[0].role == "system":
         messages[0] = plan.system_message
+    if native and plan.syntax != "native":
+        as_text_calls(messages, plan)
 
 
 def _open_stream(run: _Run) -> AsyncIterable[LLMChunk]:
