@@ -145,7 +145,9 @@ class GuardedCall:
     gadget: str
     """The gadget's name."""
     parameters: dict[str, Any]
-    """The parameters as the model wrote them (not validated yet)."""
+    """The parameters, validated (defaults applied): a call whose parameters do not validate
+    fails with the validation error before any guardrail sees it. A rewrite's parameters are
+    validated again."""
     invocation_id: str
     messages: Sequence[Message] = ()
     """The conversation the call was made in (up to the response that makes it)."""
