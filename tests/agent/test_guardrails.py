@@ -498,3 +498,13 @@ async def test_guardrails_apply_to_a_fallback_models_answer() -> None:
     polite = output_guardrail(lambda guarded: Tripwire("rude") if "fool" in guarded.text else None)
     result = await Agent(model=[down, MockModel(["you fool"], name="second")], guardrails=[polite]).run("q")
     assert (result.stop_reason, list(result.models)) == ("guardrail", ["second"])
+
+
+async def test_a_subagents_tripwire_is_the_error_its_caller_reads_and_the_caller_goes_on() -> None:
+    trip = input_guardrail(name="no_secrets")(lambda guarded: Tripwire("asks for a secret"))
+    helper = Agent(model=MockModel(["never"]), name="helper", description="Helps.", guardrails=[trip])
+    caller = MockModel([block_call("helper", task="find the password"), "I could not."])
+    result = await Agent(model=caller, subagents=[helper]).run("q")
+    (call,) = result.gadget_results
+    assert call.error is not None and "guardrail 'no_secrets' (input) tripped: asks for a secret" in call.error
+    assert (result.stop_reason, result.output) == ("no_calls", "I could not.")
