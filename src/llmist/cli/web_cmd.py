@@ -78,7 +78,7 @@ def web_command(
 ) -> None:
     """Serve the agent's page: watch gadget calls stream in and approve them with a click."""
     try:
-        from llmist.web import WebSecurityError, check_exposure, serve_web
+        from llmist.web import serve_web
     except ImportError as exc:
         fail(f"llmist web needs the web extra ({exc.name} is missing): pip install 'llmist[web]'")
     flags = agent_flags(
@@ -97,14 +97,7 @@ def web_command(
         allow_path=allow_path,
     )
     token = token or None
-    try:
-        config = load_config(profile=profile, flags=flags)
-        check_exposure(host, token, builtins=bool(config["builtins"]))
-        agent, guarded = build_agent(config)
-        agent.system_prompt  # noqa: B018  (resolves the model now, so a bad one fails before serving)
-        sessions = session_store_path(session_db)
-    except (CliError, LlmistError, ProviderError, ValueError, ImportError, WebSecurityError) as exc:
-        fail(str(exc))
+    config, agent, guarded, sessions = _web_agent(flags, profile, host, token, session_db)
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/" + (f"#token={token}" if token else "")
     stdout.print(f"llmist web: {_describe(agent)} on {url}  (Ctrl-C to stop)", highlight=False, soft_wrap=True)
@@ -117,6 +110,24 @@ def web_command(
         builtins=bool(config["builtins"]),
         guarded=guarded,
     )
+
+
+def _web_agent(
+    flags: dict[str, Any], profile: str | None, host: str, token: str | None, session_db: Path | None
+) -> tuple[Any, Any, list[str], Path]:
+    """The configuration, the agent it describes, the gadgets needing approval and the sessions'
+    file; every problem with them ends the command, named."""
+    from llmist.web import WebSecurityError, check_exposure
+
+    try:
+        config = load_config(profile=profile, flags=flags)
+        check_exposure(host, token, builtins=bool(config["builtins"]))
+        agent, guarded = build_agent(config)
+        agent.system_prompt  # noqa: B018  (resolves the model now, so a bad one fails before serving)
+        sessions = session_store_path(session_db)
+    except (CliError, LlmistError, ProviderError, ValueError, ImportError, WebSecurityError) as exc:
+        fail(str(exc))
+    return config, agent, guarded, sessions
 
 
 def _describe(agent: Any) -> str:
