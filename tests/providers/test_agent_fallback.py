@@ -3,7 +3,6 @@ is the first model, down, rate-limited past its retries or failing mid-stream; a
 
 from __future__ import annotations
 
-import socket
 from typing import Any
 
 import pytest
@@ -11,11 +10,10 @@ import pytest
 from llmist import Agent, gadget
 from llmist.agent import ModelFallbackEvent
 from llmist.providers import AllModelsFailedError
-from llmist.providers.base import Provider
 from llmist.providers.retry import RetryPolicy
 from llmist.testing import block_call
 from tests.providers.fake_servers import FakeServer
-from tests.providers.kits import KITS, ProviderKit
+from tests.providers.kits import KITS, ProviderKit, chain_member, closed_port_url
 
 SECOND = next(k for k in KITS if k.name == "openai")
 """The model every agent falls back to (each provider is tried as the first)."""
@@ -26,17 +24,6 @@ def first(request: pytest.FixtureRequest) -> ProviderKit:
     """The agent's first model: each provider in turn."""
     value: ProviderKit = request.param
     return value
-
-
-def _closed_port_url() -> str:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}"
-
-
-def _member(kit: ProviderKit, url: str, retry: RetryPolicy) -> tuple[Provider, str]:
-    return kit.make(url, retry), kit.model
 
 
 class Adder:
@@ -66,7 +53,7 @@ def _ref(kit: ProviderKit) -> str:
 
 async def test_first_model_down_the_second_answers_the_run(first: ProviderKit, fast_retry: RetryPolicy) -> None:
     with FakeServer([SECOND.text(["It is 3."])]) as two:
-        models = [_member(first, _closed_port_url(), fast_retry), _member(SECOND, two.base_url, fast_retry)]
+        models = [chain_member(first, closed_port_url(), fast_retry), chain_member(SECOND, two.base_url, fast_retry)]
         events, result = await _run(Agent(model=models))
     (switch,) = [e for e in events if isinstance(e, ModelFallbackEvent)]
     assert (switch.failed, switch.model, switch.restart) == (_ref(first), _ref(SECOND), False)
@@ -81,10 +68,10 @@ async def test_first_rate_limited_the_second_is_asked_in_its_own_syntax(
     adder = Adder()
     limited = [first.error(429, "slow down", headers={"retry-after": "0"})] * 3
     with FakeServer(limited) as one, FakeServer([SECOND.text(["It is 3."])]) as two:
-        models = [_member(first, one.base_url, fast_retry), _member(SECOND, two.base_url, fast_retry)]
+        models = [chain_member(first, one.base_url, fast_retry), chain_member(SECOND, two.base_url, fast_retry)]
         result = await Agent(model=models, gadgets=[adder.gadget], syntax="auto").run("q")
     assert len(one.requests) == 3  # the first model's own retries came first
-    alone = Agent(model=_member(SECOND, two.base_url, fast_retry), gadgets=[adder.gadget], syntax="auto")
+    alone = Agent(model=chain_member(SECOND, two.base_url, fast_retry), gadgets=[adder.gadget], syntax="auto")
     body = two.requests[0].body
     assert ("tools" in body) == (alone.call_syntax == "native")
     assert body["messages"][0]["content"] == alone.system_prompt  # the second model's own prompt
@@ -99,7 +86,7 @@ async def test_first_failing_mid_stream_the_second_starts_over_and_the_call_runs
     broken = first.text([call, "So the answ", "er is 3."], cut_after=first.preamble + 2)
     second = [SECOND.text([call]), SECOND.text(["It is 3."])]
     with FakeServer([broken]) as one, FakeServer(second) as two:
-        models = [_member(first, one.base_url, fast_retry), _member(SECOND, two.base_url, fast_retry)]
+        models = [chain_member(first, one.base_url, fast_retry), chain_member(SECOND, two.base_url, fast_retry)]
         events, result = await _run(Agent(model=models, gadgets=[adder.gadget]))
     assert adder.runs == 1
     (switch,) = [e for e in events if isinstance(e, ModelFallbackEvent)]
@@ -115,7 +102,10 @@ async def test_first_failing_mid_stream_the_second_starts_over_and_the_call_runs
 async def test_all_down_the_run_raises_naming_each_models_failure(fast_retry: RetryPolicy) -> None:
     kits = {k.name: k for k in KITS}
     with FakeServer([kits["anthropic"].error(529, "Overloaded")] * 3) as one:
-        models = [_member(kits["anthropic"], one.base_url, fast_retry), _member(SECOND, _closed_port_url(), fast_retry)]
+        models = [
+            chain_member(kits["anthropic"], one.base_url, fast_retry),
+            chain_member(SECOND, closed_port_url(), fast_retry),
+        ]
         with pytest.raises(AllModelsFailedError) as info:
             await Agent(model=models).run("q")
     message = str(info.value)

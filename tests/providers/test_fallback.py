@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 
 from llmist.models import ModelRegistry
@@ -22,10 +20,9 @@ from llmist.providers import (
     RateLimitError,
     complete,
 )
-from llmist.providers.base import Provider
 from llmist.providers.retry import RetryPolicy
 from tests.providers.fake_servers import FakeResponse, FakeServer, openai_error, openai_stream
-from tests.providers.kits import KITS, ProviderKit
+from tests.providers.kits import KITS, ProviderKit, chain_member, closed_port_url
 
 REQUEST = LLMRequest(model="ignored", messages=[Message("user", "Hi")])
 
@@ -40,19 +37,6 @@ def first(request: pytest.FixtureRequest) -> ProviderKit:
     return value
 
 
-def _closed_port_url() -> str:
-    """A local URL where nothing listens (connection refused)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}"
-
-
-def _member(kit: ProviderKit, url: str, retry: RetryPolicy) -> tuple[Provider, str]:
-    """A chain's member: ``kit``'s provider pointed at ``url``, and its model name."""
-    return kit.make(url, retry), kit.model
-
-
 class Clock:
     """A clock the test moves by hand."""
 
@@ -64,9 +48,9 @@ class Clock:
 
 
 async def test_first_model_down_the_second_answers(first: ProviderKit, fast_retry: RetryPolicy) -> None:
-    down = _member(first, _closed_port_url(), fast_retry)
+    down = chain_member(first, closed_port_url(), fast_retry)
     with FakeServer([SECOND.text(["Hi ", "there"])]) as server:
-        chain = FallbackModel(down, _member(SECOND, server.base_url, fast_retry))
+        chain = FallbackModel(down, chain_member(SECOND, server.base_url, fast_retry))
         chunks = [c async for c in chain.stream(REQUEST)]
     assert "".join(c.text for c in chunks) == "Hi there"
     assert {c.model for c in chunks} == {"openai:gpt-4o"}
@@ -75,7 +59,9 @@ async def test_first_model_down_the_second_answers(first: ProviderKit, fast_retr
 
 async def test_the_second_model_gets_its_own_model_name(first: ProviderKit, fast_retry: RetryPolicy) -> None:
     with FakeServer([first.error(503, "overloaded")] * 3) as one, FakeServer([SECOND.text(["ok"])]) as two:
-        chain = FallbackModel(_member(first, one.base_url, fast_retry), _member(SECOND, two.base_url, fast_retry))
+        chain = FallbackModel(
+            chain_member(first, one.base_url, fast_retry), chain_member(SECOND, two.base_url, fast_retry)
+        )
         await complete(chain, REQUEST)
     assert len(one.requests) == 3  # the first model's own retries, all spent
     assert two.requests[0].body["model"] == "gpt-4o"
@@ -86,7 +72,9 @@ async def test_first_rate_limited_past_its_retries_the_second_answers(
 ) -> None:
     limited = [first.error(429, "slow down", headers={"retry-after": "0"})] * 3
     with FakeServer(limited) as one, FakeServer([SECOND.text(["ok"])]) as two:
-        chain = FallbackModel(_member(first, one.base_url, fast_retry), _member(SECOND, two.base_url, fast_retry))
+        chain = FallbackModel(
+            chain_member(first, one.base_url, fast_retry), chain_member(SECOND, two.base_url, fast_retry)
+        )
         response = await complete(chain, REQUEST)
     assert (response.text, response.model) == ("ok", "openai:gpt-4o")
     assert len(one.requests) == 3
@@ -96,7 +84,9 @@ async def test_a_rate_limit_lifted_within_the_retries_stays_on_the_first(
     first: ProviderKit, fast_retry: RetryPolicy
 ) -> None:
     with FakeServer([first.error(429, "slow down"), first.text(["first"])]) as one, FakeServer([]) as two:
-        chain = FallbackModel(_member(first, one.base_url, fast_retry), _member(SECOND, two.base_url, fast_retry))
+        chain = FallbackModel(
+            chain_member(first, one.base_url, fast_retry), chain_member(SECOND, two.base_url, fast_retry)
+        )
         response = await complete(chain, REQUEST)
     assert response.text == "first"
     assert two.requests == []
@@ -107,7 +97,9 @@ async def test_first_failing_mid_stream_the_second_starts_the_response_over(
 ) -> None:
     broken = first.text(["Hel", "lo", " wor"], cut_after=first.preamble + 2)
     with FakeServer([broken]) as one, FakeServer([SECOND.text(["Good", "bye"])]) as two:
-        chain = FallbackModel(_member(first, one.base_url, fast_retry), _member(SECOND, two.base_url, fast_retry))
+        chain = FallbackModel(
+            chain_member(first, one.base_url, fast_retry), chain_member(SECOND, two.base_url, fast_retry)
+        )
         chunks = [c async for c in chain.stream(REQUEST)]
     restarts = [i for i, c in enumerate(chunks) if c.restart]
     assert len(restarts) == 1
@@ -121,7 +113,9 @@ async def test_first_failing_mid_stream_the_second_starts_the_response_over(
 async def test_complete_keeps_only_the_answer_started_over(first: ProviderKit, fast_retry: RetryPolicy) -> None:
     broken = first.text(["Hel", "lo", " wor"], cut_after=first.preamble + 2)
     with FakeServer([broken]) as one, FakeServer([SECOND.text(["Goodbye"])]) as two:
-        chain = FallbackModel(_member(first, one.base_url, fast_retry), _member(SECOND, two.base_url, fast_retry))
+        chain = FallbackModel(
+            chain_member(first, one.base_url, fast_retry), chain_member(SECOND, two.base_url, fast_retry)
+        )
         response = await complete(chain, REQUEST)
     assert (response.text, response.model) == ("Goodbye", "openai:gpt-4o")
 
@@ -132,7 +126,7 @@ async def test_mid_stream_restart_can_be_turned_off(fast_retry: RetryPolicy) -> 
     broken = SECOND.text(["Hel", "lo", " wor"], cut_after=SECOND.preamble + 2)
     with FakeServer([broken]) as one, FakeServer([]) as two:
         policy = FallbackPolicy(restart_mid_stream=False)
-        members = _member(SECOND, one.base_url, fast_retry), _member(SECOND, two.base_url, fast_retry)
+        members = chain_member(SECOND, one.base_url, fast_retry), chain_member(SECOND, two.base_url, fast_retry)
         chain = FallbackModel(*members, policy=policy)
         with pytest.raises(StreamInterruptedError):
             await complete(chain, REQUEST)
@@ -146,9 +140,9 @@ async def test_all_down_names_each_models_failure(fast_retry: RetryPolicy) -> No
         FakeServer([kits["gemini"].error(500, "internal")] * 3) as two,
     ):
         chain = FallbackModel(
-            _member(kits["anthropic"], one.base_url, fast_retry),
-            _member(kits["gemini"], two.base_url, fast_retry),
-            _member(kits["openai"], _closed_port_url(), fast_retry),
+            chain_member(kits["anthropic"], one.base_url, fast_retry),
+            chain_member(kits["gemini"], two.base_url, fast_retry),
+            chain_member(kits["openai"], closed_port_url(), fast_retry),
         )
         with pytest.raises(AllModelsFailedError) as info:
             await complete(chain, REQUEST)
@@ -173,7 +167,9 @@ async def test_a_bad_request_is_raised_at_once_without_asking_the_next(
     first: ProviderKit, fast_retry: RetryPolicy
 ) -> None:
     with FakeServer([first.error(400, "tools.0.input_schema: invalid")]) as one, FakeServer([]) as two:
-        chain = FallbackModel(_member(first, one.base_url, fast_retry), _member(SECOND, two.base_url, fast_retry))
+        chain = FallbackModel(
+            chain_member(first, one.base_url, fast_retry), chain_member(SECOND, two.base_url, fast_retry)
+        )
         with pytest.raises(BadRequestError, match="input_schema"):
             await complete(chain, REQUEST)
     assert (len(one.requests), two.requests) == (1, [])
@@ -197,7 +193,7 @@ async def test_a_context_too_long_falls_back_when_listed(first: ProviderKit, fas
     too_long = first.error(400, "prompt is too long: 215000 tokens > 200000 maximum")
     with FakeServer([too_long]) as one, FakeServer([SECOND.text(["read it all"])]) as two:
         policy = FallbackPolicy(also_on=(ContextWindowExceededError,))
-        members = _member(first, one.base_url, fast_retry), _member(SECOND, two.base_url, fast_retry)
+        members = chain_member(first, one.base_url, fast_retry), chain_member(SECOND, two.base_url, fast_retry)
         chain = FallbackModel(*members, policy=policy)
         response = await complete(chain, REQUEST)
     assert response.text == "read it all"
@@ -205,8 +201,8 @@ async def test_a_context_too_long_falls_back_when_listed(first: ProviderKit, fas
 
 async def test_an_error_raised_at_once_notes_the_models_that_failed_before(fast_retry: RetryPolicy) -> None:
     with FakeServer([SECOND.error(400, "bad schema")]) as two:
-        down = OpenAIProvider(api_key="sk", base_url=f"{_closed_port_url()}/v1", retry=fast_retry, name="local")
-        chain = FallbackModel((down, "qwen"), _member(SECOND, two.base_url, fast_retry))
+        down = OpenAIProvider(api_key="sk", base_url=f"{closed_port_url()}/v1", retry=fast_retry, name="local")
+        chain = FallbackModel((down, "qwen"), chain_member(SECOND, two.base_url, fast_retry))
         with pytest.raises(BadRequestError) as info:
             await complete(chain, REQUEST)
     assert any(note.startswith("Asked before it: local:qwen: ServerNotListeningError") for note in info.value.__notes__)
@@ -216,7 +212,7 @@ async def test_a_timeout_is_told_apart_and_falls_back(fast_retry: RetryPolicy) -
     slow = FakeResponse(delay_s=2.0, body="{}")
     with FakeServer([slow] * 3) as one, FakeServer([SECOND.text(["quick"])]) as two:
         sleepy = OpenAIProvider(api_key="sk", base_url=f"{one.base_url}/v1", retry=fast_retry, timeout=0.2)
-        chain = FallbackModel((sleepy, "gpt-4o"), _member(SECOND, two.base_url, fast_retry))
+        chain = FallbackModel((sleepy, "gpt-4o"), chain_member(SECOND, two.base_url, fast_retry))
         chunks = [c async for c in chain.stream(REQUEST)]
         failure = chain.request()  # the first model is cooling down, for a timeout
     assert "".join(c.text for c in chunks) == "quick"
@@ -273,7 +269,7 @@ async def test_llm_client_prices_each_answer_at_the_answering_models_prices(fast
     usage = {"input_tokens": 1_000_000, "output_tokens": 0}
     with FakeServer([openai_error(503, "down")] * 3) as one, FakeServer([SECOND.text(["ok"], **usage)]) as two:
         cheap_first = OpenAIProvider(api_key="sk", base_url=f"{one.base_url}/v1", retry=fast_retry)
-        chain = FallbackModel((cheap_first, "gpt-4o-mini"), _member(SECOND, two.base_url, fast_retry))
+        chain = FallbackModel((cheap_first, "gpt-4o-mini"), chain_member(SECOND, two.base_url, fast_retry))
         registry = ModelRegistry()
         client = LLMClient(model=chain, model_registry=registry)
         assert await client.complete("Hi") == "ok"
