@@ -224,3 +224,10 @@ async def test_a_text_model_taking_over_from_a_native_one_reads_its_calls_as_tex
     assert "!!!GADGET_START:add" in assistant.text and "!!!ARG:a\n1" in assistant.text
     assert "!!!GADGET_START:" in sent[0].text  # the second model's own (block) system prompt
     assert result.output == "3"
+
+
+async def test_a_list_assigned_to_the_agents_model_falls_back_too() -> None:
+    agent = Agent(model=MockModel(["unused"], name="solo"))
+    agent.model = [MockModel([_down()], name="first"), MockModel(["second here"], name="second")]  # type: ignore[assignment]
+    result = await agent.run("q")
+    assert (result.output, len(result.fallbacks)) == ("second here", 1)

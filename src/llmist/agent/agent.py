@@ -37,9 +37,8 @@ from llmist.agent.spec import AgentSpec
 from llmist.agent.stream import AgentStream
 from llmist.agent.subagents import DEFAULT_MAX_DEPTH, SubagentGadget
 from llmist.gadgets import AbortSignal, Gadget, ModelClient, as_gadget
-from llmist.models import ModelRegistry
 from llmist.providers.base import Message, Provider, Reasoning
-from llmist.providers.fallback import FallbackModel, ModelChoice
+from llmist.providers.fallback import ModelChoice
 
 if TYPE_CHECKING:
     from llmist.mcp import MCPServer
@@ -185,7 +184,7 @@ class Agent(Generic[OutputT]):
         self.mcp_servers: list[MCPServer] = list(mcp_servers)
         """The agent's MCP servers; a change applies from the next run on."""
         self._spec = AgentSpec(
-            model=_model(model, model_registry),
+            model=model,  # type: ignore[arg-type]  # a list becomes a FallbackModel in AgentSpec
             gadgets=tuple(self.gadgets),
             syntax=syntax,
             hooks=hooks if isinstance(hooks, Hooks) or hooks is None else merge_hooks(*hooks),
@@ -438,18 +437,6 @@ def _changed(group: Any, fields: tuple[tuple[str, Any], ...]) -> Any:
     """``group`` with ``fields`` changed, made once for each: an application that builds an
     ``Agent`` per request with the same flat keywords gets the same groups back."""
     return dataclasses.replace(group, **dict(fields))
-
-
-def _model(model: object, registry: Any) -> str | Provider:
-    """The agent's ``model=``: a list of models becomes their :class:`FallbackModel`."""
-    if isinstance(model, (list, tuple)) and not _is_pair(model):
-        return FallbackModel(*model, model_registry=registry if isinstance(registry, ModelRegistry) else None)
-    return model  # type: ignore[return-value]  # checked when the plan is built
-
-
-def _is_pair(model: Sequence[object]) -> bool:
-    """``(provider, "model name")``: one model, not a list of two."""
-    return isinstance(model, tuple) and len(model) == 2 and not isinstance(model[0], str) and isinstance(model[1], str)
 
 
 def _subagent_gadget(subagent: Agent[Any] | SubagentGadget) -> SubagentGadget:

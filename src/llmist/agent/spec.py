@@ -13,6 +13,7 @@ while the options it is built from stay the same (see ``llmist.agent._assemble``
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +27,9 @@ from llmist.agent.options import GadgetSettings, ModelSettings, PromptSettings, 
 from llmist.agent.prompt import SyntaxOption
 from llmist.agent.sessions import Session
 from llmist.gadgets import Gadget
+from llmist.models import ModelRegistry
 from llmist.providers.base import Provider
+from llmist.providers.fallback import FallbackModel
 
 if TYPE_CHECKING:
     from llmist.agent._run.plan import RunPlan
@@ -44,7 +47,8 @@ class AgentSpec:
 
     model: str | Provider | tuple[Provider, str]
     """``"mock"``, ``"provider:model"``, an alias, a provider instance (a
-    :class:`~llmist.providers.FallbackModel` among them), or a provider and the model name to send it."""
+    :class:`~llmist.providers.FallbackModel` among them), or a provider and the model name to send it.
+    A list of models given becomes their ``FallbackModel``."""
     gadgets: tuple[Gadget, ...] = ()
     """The agent's gadgets (its subagents' among them), compared by identity."""
     syntax: SyntaxOption = "block"
@@ -72,6 +76,10 @@ class AgentSpec:
     none). Not part of its value: specs that differ only in options no plan is built from share it."""
 
     def __post_init__(self) -> None:
+        model: object = self.model
+        if isinstance(model, (list, tuple)) and not _is_pair(model):  # fallback models
+            registry = self.model_registry if isinstance(self.model_registry, ModelRegistry) else None
+            object.__setattr__(self, "model", FallbackModel(*model, model_registry=registry))
         if self.syntax not in ("block", "emoji", "native", "auto"):
             raise ValueError(f"syntax must be 'block', 'emoji', 'native' or 'auto', got {self.syntax!r}")
         if self.compaction is not None:
@@ -90,3 +98,8 @@ class AgentSpec:
         if "output_type" in changes or "max_output_retries" in changes:
             changes["output"] = None  # made again from the new type
         return dataclasses.replace(self, **changes, plans=self.plans if shares else {})
+
+
+def _is_pair(model: Sequence[object]) -> bool:
+    """``(provider, "model name")``: one model, not a list of two."""
+    return isinstance(model, tuple) and len(model) == 2 and not isinstance(model[0], str) and isinstance(model[1], str)
