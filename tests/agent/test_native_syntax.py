@@ -180,7 +180,7 @@ async def test_a_repeated_native_call_is_answered_with_its_earlier_result() -> N
     agent, _ = _native(MockReply(tool_calls=[first]), MockReply(tool_calls=[again]), "5")
     result = await agent.run("2 + 3?")
     assert result.repairs == {"repeated_call": 1}
-    assert "identical to" in (result.gadget_results[-1].result or "")
+    assert "You already made this exact call" in (result.gadget_results[-1].result or "")
 
 
 def _registry(native: bool) -> ModelRegistry:

@@ -308,8 +308,12 @@ class CallRepairs:
             detail = f"{call.gadget_name} call identical to {earlier.invocation_id} answered with its result"
             self._note("repeated_call", detail, call.invocation_id)
             note = (
-                f"\n(Note: this call is identical to {earlier.invocation_id}, made earlier in this run; "
-                "this is its result again. Use it instead of repeating the call.)"
+                # Told only "use it instead", Qwen2.5-Coder-1.5B sent the same call until
+                # max_iterations; told that the task may be done and how to end it, it answered
+                # (benchmarks/RESULTS.md, issue 23).
+                f"\n(You already made this exact call ({earlier.invocation_id}) and this is its result again: "
+                f"calling {call.gadget_name} again with these values only repeats it. Use this result. "
+                "If the task is done, answer in plain text now, without any call.)"
             )
             return call_result(call, f"{earlier.result or ''}{note}", None, "success")
         self._signatures[call.invocation_id] = signature
