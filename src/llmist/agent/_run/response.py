@@ -128,7 +128,10 @@ class Response:
             st.llm_cost += self.cost
         model = None if self.synthetic is not None else self.cfg.model_ref
         if model is not None:
-            st.model_usage(model).add(st.iteration, usage, self.cost)
+            by_model = st.models.get(model)
+            if by_model is None:
+                by_model = st.model_usage(model)
+            by_model.add(st.iteration, usage, self.cost)
         events.append(LLMResponseEndEvent(self.finish, usage, model))
         return events
 
