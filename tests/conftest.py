@@ -1,13 +1,29 @@
-"""Shared test settings: hypothesis runs the same examples on every machine and every run."""
+"""Shared test settings: hypothesis runs the same examples on every machine and every run; a
+real PostgreSQL server for the tests that need one."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
+import pytest
 from hypothesis import settings
+
+from tests.postgres import INSTALL, PostgresServer, find_bin_dir, postgres_server
 
 # Derandomized, so a run that passed once passes again and CI cannot fail on a new example
 # found by chance; explore with HYPOTHESIS_PROFILE=explore while developing.
 settings.register_profile("default", derandomize=True)
 settings.register_profile("explore", derandomize=False, max_examples=1000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """A real PostgreSQL server for the session (Debian's package; skips naming the install
+    command when it is missing). Each test takes a database of its own: ``new_database()``."""
+    bin_dir = find_bin_dir()
+    if bin_dir is None:
+        pytest.skip(f"PostgreSQL is not installed: run `{INSTALL}` as root (.ci/run does)")
+    with postgres_server(bin_dir) as server:
+        yield server

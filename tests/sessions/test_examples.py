@@ -17,6 +17,8 @@ EXPECTED = {
     "sessions.py": "['Remember the number 42.', 'Noted: 42.', 'Which number?']",
     "compaction.py": "The end. True",
     "subagents.py": "  ResearchDogs: Dogs like walks.",
+    "approvals.py": "Sent 'Lunch on Friday?' to ada@example.com.\nAda has the invitation.",
+    "database.py": "On Friday.\n['ops']",
 }
 
 

@@ -109,13 +109,13 @@ def _stamp(db: Path, version: str) -> None:
 
 async def test_a_store_from_a_newer_version_fails_saying_to_upgrade(tmp_path: Path) -> None:
     _stamp(tmp_path / "new.db", "7")
-    with pytest.raises(SessionError, match=r"schema version '7', this llmist reads version 1; .* upgrade llmist"):
+    with pytest.raises(SessionError, match=r"schema version '7', this llmist reads version 2; .* upgrade llmist"):
         await SQLiteSession(tmp_path / "new.db", "c").load()
 
 
 async def test_a_store_from_an_unknown_older_version_fails_saying_what_to_do(tmp_path: Path) -> None:
     _stamp(tmp_path / "old.db", "0")
-    with pytest.raises(SessionError, match=r"schema version '0'.*move the file aside"):
+    with pytest.raises(SessionError, match=r"schema version '0'.*move the file \(or database\) aside"):
         await Agent(model=MockModel(["x"]), session=SQLiteSession(tmp_path / "old.db", "c")).run("hi")
 
 

@@ -29,7 +29,7 @@ class WriteNote(Gadget):
     """A gadget that needs a person's approval, as the built-in writes do."""
 
     description = "Write a note."
-    requires_approval: ClassVar[bool] = True
+    requires_approval = True
 
     class Params(BaseModel):
         title: str = Field(description="title")

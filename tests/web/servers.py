@@ -48,9 +48,12 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def llmist_web(args: Sequence[str], *, cwd: Path, env: dict[str, str] | None = None) -> Iterator[str]:
+def llmist_web(
+    args: Sequence[str], *, cwd: Path, env: dict[str, str] | None = None, killed: bool = False
+) -> Iterator[str]:
     """Run ``llmist web ARGS --port N`` as a user does; yield its base URL once it answers; stop it
-    with Ctrl-C (SIGINT) and check it exits cleanly."""
+    with Ctrl-C (SIGINT) and check it exits cleanly, or (``killed``) end it with SIGKILL, as a
+    crash or an out-of-memory kill would, with no chance to tidy up."""
     port = free_port()
     command = [sys.executable, "-m", "llmist.cli", "web", *args, "--port", str(port)]
     proc = subprocess.Popen(
@@ -74,10 +77,13 @@ def llmist_web(args: Sequence[str], *, cwd: Path, env: dict[str, str] | None = N
         yield base
     finally:
         if proc.poll() is None:
-            proc.send_signal(signal.SIGINT)
+            proc.send_signal(signal.SIGKILL if killed else signal.SIGINT)
         try:
             output, _ = proc.communicate(timeout=20)
         except subprocess.TimeoutExpired:
             proc.kill()
             output, _ = proc.communicate()
+    if killed:
+        assert proc.returncode == -signal.SIGKILL, f"llmist web was not killed:\n{output}"
+        return
     assert proc.returncode == 0 and "Traceback" not in output, f"llmist web did not stop cleanly:\n{output}"

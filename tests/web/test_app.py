@@ -16,7 +16,7 @@ import pytest
 from llmist import Agent
 from llmist.providers.base import ImagePart
 from llmist.testing import MockModel, block_call
-from llmist.web import to_asgi
+from llmist.web import InProcessApprovals, to_asgi
 from tests.web.scripted import Gate, WriteNote, echo, gated
 from tests.web.servers import serving
 
@@ -117,11 +117,12 @@ def test_a_second_run_of_a_busy_conversation_is_refused_and_stop_ends_the_first(
     assert last["type"] == "RUN_FINISHED" and last["outcome"] == {"type": "cancelled"}
 
 
-def test_a_decision_is_posted_for_a_waiting_call_and_an_unknown_one_is_refused(tmp_path: Path) -> None:
+def test_a_decision_is_posted_for_a_call_that_waits_in_its_run_and_an_unknown_one_is_refused(tmp_path: Path) -> None:
     WriteNote.written.clear()
     script = [block_call("WriteNote", invocation_id="n", title="t", text="x"), "ok"]
     agent = Agent(model=MockModel(script), gadgets=[WriteNote()])
-    with serving(to_asgi(agent, sessions=tmp_path / "s.db")) as url, httpx2.Client(base_url=url, timeout=20) as c:
+    app = to_asgi(agent, sessions=tmp_path / "s.db", approvals=InProcessApprovals())  # the run waits
+    with serving(app) as url, httpx2.Client(base_url=url, timeout=20) as c:
         with c.stream("POST", "/agui", json=run_input("a", "r1")) as response:
             events = events_of(response)
             asked = next(e for e in events if e["type"] == "CUSTOM")
@@ -131,10 +132,43 @@ def test_a_decision_is_posted_for_a_waiting_call_and_an_unknown_one_is_refused(t
             assert unknown.status_code == 404 and "no call 'nope'" in unknown.json()["error"]
             bad = c.post("/api/runs/r1/approvals/n", json={"action": "maybe"})
             assert bad.status_code == 422 and "'approve', 'edit' or 'deny'" in bad.json()["error"]
+            typo = c.post("/api/runs/r1/approvals/n", json={"action": "edit", "parameters": {"txt": "y"}})
+            assert typo.status_code == 422 and "has no parameter 'txt'; its parameters: title, text" in typo.text
             assert c.post("/api/runs/r1/approvals/n", json={"action": "approve"}).json() == {"decided": "approve"}
             assert [e for e in events][-1]["type"] == "RUN_FINISHED"
         again = c.post("/api/runs/r1/approvals/n", json={"action": "approve"})
     assert again.status_code == 404
+    assert WriteNote.written == [{"title": "t", "text": "x"}]
+
+
+def test_a_call_that_waits_in_the_session_is_decided_on_its_conversation_which_resumes(tmp_path: Path) -> None:
+    WriteNote.written.clear()
+    script = [block_call("WriteNote", invocation_id="n", title="t", text="x"), "Noted."]
+    agent = Agent(model=MockModel(script), gadgets=[WriteNote()])
+    with serving(to_asgi(agent, sessions=tmp_path / "s.db")) as url, httpx2.Client(base_url=url, timeout=20) as c:
+        events = post_run(c, run_input("a", "r1"))
+        asked = next(e for e in events if e["type"] == "CUSTOM")
+        assert (
+            asked["value"]["threadId"] == "a"
+            and asked["value"]["reason"] == "WriteNote needs a person's approval for each call"
+        )
+        assert events[-1]["type"] == "RUN_FINISHED" and events[-1]["result"]["stopReason"] == "awaiting_approval"
+        assert WriteNote.written == []
+        view = c.get("/api/threads/a").json()
+        assert view["calls"]["n"]["status"] == "awaiting_approval" and view["calls"]["n"]["threadId"] == "a"
+        unknown = c.post("/api/threads/a/approvals/nope", json={"action": "approve"})
+        assert (
+            unknown.status_code == 404 and "no call 'nope' waits for a decision; the calls that do: n" in unknown.text
+        )
+        typo = c.post("/api/threads/a/approvals/n", json={"action": "edit", "parameters": {"titel": "u"}})
+        assert typo.status_code == 422 and "has no parameter 'titel'" in typo.text  # and the call still waits
+        decided = c.post("/api/threads/a/approvals/n", json={"action": "approve"}).json()
+        assert decided["decided"] == "approve" and decided["resumed"].startswith("run-")
+        with c.stream("GET", f"/api/threads/a/live?run={decided['resumed']}") as response:
+            resumed = list(events_of(response))
+        twice = c.post("/api/threads/a/approvals/n", json={"action": "deny"})
+    assert resumed[0]["type"] == "RUN_STARTED" and resumed[-1]["result"]["output"] == "Noted."
+    assert twice.status_code == 404
     assert WriteNote.written == [{"title": "t", "text": "x"}]
 
 

@@ -92,3 +92,33 @@ def test_a_restarted_server_lists_the_conversation_and_continues_it(browser: Any
     prompts = [m.text for m in stored if m.role == "user"]
     assert prompts == ["Capitals of France and Japan?", "What did I ask?"]
     assert stored[-1].text == "You asked about France and Japan: Paris and Tokyo."
+
+
+def test_a_call_waiting_for_approval_is_decided_after_a_server_restart(browser: Any, tmp_path: Path) -> None:
+    db = tmp_path / "conversations.db"
+    common = ["-g", str(EXAMPLES / "tools.py"), "--session-db", str(db)]
+    first = ["-m", f"mock:{EXAMPLES / 'capitals.json'}", *common]
+    with llmist_web(first, cwd=tmp_path, killed=True) as url:
+        browser.get(url)
+        send(browser, "Capitals of France and Japan?")
+        wait_for(browser, lambda b: status(b, "note") == "awaiting_approval", what="the note to need approval")
+        wait_for(browser, lambda b: b.find_elements("css selector", ".run-paused"), what="the run to pause")
+        page = browser.current_url
+    # The server was killed (SIGKILL: no shutdown); the call waits in the session. A new server
+    # (its scripted model starts at the answer that follows the note), the same conversation:
+    second = tmp_path / "second.json"
+    second.write_text(json.dumps({"turns": ["The capitals are Paris and Tokyo; I saved them in a note."]}))
+    with llmist_web(["-m", f"mock:{second}", *common], cwd=tmp_path) as url:
+        browser.get(url + "/?" + page.split("?", 1)[1])
+        wait_for(browser, lambda b: status(b, "note") == "awaiting_approval", what="the stored call to wait again")
+        assert (
+            "Needs your approval" in browser.find_element("css selector", '.card[data-call-id="note"] .approval').text
+        )
+        browser.find_element("css selector", '.card[data-call-id="note"] .approve').click()
+        wait_for(browser, lambda b: status(b, "note") == "done", what="the approved call to run")
+        wait_for(browser, lambda b: b.find_elements("css selector", ".run-end"), what="the resumed run to end")
+    thread = page.split("thread=")[1]
+    stored = asyncio.run(SQLiteSession(db, thread).load())
+    note = [m for m in stored if getattr(m, "invocation_id", "") == "note"]
+    assert len(note) == 1 and not note[0].is_error  # type: ignore[attr-defined]
+    assert asyncio.run(SQLiteSession(db, thread).pending()) == []

@@ -1,12 +1,16 @@
 """The agent loop: ``Agent``, its option groups, the ``LLMist.create_agent()`` builder, events,
-hooks, presets and the features (typed output, sessions, compaction, subagents, tracing).
+hooks, presets and the features (typed output, sessions, deferred approvals, compaction,
+subagents, tracing).
 
 Public modules sit at the top of the package; the run machinery is in ``_run`` (the plan, the
 loop), the features in ``_features``, and ``_assemble`` puts a run together from both.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from llmist.agent._run.media import UserPrompt
 from llmist.agent.agent import Agent
+from llmist.agent.approvals import Decision, PendingCall
 from llmist.agent.builder import AgentBuilder
 from llmist.agent.client import LLMist
 from llmist.agent.compaction import (
@@ -20,15 +24,23 @@ from llmist.agent.compaction import (
     split_turns,
 )
 from llmist.agent.errors import (
+    AlreadyDecidedError,
+    ApprovalConflictError,
+    ApprovalError,
+    ApprovalsPendingError,
     GuardrailTripped,
+    InvalidDecisionError,
     MessageFormatError,
     OutputValidationError,
     RealModelRequestBlocked,
     RepairRefused,
+    SessionConflictError,
     SessionError,
+    UnknownApprovalError,
 )
 from llmist.agent.events import (
     AgentEvent,
+    GadgetPendingEvent,
     GadgetResultEvent,
     GadgetSkippedEvent,
     GuardrailEvent,
@@ -42,6 +54,7 @@ from llmist.agent.hooks import (
     ChunkContext,
     CompactionContext,
     Controllers,
+    DeferGadget,
     GadgetContext,
     Hooks,
     Interceptors,
@@ -75,10 +88,13 @@ from llmist.agent.presets import HookPresets, Progress
 from llmist.agent.prompt import Markers, PromptStyle, Syntax, SyntaxOption, estimate_prompt_tokens, render_system_prompt
 from llmist.agent.repairs import RepairEvent, RepairKind
 from llmist.agent.result import AgentResult, StopReason
-from llmist.agent.sessions import Session, SQLiteSession
-from llmist.agent.spec import AgentSpec
+from llmist.agent.sessions import ApprovalStore, Session, SQLiteSession
+from llmist.agent.spec import AgentSpec, ApprovalMode
 from llmist.agent.stream import AgentStream
 from llmist.agent.subagents import DEFAULT_MAX_DEPTH, SubagentGadget, SubagentParams
+
+if TYPE_CHECKING:
+    from llmist.agent.sqlalchemy_session import SQLAlchemySession
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
@@ -88,6 +104,12 @@ __all__ = [
     "AgentResult",
     "AgentSpec",
     "AgentStream",
+    "AlreadyDecidedError",
+    "ApprovalConflictError",
+    "ApprovalError",
+    "ApprovalMode",
+    "ApprovalStore",
+    "ApprovalsPendingError",
     "AssistantMessage",
     "ChunkContext",
     "Compacted",
@@ -97,7 +119,10 @@ __all__ = [
     "CompactionStrategy",
     "CompactionSummary",
     "Controllers",
+    "Decision",
+    "DeferGadget",
     "GadgetContext",
+    "GadgetPendingEvent",
     "GadgetResultEvent",
     "GadgetResultMessage",
     "GadgetSettings",
@@ -110,6 +135,7 @@ __all__ = [
     "HumanInputHandler",
     "InstrumentationSettings",
     "Interceptors",
+    "InvalidDecisionError",
     "IterationContext",
     "LLMCallContext",
     "LLMCompleteContext",
@@ -122,6 +148,7 @@ __all__ = [
     "ModelSettings",
     "Observers",
     "OutputValidationError",
+    "PendingCall",
     "Proceed",
     "Progress",
     "PromptSettings",
@@ -137,8 +164,10 @@ __all__ = [
     "ReplaceResult",
     "Rethrow",
     "RunLimits",
+    "SQLAlchemySession",
     "SQLiteSession",
     "Session",
+    "SessionConflictError",
     "SessionError",
     "SkipGadget",
     "SkipLLMCall",
@@ -150,6 +179,7 @@ __all__ = [
     "Summarize",
     "Syntax",
     "SyntaxOption",
+    "UnknownApprovalError",
     "UserPrompt",
     "count_tokens",
     "dumps_messages",
@@ -162,3 +192,12 @@ __all__ = [
     "render_system_prompt",
     "split_turns",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``SQLAlchemySession`` is imported when first asked for: it needs the postgres extra."""
+    if name == "SQLAlchemySession":
+        from llmist.agent.sqlalchemy_session import SQLAlchemySession
+
+        return SQLAlchemySession
+    raise AttributeError(f"module 'llmist.agent' has no attribute {name!r}")

@@ -23,7 +23,10 @@ run starts (``Agent.stream``, ``Agent.run`` and a subagent's call all come here)
                    decide first, the (typed) output last; a tripwire stops the run
        output      the prompt says how to finish; failed answers counted; the result typed
        subagents   the subagents' events merged into the stream; their usage added
-       session     the history loaded before the loop starts (saving: a plan observer)
+       session     the history loaded before the loop starts; each iteration saved (a per-run
+                   observer: a failed save fails the run); the last write waited for
+       approvals   calls that need approval deferred (a plan controller); a paused session's
+                   decided calls claimed, for the loop to run first
        mcp         servers connected and their tools added to the plan; closed at the end
        compaction  nothing around the run: a plan controller compacts before a model call
 
@@ -31,11 +34,11 @@ run starts (``Agent.stream``, ``Agent.run`` and a subagent's call all come here)
 
 A feature is one module with one :class:`~llmist.agent._features.Feature`: the gadgets it adds,
 the hooks it needs and what it wraps around the run (see ``llmist.agent._features``). A new
-one takes the place in :data:`FEATURES` where its wrap must sit. One that stops a run and
-resumes it later (calls kept for a person's approval) sits inside ``session``, which has loaded
-the conversation it resumes and saves what it keeps. Guardrails sit inside ``tracing``, so the
-span records their verdicts, and outside ``output``, so they see the typed result (and the
-prompt before typed output adds its instruction). With fallback models (``model=[...]``, a
+one takes the place in :data:`FEATURES` where its wrap must sit. ``approvals``, which stops a
+run and resumes it later, sits inside ``session``, which has loaded the conversation it resumes
+and saves what it keeps. Guardrails sit inside ``tracing``, so the span records their verdicts,
+and outside ``output``, so they see the typed result (and the prompt before typed output adds
+its instruction). With fallback models (``model=[...]``, a
 :class:`~llmist.providers.FallbackModel`) the plan is the first model's, holding each model's
 own plan (``plan_of(spec.changed(model=...))``: its syntax, prompt and prices), and the loop
 moves to the next one after a model error (``llmist.agent._run.fallback``).
@@ -48,6 +51,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from llmist.agent._features import Feature
+from llmist.agent._features.approvals import DeferredApprovals
 from llmist.agent._features.compaction import Compacting
 from llmist.agent._features.guardrails import Guarding
 from llmist.agent._features.mcp import MCPServers
@@ -77,6 +81,7 @@ FEATURES: tuple[Feature, ...] = (
     TypedOutput(),
     Subagents(),
     Sessions(),
+    DeferredApprovals(),
     MCPServers(),
     Compacting(),
 )

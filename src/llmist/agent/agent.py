@@ -33,7 +33,7 @@ from llmist.agent.options import (
 from llmist.agent.prompt import Markers, PromptStyle, Syntax, SyntaxOption
 from llmist.agent.result import AgentResult, OutputT
 from llmist.agent.sessions import Session
-from llmist.agent.spec import AgentSpec
+from llmist.agent.spec import AgentSpec, ApprovalMode
 from llmist.agent.stream import AgentStream
 from llmist.agent.subagents import DEFAULT_MAX_DEPTH, SubagentGadget
 from llmist.gadgets import AbortSignal, Gadget, ModelClient, as_gadget
@@ -121,6 +121,10 @@ class Agent(Generic[OutputT]):
             call, an invented result) into a :class:`~llmist.agent.RepairRefused` error ending the run.
         session: Keeps the conversation between runs and processes (:class:`SQLiteSession`...):
             each run continues it and saves it after every completed iteration; see :doc:`sessions`.
+        approvals: ``"defer"``: a call that needs approval (:attr:`Gadget.requires_approval`)
+            does not run; the run ends ``"awaiting_approval"`` with the calls in
+            ``AgentResult.pending``, the session keeps them, and a run after their decisions goes
+            on (see :doc:`approvals`). ``None`` (the default): approval is left to the hooks.
         compaction: Shrinks the conversation when it nears the context window: a
             :class:`Compaction` or a strategy (:class:`SlidingWindow`, :class:`Summarize`);
             ``None`` (the default) never compacts. See :doc:`compaction`.
@@ -167,6 +171,7 @@ class Agent(Generic[OutputT]):
         max_output_retries: int = DEFAULT_MAX_OUTPUT_RETRIES,
         strict: bool = False,
         session: Session | None = None,
+        approvals: ApprovalMode = None,
         compaction: Compaction | CompactionStrategy | None = None,
         mcp_servers: Sequence[MCPServer] = (),
         instrument: InstrumentationSettings | bool | None = None,
@@ -193,6 +198,7 @@ class Agent(Generic[OutputT]):
             output_type=output_type,
             max_output_retries=max_output_retries,
             session=session,
+            approvals=approvals,
             compaction=compaction,
             mcp_servers=tuple(self.mcp_servers),
             instrument=instrument,
@@ -216,6 +222,7 @@ class Agent(Generic[OutputT]):
     max_output_retries = _Option[int]("max_output_retries")
     strict = _Option[bool]("strict")
     session = _Option[Session | None]("session")
+    approvals = _Option[ApprovalMode]("approvals")
     compaction = _Option[Compaction | CompactionStrategy | None]("compaction")
     instrument = _Option[InstrumentationSettings | bool | None]("instrument")
     guardrails = _Option[Guardrails | None]("guardrails")

@@ -133,6 +133,11 @@ class AgentBuilder(Generic[OutputT]):
         """Keep the conversation in ``session`` (``SQLiteSession(path, id)``) and continue it; see :doc:`sessions`."""
         return self._set("session", session)
 
+    def with_deferred_approvals(self) -> Self:
+        """Calls that need approval wait in the session for a person's decision
+        (``Agent(approvals="defer")``); see :doc:`approvals`."""
+        return self._set("approvals", "defer")
+
     def with_compaction(self, compaction: Compaction | CompactionStrategy) -> Self:
         """Compact the conversation near the context window; see :doc:`compaction`."""
         return self._set("compaction", compaction)

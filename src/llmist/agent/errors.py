@@ -5,7 +5,14 @@ LlmistError
 ├── GuardrailTripped         a guardrail tripped and the agent asked for raise_on_tripwire=True
 ├── RepairRefused            strict mode: the model wrote something the loop would have repaired
 ├── SessionError             a session store could not be read or written
+│   └── SessionConflictError another writer changed the session since it was loaded
 ├── MessageFormatError       a saved conversation cannot be read (also a ValueError)
+├── ApprovalError            calls that wait for approval cannot be decided or resumed as asked
+│   ├── UnknownApprovalError   no call of that id waits for a decision (also a LookupError)
+│   ├── AlreadyDecidedError    the call was decided before (names how)
+│   ├── InvalidDecisionError   edited parameters the call does not have (also a ValueError)
+│   ├── ApprovalsPendingError  a new prompt while calls still wait for decisions
+│   └── ApprovalConflictError  another run holds the decided calls (is running them)
 └── RealModelRequestBlocked  a test reached for a real model inside block_real_models()
 """
 
@@ -21,12 +28,19 @@ if TYPE_CHECKING:
     from llmist.agent.result import AgentResult
 
 __all__ = [
+    "AlreadyDecidedError",
+    "ApprovalConflictError",
+    "ApprovalError",
+    "ApprovalsPendingError",
     "GuardrailTripped",
+    "InvalidDecisionError",
     "MessageFormatError",
     "OutputValidationError",
     "RealModelRequestBlocked",
     "RepairRefused",
+    "SessionConflictError",
     "SessionError",
+    "UnknownApprovalError",
 ]
 
 
@@ -64,6 +78,36 @@ class RepairRefused(LlmistError):
 
 class SessionError(LlmistError):
     """A session store could not be read or written (names the store, the session and why)."""
+
+
+class SessionConflictError(SessionError):
+    """Another writer changed the session since this one loaded it; nothing was overwritten."""
+
+
+class ApprovalError(LlmistError):
+    """Approvals cannot be decided or resumed as asked (the message says why and what to do)."""
+
+
+class UnknownApprovalError(ApprovalError, LookupError):
+    """A decision named a call that does not wait for one (never did, or the session has none)."""
+
+
+class AlreadyDecidedError(ApprovalError):
+    """A decision for a call that was decided before: the first decision stands."""
+
+
+class InvalidDecisionError(ApprovalError, ValueError):
+    """A decision the call cannot take: it edits parameters the call does not have (a typo in a
+    name would otherwise be dropped by validation, and the call run as the model wrote it)."""
+
+
+class ApprovalsPendingError(ApprovalError):
+    """A run was given a new prompt while calls of its session still wait for decisions."""
+
+
+class ApprovalConflictError(ApprovalError):
+    """Another run holds the session's decided calls: it is running them (or died doing so on
+    another machine)."""
 
 
 class MessageFormatError(LlmistError, ValueError):

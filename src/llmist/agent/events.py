@@ -4,6 +4,7 @@ Each event is a small frozen dataclass with a class-level ``type`` tag; :data:`A
 their union. From the syntax layer: ``TextEvent`` ("text"), ``ArgsPartialEvent``
 ("gadget_args_partial"), ``GadgetCallEvent`` ("gadget_call"). Added here:
 ``GadgetResultEvent`` ("gadget_result"), ``GadgetSkippedEvent`` ("gadget_skipped"),
+``GadgetPendingEvent`` ("gadget_pending"),
 ``LLMResponseEndEvent`` ("llm_response_end"), ``ReasoningEvent`` ("reasoning"),
 ``SubagentEvent`` ("subagent"), ``GuardrailEvent`` ("guardrail") and ``ModelFallbackEvent``
 ("model_fallback").
@@ -14,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, TypeAlias
 
+from llmist.agent.approvals import PendingCall
 from llmist.agent.guardrails import GuardrailRecord
 from llmist.execution import GadgetExecutionResult, GadgetSkip
 from llmist.providers.base import Usage
@@ -21,6 +23,7 @@ from llmist.syntax import ArgsPartialEvent, GadgetCallEvent, TextEvent
 
 __all__ = [
     "AgentEvent",
+    "GadgetPendingEvent",
     "GadgetResultEvent",
     "GadgetSkippedEvent",
     "GuardrailEvent",
@@ -42,6 +45,15 @@ class GadgetResultEvent:
 GadgetSkippedEvent: TypeAlias = GadgetSkip
 """A call was not run because a call it depends on failed (type ``"gadget_skipped"``): the
 execution layer's one skip record, yielded as it is."""
+
+
+@dataclass(frozen=True, slots=True)
+class GadgetPendingEvent:
+    """A call did not run: it waits for a person's decision (``Agent(approvals="defer")``), or
+    for a call it depends on that does. The run ends ``"awaiting_approval"`` after this response."""
+
+    type: ClassVar[str] = "gadget_pending"
+    pending: PendingCall
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +131,7 @@ AgentEvent: TypeAlias = (
     | GadgetCallEvent
     | GadgetResultEvent
     | GadgetSkippedEvent
+    | GadgetPendingEvent
     | LLMResponseEndEvent
     | ReasoningEvent
     | SubagentEvent

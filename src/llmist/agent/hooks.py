@@ -7,9 +7,10 @@
   interceptor returning ``None`` suppresses the chunk.
 - **Controllers** decide (sync or async): before a model call (proceed, or skip it with a
   synthetic response), after a model error (recover with a fallback response, or rethrow),
-  before a gadget (proceed, or skip it with a synthetic result: approvals), after a gadget
-  (replace its result before it is recorded, streamed or sent: redaction), and when a
-  dependency failed (skip, execute anyway, or use a fallback result).
+  before a gadget (proceed, run it with replaced parameters, skip it with a synthetic result,
+  or defer it for a person's approval), after a gadget (replace its result before it is
+  recorded, streamed or sent: redaction), and when a dependency failed (skip, execute anyway,
+  or use a fallback result).
 
 Several :class:`Hooks` compose with :func:`merge_hooks`: observers all run in order,
 interceptors chain in order, and the first controller that does not proceed decides.
@@ -23,6 +24,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias, TypeVar
 
+from llmist.agent.approvals import PendingCall
 from llmist.agent.guardrails import GuardrailRecord
 from llmist.agent.repairs import RepairEvent
 from llmist.execution import DependencySkipDecision, DependencySkipInfo, GadgetExecutionResult, GadgetSkip
@@ -33,6 +35,7 @@ __all__ = [
     "ChunkContext",
     "CompactionContext",
     "Controllers",
+    "DeferGadget",
     "GadgetAction",
     "GadgetContext",
     "Hooks",
@@ -141,6 +144,9 @@ class IterationContext:
     messages: Sequence[Message] = ()
     """The conversation so far, this iteration's response and results included (a live view:
     copy it to keep it)."""
+    pending: tuple[PendingCall, ...] = ()
+    """This iteration's calls that wait for a person's decision (and those that wait for them):
+    the run ends ``"awaiting_approval"`` after it, and a session keeps them with ``messages``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +213,17 @@ class ReplaceParameters:
 
 
 @dataclass(frozen=True, slots=True)
+class DeferGadget:
+    """Controller action before a gadget call: do not run it now; it waits for a person's
+    decision, and the run ends ``"awaiting_approval"`` once the response's other calls are done
+    (what ``Agent(approvals="defer")`` returns for a call that needs approval). The calls that
+    depend on it wait too."""
+
+    reason: str
+    """Why the call waits, for the person who decides."""
+
+
+@dataclass(frozen=True, slots=True)
 class ReplaceMessages:
     """Controller action before a model call: send ``messages`` instead of the conversation
     (which becomes them), e.g. a compacted one. ``usage`` and ``cost`` of making them (a
@@ -228,7 +245,7 @@ class ReplaceResult:
 
 LLMCallAction: TypeAlias = Proceed | SkipLLMCall
 LLMErrorAction: TypeAlias = Rethrow | Recover
-GadgetAction: TypeAlias = Proceed | SkipGadget | ReplaceParameters
+GadgetAction: TypeAlias = Proceed | SkipGadget | ReplaceParameters | DeferGadget
 MessagesAction: TypeAlias = Proceed | ReplaceMessages
 ResultAction: TypeAlias = Proceed | ReplaceResult
 

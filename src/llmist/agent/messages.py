@@ -35,6 +35,7 @@ __all__ = [
     "MessageFormatError",
     "dumps_message",
     "dumps_messages",
+    "json_text",
     "loads_message",
     "loads_messages",
     "message_from_json",
@@ -51,6 +52,7 @@ _ROLES = frozenset(get_args(Role))
 # more than encoding a message); default=str: validated parameters may hold values JSON has no
 # type for (a date, a path).
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str, check_circular=False)
+_ASCII_ENCODER = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), default=str, check_circular=False)
 _USAGE_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens", "reasoning_tokens", "cache_write_tokens")
 
 
@@ -109,9 +111,22 @@ def messages_from_json(data: Any) -> list[Message]:
     return [message_from_json(m, i) for i, m in enumerate(data["messages"])]
 
 
+def json_text(data: Any) -> str:
+    """``data`` as compact JSON text that any store can keep: UTF-8 as written, or, when the data
+    holds a lone surrogate (a prompt read with ``surrogateescape``, a provider's split escape),
+    which no UTF-8 store accepts, with every non-ASCII character escaped (it reads back the same)."""
+    text = _ENCODER.encode(data)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return _ASCII_ENCODER.encode(data)
+    return text
+
+
 def dumps_messages(messages: Iterable[Message]) -> str:
     """``messages`` as a JSON string (see :func:`messages_to_json`)."""
-    return _ENCODER.encode(messages_to_json(messages))
+    return json_text(messages_to_json(messages))
 
 
 def loads_messages(text: str | bytes) -> list[Message]:
@@ -125,7 +140,7 @@ def loads_messages(text: str | bytes) -> list[Message]:
 
 def dumps_message(m: Message) -> str:
     """One message as a JSON string (see :func:`message_to_json`)."""
-    return _ENCODER.encode(message_to_json(m))
+    return json_text(message_to_json(m))
 
 
 def loads_message(text: str | bytes, index: int = 0) -> Message:

@@ -7,6 +7,7 @@ from typing import Generic, Literal, TypeAlias
 
 from typing_extensions import TypeVar
 
+from llmist.agent.approvals import PendingCall
 from llmist.agent.events import ModelFallbackEvent
 from llmist.agent.guardrails import GuardrailRecord
 from llmist.execution import GadgetExecutionResult
@@ -17,8 +18,12 @@ __all__ = ["AgentResult", "ModelUsage", "OutputT", "StopReason"]
 OutputT = TypeVar("OutputT", default=str)
 """The type of a run's final output: ``str`` unless the agent has an ``output_type``."""
 
-StopReason: TypeAlias = Literal["no_calls", "task_complete", "max_iterations", "budget", "cancelled", "guardrail"]
-"""Why the loop stopped (``"guardrail"``: a guardrail's tripwire; see ``AgentResult.tripwire``)."""
+StopReason: TypeAlias = Literal[
+    "no_calls", "task_complete", "max_iterations", "budget", "cancelled", "awaiting_approval", "guardrail"
+]
+"""Why the loop stopped (``"awaiting_approval"``: calls wait for a person's decision, listed in
+:attr:`AgentResult.pending`; the session keeps them, and a later run goes on once they are decided;
+``"guardrail"``: a guardrail's tripwire, see :attr:`AgentResult.tripwire`)."""
 
 
 @dataclass(slots=True)
@@ -74,6 +79,9 @@ class AgentResult(Generic[OutputT]):
     unless the agent has fallback models."""
     fallbacks: list[ModelFallbackEvent] = field(default_factory=list)
     """Each time a model failed and the next took over."""
+    pending: list[PendingCall] = field(default_factory=list)
+    """With ``stop_reason == "awaiting_approval"``: the calls that wait (invocation id, gadget,
+    parameters, why), in the order the model made them; see :doc:`approvals`."""
 
     @property
     def cost(self) -> float:

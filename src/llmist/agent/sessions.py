@@ -5,11 +5,18 @@ starts, continues it, and hands the whole conversation to the session after each
 iteration (a response and all its calls' results). A crash loses at most the iteration in
 flight; a new process resumes from the last saved point.
 
-:class:`Session` is the protocol a store implements. :class:`SQLiteSession` is the built-in one,
-on the standard library's ``sqlite3``: :meth:`~SQLiteSession.save` only puts the change on a
-bounded queue (the run never waits for the disk unless the writer falls that far behind), and
-one writer thread per database file commits the changes; queued writes are committed before
-the interpreter exits.
+:class:`Session` is the protocol a store implements; :class:`ApprovalStore` adds what keeps
+calls waiting for approval (``Agent(approvals="defer")``). :class:`SQLiteSession` is the
+built-in store, on the standard library's ``sqlite3``: :meth:`~SQLiteSession.save` only puts
+the change on a bounded queue (the run never waits for the disk unless the writer falls that
+far behind), and one writer thread per database file commits the changes; queued writes are
+committed before the interpreter exits. ``SQLAlchemySession`` (``llmist[postgres]``) keeps the
+same tables in PostgreSQL or any SQLAlchemy database; both run the SQL of
+``llmist.agent._store_sql``.
+
+Every write names the version of the session it follows, so two writers of one session (two
+processes, or two session objects) never overwrite each other: the second gets a
+:class:`SessionConflictError` and nothing of the first is lost.
 """
 
 from __future__ import annotations
@@ -23,33 +30,31 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol, TypeAlias, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from llmist.agent.errors import MessageFormatError, SessionError
-from llmist.agent.messages import dumps_messages, loads_messages
+from llmist.agent import _store_sql as sql
+from llmist.agent._sql_session import SQLStoreSession, Write
+from llmist.agent._store_sql import SCHEMA_VERSION
+from llmist.agent.approvals import Claimed, Decision, PendingCall
+from llmist.agent.errors import SessionConflictError, SessionError
+from llmist.agent.messages import GadgetResultMessage
 from llmist.providers.base import Message
 
 __all__ = [
     "LINGER_S",
     "SCHEMA_VERSION",
+    "ApprovalStore",
+    "SQLStoreSession",
     "SQLiteSession",
     "Session",
+    "SessionConflictError",
     "SessionError",
     "default_store_path",
     "flush_pending",
 ]
 
 logger = logging.getLogger("llmist.agent.sessions")
-
-SCHEMA_VERSION = 1
-"""Version of the tables :class:`SQLiteSession` writes (kept in its ``llmist_meta`` table)."""
-
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS llmist_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    # A row holds the messages one change added, from position ``seq`` on (``dumps_messages``).
-    "CREATE TABLE IF NOT EXISTS llmist_messages (session_id TEXT NOT NULL, seq INTEGER NOT NULL, "
-    "body TEXT NOT NULL, PRIMARY KEY (session_id, seq)) WITHOUT ROWID",
-)
+T = TypeVar("T")
 
 
 def default_store_path() -> Path:
@@ -88,8 +93,59 @@ class Session(Protocol):
         ...
 
 
-class SQLiteSession:
-    """A :class:`Session` in an SQLite file (created if missing; many sessions may share one).
+@runtime_checkable
+class ApprovalStore(Session, Protocol):
+    """A :class:`Session` that also keeps calls waiting for approval, and their decisions
+    (what ``Agent(approvals="defer")`` needs; both built-in stores are one).
+
+    Decisions may come from any process; :meth:`claim` makes sure the decided calls run once.
+    """
+
+    async def pause(self, messages: Sequence[Message], calls: Sequence[PendingCall]) -> None:
+        """Store ``messages`` (the whole conversation) and the ``calls`` that wait, in one
+        transaction; return once both are stored."""
+        ...
+
+    async def pending(self) -> list[PendingCall]:
+        """The calls that wait (none: the session is not paused), with their decisions so far."""
+        ...
+
+    async def decide(self, invocation_id: str, decision: Decision) -> PendingCall:
+        """Store ``decision`` for a waiting call (of two deciders of a call, one succeeds).
+
+        Raises:
+            UnknownApprovalError: no such call waits for a decision.
+            AlreadyDecidedError: it was decided before.
+        """
+        ...
+
+    async def claim(self) -> Claimed | None:
+        """Take the decided calls for this session object's run (``None``: none wait). The
+        session's next write, which stores their results, ends the pause.
+
+        Raises:
+            ApprovalsPendingError: a call still waits for a decision.
+            ApprovalConflictError: another live run holds them.
+        """
+        ...
+
+    async def note_started(self, invocation_id: str) -> None:
+        """A claimed call is about to run (stored first: a run that dies leaves it known)."""
+        ...
+
+    async def note_result(self, invocation_id: str, message: GadgetResultMessage) -> None:
+        """A claimed call's result (stored at once: a run that dies does not lose it)."""
+        ...
+
+    async def release(self, *, force: bool = False) -> bool:
+        """Let go of claimed calls without finishing them (``force``: whoever holds them, say a
+        run that died on another machine); whether a hold ended."""
+        ...
+
+
+class SQLiteSession(SQLStoreSession):
+    """A :class:`Session` (and :class:`ApprovalStore`) in an SQLite file (created if missing;
+    many sessions may share one).
 
     Every session of one file in a process shares one connection and one writer thread.
     :meth:`save` puts the change on the writer's bounded queue and returns; the writer commits
@@ -103,10 +159,8 @@ class SQLiteSession:
     """
 
     def __init__(self, path: str | Path, session_id: str) -> None:
+        super().__init__(session_id)
         self.path = Path(path)
-        self.session_id = session_id
-        self._saved: tuple[Message, ...] = ()
-        """What the last save queued: the next one sends only what follows it."""
         self._opened: _Store | None = None
 
     def _store(self) -> _Store:
@@ -117,37 +171,26 @@ class SQLiteSession:
     def __repr__(self) -> str:
         return f"SQLiteSession({str(self.path)!r}, {self.session_id!r})"
 
-    async def load(self) -> list[Message]:
-        """The stored conversation (empty for a new session); read on the calling thread (a
-        local file, read once per run)."""
+    async def _run(self, script: sql.Script[T], *, write: bool = True) -> T:
         store = self._store()
-        await store.flush(self)
         try:
-            messages = store.read(self.session_id)
-        except MessageFormatError as exc:
-            raise SessionError(f"{self!r}: stored conversation cannot be read: {exc}") from exc
+            if write:  # a write may wait for another process's transaction: not on the event loop
+                return await asyncio.to_thread(store.run, script, True)
+            return store.run(script, False)  # a read of a local file: on the calling thread
         except sqlite3.Error as exc:
+            if write:
+                raise SessionError(f"{self!r}: the store failed: {exc}") from exc
             raise _not_a_store(self, exc) from exc
-        self._saved = tuple(messages)
-        return messages
 
-    async def save(self, messages: Sequence[Message]) -> None:
-        """Queue the change since the last save (new messages, or all of them when earlier ones
-        changed, as compaction does); waits only when the writer's queue is full."""
-        saved = self._saved
-        n = len(saved)
-        snapshot = tuple(messages)
-        start = n if snapshot[:n] == saved else 0  # tuple equality checks identity first: fast
-        self._saved = snapshot
-        if start < len(snapshot):
-            op = (self.session_id, start, snapshot[start:])
-            store = self._store()
-            if not store.try_put(op, self):
-                await asyncio.to_thread(store.put_blocking, op)
+    async def _store_change(self, change: Write) -> None:
+        store = self._store()
+        if not store.try_put(change):
+            await asyncio.to_thread(store.put_blocking, change)
 
     async def flush(self) -> None:
         """Wait until every queued change is committed; raise if a write failed."""
-        await self._store().flush(self)
+        await self._store().flush()
+        self._raise_error()
 
     @classmethod
     async def list_ids(cls, path: str | Path) -> list[str]:
@@ -157,22 +200,9 @@ class SQLiteSession:
             return []
         probe = cls(path, "")
         store = probe._store()
-        await store.flush(probe)
-        try:
-            return store.ids()
-        except sqlite3.Error as exc:  # our table's name on another program's table, say
-            raise _not_a_store(probe, exc) from exc
+        await store.flush()
+        return await probe._run(sql.ids(), write=False)
 
-    async def clear(self) -> None:
-        """Delete this session's conversation from the store."""
-        store = self._store()
-        await store.flush(self)
-        store.delete(self.session_id)
-        self._saved = ()
-
-
-_Write: TypeAlias = "tuple[str, int, tuple[Message, ...]]"
-"""A change: session id, first position, the messages from there on (earlier ones are kept)."""
 
 _QUEUE_SIZE = 256
 """Changes that may wait for the writer before ``save`` waits too."""
@@ -218,7 +248,7 @@ class _Store:
         self.name = name
         self.lock = threading.Lock()
         """Held for each use of the connection."""
-        self.pending: collections.deque[_Write] = collections.deque()
+        self.pending: collections.deque[Write] = collections.deque()
         self.cond = threading.Condition()
         """Guards ``pending`` and the writer's state; the writer waits on it when idle."""
         self.idle = True
@@ -227,24 +257,22 @@ class _Store:
         self.flushing = threading.Event()
         """Set by a flush: the writer stops gathering and commits at once."""
         self.in_flight = 0
-        self.error: BaseException | None = None
 
-    def try_put(self, op: _Write, session: SQLiteSession) -> bool:
+    def try_put(self, op: Write) -> bool:
         """Queue ``op`` unless the queue is full (then ``False``: use :meth:`put_blocking`)."""
-        self.raise_error(session)
         with self.cond:
             if len(self.pending) >= _QUEUE_SIZE:
                 return False
             self._add(op)
             return True
 
-    def put_blocking(self, op: _Write) -> None:
+    def put_blocking(self, op: Write) -> None:
         """Queue ``op`` once there is room (on a worker thread: it may wait for the writer)."""
         with self.cond:
             self.cond.wait_for(lambda: len(self.pending) < _QUEUE_SIZE)
             self._add(op)
 
-    def _add(self, op: _Write) -> None:
+    def _add(self, op: Write) -> None:
         """Under ``cond``: queue ``op``, waking the writer only if it waits (a wake per
         iteration would cost a fast loop more than the write itself)."""
         self.pending.append(op)
@@ -259,40 +287,30 @@ class _Store:
             self.idle = False
             self.cond.notify()
 
-    async def flush(self, session: SQLiteSession) -> None:
+    async def flush(self) -> None:
         if self.in_flight:
             self.flushing.set()
             await asyncio.to_thread(self._wait_flushed)
-        self.raise_error(session)
 
     def _wait_flushed(self) -> None:
         with self.cond:
             self.cond.wait_for(lambda: self.in_flight == 0)
 
-    def raise_error(self, session: SQLiteSession) -> None:
-        if self.error is not None:
-            raise SessionError(f"{session!r}: saving the conversation failed: {self.error}") from self.error
-
-    def read(self, session_id: str) -> list[Message]:
+    def run(self, script: sql.Script[T], write: bool) -> T:
+        """``script`` as one transaction (``write``: taking the file's write lock at once)."""
         with self.lock:
-            rows = self.conn.execute(
-                "SELECT seq, body FROM llmist_messages WHERE session_id = ? ORDER BY seq", (session_id,)
-            ).fetchall()
-        messages: list[Message] = []
-        for seq, body in rows:
-            if seq != len(messages):
-                raise MessageFormatError(f"the rows skip from message {len(messages)} to {seq} (damaged store)")
-            messages += loads_messages(body)
-        return messages
+            self.conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            try:
+                value = sql.drive(script, self._execute)
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
+        return value
 
-    def ids(self) -> list[str]:
-        with self.lock:
-            rows = self.conn.execute("SELECT DISTINCT session_id FROM llmist_messages ORDER BY session_id").fetchall()
-        return [row[0] for row in rows]
-
-    def delete(self, session_id: str) -> None:
-        with self.lock:
-            self.conn.execute("DELETE FROM llmist_messages WHERE session_id = ?", (session_id,))
+    def _execute(self, statement: str, args: dict[str, Any]) -> sql.Rows:
+        cursor = self.conn.execute(statement, args)
+        return sql.Rows(cursor.fetchall(), cursor.rowcount)
 
     # --- the writer thread ------------------------------------------------------------------
 
@@ -318,47 +336,57 @@ class _Store:
                 self.flushing.wait(LINGER_S)
             self.flushing.clear()
 
-    def _commit(self, batch: list[_Write]) -> None:
-        """One transaction for the batch; per session in order: drop the tail the change
-        replaces, write the new one."""
-        if self.error is not None:
-            return
+    def _commit(self, batch: list[Write]) -> None:
+        """One transaction for the batch, each session's change in a savepoint of its own: a
+        change that fails (a conflict, a value the file cannot hold) fails its session only."""
+        changes = [c for c in _merged(batch) if c.session._error is None]
+        versions: dict[int, int] = {}
+        failed: dict[int, BaseException] = {}
         try:
-            changes = [(sid, start, dumps_messages(ms)) for sid, start, ms in _merged(batch)]
             with self.lock:
                 conn = self.conn
                 conn.execute("BEGIN IMMEDIATE")
                 try:
-                    for sid, start, body in changes:
-                        # A change starts at the stored end (new messages) or at 0 (all replaced):
-                        # never inside a row.
-                        conn.execute("DELETE FROM llmist_messages WHERE session_id = ? AND seq >= ?", (sid, start))
-                        conn.execute("INSERT INTO llmist_messages VALUES (?, ?, ?)", (sid, start, body))
+                    for change in changes:
+                        key = id(change.session)
+                        if key in failed:
+                            continue
+                        conn.execute("SAVEPOINT change")
+                        try:
+                            script = change.script(versions.get(key, change.session._version))
+                            versions[key] = sql.drive(script, self._execute)
+                        except Exception as exc:
+                            conn.execute("ROLLBACK TO change")
+                            failed[key] = exc
+                        conn.execute("RELEASE change")
                 except BaseException:
                     conn.execute("ROLLBACK")
                     raise
                 conn.execute("COMMIT")
-        except Exception as exc:  # kept, and raised to the runs at their next save or flush
-            logger.error("%s: write failed: %s", self.name, exc)
-            self.error = exc
+        except Exception as exc:  # the whole transaction failed: every change of the batch did
+            failed = {id(c.session): exc for c in changes}
+            versions = {}
+        for change in changes:
+            session, key = change.session, id(change.session)
+            if key in failed:
+                logger.error("%r: write failed: %s", session, failed[key])
+                session._error = failed[key]
+            elif key in versions:
+                session._version = versions[key]
 
 
-def _merged(batch: list[_Write]) -> list[_Write]:
+def _merged(batch: list[Write]) -> list[Write]:
     """``batch`` with each session's successive changes made one (a run's iterations queued
     together become one delete and one insert)."""
-    out: list[_Write] = []
-    last: dict[str, int] = {}
-    for sid, start, ms in batch:
-        i = last.get(sid)
+    out: list[Write] = []
+    last: dict[int, int] = {}
+    for change in batch:
+        i = last.get(id(change.session))
         if i is not None:
-            _, prev_start, prev = out[i]
-            if start >= prev_start:  # keeps what the earlier change wrote before ``start``
-                out[i] = (sid, prev_start, prev[: start - prev_start] + ms)
-            else:
-                out[i] = (sid, start, ms)
+            out[i] = out[i].after(change)
             continue
-        last[sid] = len(out)
-        out.append((sid, start, ms))
+        last[id(change.session)] = len(out)
+        out.append(change)
     return out
 
 
@@ -368,35 +396,25 @@ def _not_a_store(session: SQLiteSession, exc: sqlite3.Error) -> SessionError:
 
 
 def _connect(path: Path, session: SQLiteSession) -> sqlite3.Connection:
-    """A connection to ``path`` with the tables in place and the schema version checked."""
+    """A connection to ``path`` with the tables in place, their version checked (and older
+    tables migrated)."""
     try:
         conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
-        for statement in _SCHEMA:
-            conn.execute(statement)
-        _check_version(conn, session)
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            sql.drive(sql.prepare(repr(session), "sqlite"), lambda s, a: _rows(conn.execute(s, a)))
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
     except sqlite3.Error as exc:
-        raise SessionError(f"{session.path}: cannot open the store: {exc}") from exc
+        if "unable to open" in str(exc):
+            raise SessionError(f"{session.path}: cannot open the store: {exc}") from exc
+        raise _not_a_store(session, exc) from exc
     return conn
 
 
-def _check_version(conn: sqlite3.Connection, session: SQLiteSession) -> None:
-    """Stamp a new store with :data:`SCHEMA_VERSION`; refuse one written with another version."""
-    row = conn.execute("SELECT value FROM llmist_meta WHERE key = 'schema_version'").fetchone()
-    if row is None:
-        conn.execute("INSERT OR IGNORE INTO llmist_meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-        return
-    try:
-        version = int(row[0])
-    except ValueError:
-        version = -1
-    if version == SCHEMA_VERSION:
-        return
-    if version > SCHEMA_VERSION:
-        hint = "it was written by a newer llmist: upgrade llmist to read it"
-    else:
-        hint = "no upgrade path exists from that version: move the file aside to start afresh"
-    raise SessionError(
-        f"{session!r}: the store has schema version {row[0]!r}, this llmist reads version {SCHEMA_VERSION}; {hint}"
-    )
+def _rows(cursor: sqlite3.Cursor) -> sql.Rows:
+    return sql.Rows(cursor.fetchall(), cursor.rowcount)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from llmist.agent._features.compaction import as_compaction
 from llmist.agent._features.output import DEFAULT_MAX_OUTPUT_RETRIES, OutputSpec, output_spec
@@ -35,7 +35,11 @@ if TYPE_CHECKING:
     from llmist.agent._run.plan import RunPlan
     from llmist.mcp import MCPServer
 
-__all__ = ["AgentSpec"]
+__all__ = ["AgentSpec", "ApprovalMode"]
+
+ApprovalMode: TypeAlias = Literal["defer"] | None
+"""``Agent(approvals=...)``: ``"defer"`` keeps a call that needs approval waiting in the session
+(see :doc:`approvals`); ``None`` leaves approval to the hooks (the CLI's prompt, the web page)."""
 
 _RUN_ONLY = frozenset({"limits", "strict", "instrument", "mcp_servers", "guardrails"})
 """Options a plan is not built from: a spec that differs only in them shares the plans."""
@@ -66,6 +70,8 @@ class AgentSpec:
     output: OutputSpec | None = None
     """The final-answer gadgets of ``output_type`` (``None`` for ``str``); made from it."""
     session: Session | None = None
+    approvals: ApprovalMode = None
+    """``"defer"``: a call that needs approval waits in the session instead of running."""
     compaction: Compaction | CompactionStrategy | None = None
     mcp_servers: tuple[MCPServer, ...] = ()
     instrument: InstrumentationSettings | bool | None = None
@@ -82,6 +88,8 @@ class AgentSpec:
             object.__setattr__(self, "model", FallbackModel(*model, model_registry=registry))
         if self.syntax not in ("block", "emoji", "native", "auto"):
             raise ValueError(f"syntax must be 'block', 'emoji', 'native' or 'auto', got {self.syntax!r}")
+        if self.approvals not in (None, "defer"):
+            raise ValueError(f"approvals must be 'defer' or None, got {self.approvals!r}")
         if self.compaction is not None:
             as_compaction(self.compaction)  # a wrong type fails here, not at the first run
         if self.output is None and self.output_type is not str:

@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.text import Text
 
 from llmist.agent import GadgetContext, SkipGadget
+from llmist.gadgets import Gadget, approval_reason
 
 __all__ = ["TerminalApprover"]
 
@@ -26,11 +27,11 @@ _CHOICES = "[y]es, [n]o, [a]lways for this gadget, [A]ll from now on"
 
 
 class TerminalApprover:
-    """Approves calls of the gadgets named in ``guarded``.
+    """Asks before each call of ``gadgets`` that needs approval (:func:`~llmist.gadgets.approval_reason`).
 
     Args:
         console: Where the question is shown.
-        guarded: Names of gadgets that need approval.
+        gadgets: The gadgets whose calls may need approval.
         approve_all: Approve everything without asking (``--yes``).
         stdin: Where answers are read; when it is not a terminal nobody is asked and calls are declined.
         pause / resume: Called around the question (to stop and restart a live display).
@@ -39,7 +40,7 @@ class TerminalApprover:
     def __init__(
         self,
         console: Console,
-        guarded: Iterable[str],
+        gadgets: Iterable[Gadget],
         *,
         approve_all: bool = False,
         stdin: TextIO | None = None,
@@ -47,7 +48,7 @@ class TerminalApprover:
         resume: Callable[[], None] = lambda: None,
     ) -> None:
         self.console = console
-        self.guarded = set(guarded)
+        self.gadgets = {g.name: g for g in gadgets}
         self.approve_all = approve_all
         self.stdin = stdin if stdin is not None else sys.stdin
         self.pause = pause
@@ -59,7 +60,11 @@ class TerminalApprover:
     async def __call__(self, ctx: GadgetContext) -> SkipGadget | None:
         """The controller: ``None`` runs the call, ``SkipGadget`` declines it."""
         name = ctx.gadget_name
-        if name not in self.guarded or self.approve_all or name in self.always:
+        gadget = self.gadgets.get(name)
+        if gadget is None or self.approve_all or name in self.always:
+            return None
+        reason = approval_reason(gadget, dict(ctx.parameters))
+        if reason is None:
             return None
         if not self.stdin.isatty():
             self.console.print(
@@ -76,7 +81,7 @@ class TerminalApprover:
                 return None
             self.pause()
             try:
-                answer = await self._ask(ctx)
+                answer = await self._ask(ctx, reason)
             finally:
                 self.resume()
         if answer == "A":
@@ -103,10 +108,14 @@ class TerminalApprover:
             finally:
                 self.resume()
 
-    async def _ask(self, ctx: GadgetContext) -> str:
+    async def _ask(self, ctx: GadgetContext, reason: str) -> str:
         self.console.print(
             Text.assemble(
-                ("? ", "bold yellow"), "Allow ", (ctx.gadget_name, "bold"), (f" ({ctx.invocation_id})", "dim"), "?"
+                ("? ", "bold yellow"),
+                "Allow ",
+                (ctx.gadget_name, "bold"),
+                (f" ({ctx.invocation_id})", "dim"),
+                f"? ({reason})",
             )
         )
         for key, value in ctx.parameters.items():

@@ -79,6 +79,16 @@ def _bool(v: Any) -> str | None:
     return "true or false" if not isinstance(v, bool) else None
 
 
+def _session_url(v: Any) -> str | None:
+    expected = "a database URL with an asyncio driver, such as 'postgresql+asyncpg://user@host/db'"
+    if not isinstance(v, str) or "://" not in v or not v.split("://", 1)[0].replace("+", "").isalnum():
+        return expected
+    scheme = v.split("://", 1)[0]
+    if scheme in ("postgresql", "postgres"):
+        return f"{expected} (name the driver: postgresql+asyncpg://...)"
+    return None
+
+
 LOG_LEVELS = ("trace", "debug", "info", "warning", "error", "critical")
 """The levels ``log_level`` takes (any case)."""
 
@@ -178,13 +188,21 @@ SETTINGS: dict[str, _Key] = {
     "allow_paths": _Key(_path_patterns, [], "the only paths the file gadgets may use (patterns under root)"),
     "log_level": _Key(_log_level, "warning", "level of llmist's logs and gadget logs (trace ... critical)"),
     "log_file": _Key(_str, None, "write logs to this file instead of standard error"),
+    "session_db": _Key(_str, None, "SQLite file of --session (default: $LLMIST_SESSION_DB, else the user data folder)"),
+    "session_url": _Key(_session_url, None, "database of --session instead of a file: postgresql+asyncpg://..."),
 }
 """Every setting a config file, profile or flag may set: its check, default and meaning."""
 
 _FLAG_NAMES = {"mcp_servers": "--mcp", "allow_paths": "--allow-path"}
 """Settings whose command-line flag is not named after them."""
-_PATH_KEYS = ("root", "log_file")
-_ENV_VARIABLES = {"model": "LLMIST_MODEL", "log_level": "LLMIST_LOG_LEVEL", "log_file": "LLMIST_LOG_FILE"}
+_PATH_KEYS = ("root", "log_file", "session_db")
+_ENV_VARIABLES = {
+    "model": "LLMIST_MODEL",
+    "log_level": "LLMIST_LOG_LEVEL",
+    "log_file": "LLMIST_LOG_FILE",
+    "session_db": "LLMIST_SESSION_DB",
+    "session_url": "LLMIST_SESSION_URL",
+}
 """Settings an environment variable may set (above the files and profiles, below the flags)."""
 _PATH_LIST_KEYS = ("gadgets",)
 

@@ -8,14 +8,15 @@ fields, named as the Python event's fields are (docs/cli.md, "JSON lines", lists
 - ``gadget_call``: ``call``, the parsed call: every field of :class:`~llmist.syntax.ParsedCall`
   and ``gadget_body`` (for an emoji call, the body as a gadget receives it; else ``null``).
   ``parse`` and ``agent`` write a call the same way;
-- ``agent`` only: ``gadget_result`` (``result``), ``gadget_skipped``, ``llm_response_end``
+- ``agent`` only: ``gadget_result`` (``result``), ``gadget_skipped``, ``gadget_pending`` (a call
+  that waits for approval: :func:`pending_record`'s fields), ``llm_response_end``
   (``finish_reason``, ``usage``, ``model``), ``subagent`` (``depth``, ``path``, ``event``: the
   subagent's event, as a record without ``v``), ``guardrail`` (``record``: the check's name,
   kind, outcome, reason, data, gadget, invocation id, iteration and duration),
   ``model_fallback`` (``iteration``, ``failed``, ``model``, ``error``, ``restart``,
-  ``kept_calls``), ``notice`` (``message``) and the closing ``run_end`` (with ``models``, each
-  model's responses, usage and cost; ``fallbacks``, how many; ``tripwire``, the check that
-  stopped the run, or ``null``).
+  ``kept_calls``), ``notice`` (``message``) and the closing ``run_end`` (with ``pending``: the
+  calls that wait, when the run paused for approval; ``models``, each model's responses, usage
+  and cost; ``fallbacks``, how many; ``tripwire``, the check that stopped the run, or ``null``).
 
 A change that renames or removes a field, or changes its meaning, raises the version; a new
 field or event type does not (readers ignore what they do not know).
@@ -28,12 +29,12 @@ import json
 import sys
 from typing import Any, TextIO
 
-from llmist.agent import AgentEvent, AgentResult, Progress, SubagentEvent
+from llmist.agent import AgentEvent, AgentResult, GadgetPendingEvent, PendingCall, Progress, SubagentEvent
 from llmist.cli._view import declined
 from llmist.syntax import ArgsPartialEvent, GadgetCallEvent, ParsedCall, TextEvent
 from llmist.syntax.writing import read_emoji_body
 
-__all__ = ["SCHEMA_VERSION", "JsonSink", "call_record", "event_record", "json_line", "record"]
+__all__ = ["SCHEMA_VERSION", "JsonSink", "call_record", "event_record", "json_line", "pending_record", "record"]
 
 SCHEMA_VERSION = 1
 """The version of the JSON lines (``"v"`` in every line)."""
@@ -50,10 +51,30 @@ def call_record(call: ParsedCall) -> dict[str, Any]:
     return {**dataclasses.asdict(call), "gadget_body": body}
 
 
+def pending_record(call: PendingCall) -> dict[str, Any]:
+    """A call that waits, as JSON: ``invocation_id``, ``gadget``, ``parameters``, ``reason``,
+    ``needs_decision``, and ``waits_for`` / ``decision`` when set (``llmist approvals --json``
+    writes the same)."""
+    fields: dict[str, Any] = {
+        "invocation_id": call.invocation_id,
+        "gadget": call.gadget_name,
+        "parameters": call.parameters,
+        "reason": call.reason,
+        "needs_decision": call.needs_decision,
+    }
+    if call.waits_for is not None:
+        fields["waits_for"] = call.waits_for
+    if call.decision is not None:
+        fields["decision"] = call.decision.to_json()
+    return fields
+
+
 def event_record(event: AgentEvent | TextEvent | ArgsPartialEvent | GadgetCallEvent) -> dict[str, Any]:
     """The line of an agent's or a parser's event (nested dataclasses become objects)."""
     if isinstance(event, GadgetCallEvent):
         return record(event.type, call=call_record(event.call))
+    if isinstance(event, GadgetPendingEvent):
+        return record(event.type, **pending_record(event.pending))
     if isinstance(event, SubagentEvent):
         inner = {k: v for k, v in event_record(event.event).items() if k != "v"}
         return record(event.type, depth=event.depth, path=list(event.path), event=inner)
@@ -126,5 +147,6 @@ class JsonSink:
                 models={name: dataclasses.asdict(m) for name, m in result.models.items()},
                 fallbacks=len(result.fallbacks),
                 tripwire=None if result.tripwire is None else dataclasses.asdict(result.tripwire),
+                pending=[pending_record(p) for p in result.pending],
             )
         )

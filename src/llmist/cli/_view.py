@@ -19,6 +19,7 @@ from rich.text import Text
 from llmist.agent import (
     AgentEvent,
     AgentResult,
+    GadgetPendingEvent,
     GadgetResultEvent,
     GadgetSkippedEvent,
     GuardrailEvent,
@@ -145,6 +146,12 @@ class AgentView:
                     f", which failed ({event.failed_dependency_error})",
                 )
             )
+        elif isinstance(event, GadgetPendingEvent):
+            waiting = event.pending
+            self.running.pop(waiting.invocation_id, None)
+            why = f"runs after {waiting.waits_for}" if waiting.waits_for else f"waits for approval: {waiting.reason}"
+            name = (waiting.gadget_name, "bold")
+            self._print(Text.assemble(("  ⏸ ", "yellow"), name, f" ({waiting.invocation_id}) {why}"))
         elif isinstance(event, LLMResponseEndEvent):
             self._flush_text()
             self.responses += 1
@@ -152,14 +159,19 @@ class AgentView:
             self._text(event.content, thinking=True)
         elif isinstance(event, SubagentEvent):
             self._subagent(event)
-        elif isinstance(event, GuardrailEvent):
+        elif isinstance(event, (GuardrailEvent, ModelFallbackEvent)):
+            self._note(event)
+
+    def _note(self, event: GuardrailEvent | ModelFallbackEvent) -> None:
+        """A guardrail's check, or a model taking over from one that failed."""
+        if isinstance(event, GuardrailEvent):
             self._guardrail(event)
-        elif isinstance(event, ModelFallbackEvent):
-            self._flush_text()
-            then = "starts the answer over (the text above is void)" if event.restart else "answers"
-            line = Text.assemble(("  ⟳ ", "magenta bold"), (event.failed, "bold"), f" failed ({event.error}); ")
-            line.append_text(Text.assemble((event.model, "bold"), f" {then}"))
-            self._print(line)
+            return
+        self._flush_text()
+        then = "starts the answer over (the text above is void)" if event.restart else "answers"
+        line = Text.assemble(("  ⟳ ", "magenta bold"), (event.failed, "bold"), f" failed ({event.error}); ")
+        line.append_text(Text.assemble((event.model, "bold"), f" {then}"))
+        self._print(line)
 
     def _guardrail(self, event: GuardrailEvent) -> None:
         """A guardrail that did something (a pass is not shown)."""
@@ -282,7 +294,10 @@ class AgentView:
         table.add_column(style="bold")
         table.add_column()
         if result is not None:
-            reason = {"cancelled": "[yellow]cancelled[/]"}.get(result.stop_reason, result.stop_reason)
+            reason = {
+                "cancelled": "[yellow]cancelled[/]",
+                "awaiting_approval": "[yellow]awaiting approval[/]",
+            }.get(result.stop_reason, result.stop_reason)
             if result.tripwire is not None:
                 reason = f"[red]guardrail[/] {escape(result.tripwire.name)}: {escape(result.tripwire.reason)}"
             table.add_row("stop reason", reason)

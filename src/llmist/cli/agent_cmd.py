@@ -40,8 +40,9 @@ from llmist.cli._config import Config, load_config
 from llmist.cli._json_sink import JsonSink
 from llmist.cli._loader import load_gadgets, load_guardrails
 from llmist.cli._mock_script import load_mock_script, mock_script_path
-from llmist.cli._sessions import open_session, session_store_path
+from llmist.cli._sessions import SessionDbOption, SessionUrlOption, session_store
 from llmist.cli._view import AgentView
+from llmist.cli.approvals_cmd import EXIT_AWAITING_APPROVAL, print_pending
 from llmist.gadgets import Gadget, LlmistError
 from llmist.gadgets.builtins import builtin_gadgets, requires_approval
 from llmist.providers import ProviderError
@@ -71,14 +72,6 @@ _SessionOption = Annotated[
         help="Keep the conversation under this name and continue it if it exists (saved each iteration).",
     ),
 ]
-_SessionDbOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--session-db",
-        metavar="FILE",
-        help="SQLite file of --session (default: $LLMIST_SESSION_DB, else the user data directory).",
-    ),
-]
 
 
 def agent_command(
@@ -102,9 +95,14 @@ def agent_command(
     deny: DenyOption = None,
     allow_path: AllowPathOption = None,
     session: _SessionOption = None,
-    session_db_flag: _SessionDbOption = None,
+    session_db_flag: SessionDbOption = None,
+    session_url_flag: SessionUrlOption = None,
 ) -> None:
-    """Run an agent on PROMPT: the model calls gadgets, you watch each call and its result."""
+    """Run an agent on PROMPT: the model calls gadgets, you watch each call and its result.
+
+    With --session and no terminal to ask on, a call that needs approval pauses the run: it
+    exits with 3 and lists the calls; llmist approve / deny decide them, and llmist agent
+    --session NAME goes on."""
     flags = agent_flags(
         model=model,
         gadget=gadget,
@@ -120,23 +118,28 @@ def agent_command(
         deny=deny,
         allow_path=allow_path,
     )
+    flags["session_db"] = str(session_db_flag) if session_db_flag is not None else None
+    flags["session_url"] = session_url_flag
     if prompt is None and session is None:
         fail("give a PROMPT (or --session NAME to continue a saved conversation)")
-    agent, sink = _prepare(profile, flags, as_json, yes)
+    agent, sink, config = _prepare(profile, flags, as_json, yes)
     if session is not None:
         try:
-            agent.session = open_session(session_store_path(session_db_flag), session, must_exist=prompt is None)
+            agent.session = session_store(config).open(session, must_exist=prompt is None)
         except CliError as exc:
             fail(str(exc))
-    raise typer.Exit(asyncio.run(_run(agent, prompt, sink)))
+        if not yes and not sys.stdin.isatty():  # nobody can be asked: a call that needs approval waits
+            agent.approvals = "defer"
+    raise typer.Exit(asyncio.run(_run(agent, prompt, sink, session)))
 
 
-def _prepare(profile: str | None, flags: dict[str, Any], as_json: bool, yes: bool) -> tuple[Agent, _Sink]:
-    """The configured agent and the sink its events go to (a bad configuration ends the command)."""
+def _prepare(profile: str | None, flags: dict[str, Any], as_json: bool, yes: bool) -> tuple[Agent, _Sink, Config]:
+    """The configured agent, the sink its events go to, and the configuration (a bad one ends
+    the command)."""
     sink: _Sink = JsonSink() if as_json else AgentView(stdout, model="?", max_iterations=1, live=stdout.is_terminal)
     try:
         config = load_config(profile=profile, flags=flags)
-        return _watched_agent(config, sink, stderr if as_json else stdout, yes), sink
+        return _watched_agent(config, sink, stderr if as_json else stdout, yes), sink, config
     except (CliError, LlmistError, ProviderError, ValueError, ImportError) as exc:
         fail(str(exc))
 
@@ -149,7 +152,13 @@ def _watched_agent(config: Config, sink: _Sink, ask_console: Console, yes: bool)
         fallback = config["fallback"]
         sink.model = f"{model} (then {', '.join(fallback)})" if fallback else model
         sink.max_iterations = agent.max_iterations
-    approver = TerminalApprover(ask_console, guarded, approve_all=yes, pause=sink.pause, resume=sink.resume)
+    approver = TerminalApprover(
+        ask_console,
+        [g for g in agent.gadgets if g.name in guarded],
+        approve_all=yes,
+        pause=sink.pause,
+        resume=sink.resume,
+    )
     agent.on_human_input = approver.answer
     agent.hooks = HookPresets.merge(
         HookPresets.progress_tracking(on_progress=sink.on_progress),
@@ -239,8 +248,9 @@ def _mcp_servers(config: Config) -> list[Any]:
     return servers
 
 
-async def _run(agent: Agent, prompt: str | None, sink: _Sink) -> int:
-    """Stream the run into ``sink``; Ctrl-C cancels it (twice: quit at once). The exit code."""
+async def _run(agent: Agent, prompt: str | None, sink: _Sink, session: str | None = None) -> int:
+    """Stream the run into ``sink``; Ctrl-C cancels it (twice: quit at once). The exit code:
+    :data:`EXIT_AWAITING_APPROVAL` when calls wait for approval (listed for ``session``)."""
     stream = agent.stream(prompt)
     loop = asyncio.get_running_loop()
     presses = 0
@@ -269,4 +279,8 @@ async def _run(agent: Agent, prompt: str | None, sink: _Sink) -> int:
         loop.remove_signal_handler(signal.SIGINT)
     result = stream.result
     sink.summary(result)
+    if result is not None and result.stop_reason == "awaiting_approval":
+        if isinstance(sink, AgentView):
+            print_pending(sink.console, session or "SESSION", result.pending)
+        return EXIT_AWAITING_APPROVAL
     return 130 if result is not None and result.stop_reason == "cancelled" else 0

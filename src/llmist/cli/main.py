@@ -11,6 +11,7 @@ from llmist.cli._config import LOG_LEVELS, ConfigError
 from llmist.cli._help import Command
 from llmist.cli._logging import configure_logging, log_settings
 from llmist.cli.agent_cmd import agent_command
+from llmist.cli.approvals_cmd import approvals_command, approve_command, deny_command
 from llmist.cli.batch_cmd import batch_command
 from llmist.cli.complete_cmd import complete_command
 from llmist.cli.config_cmd import config_app
@@ -60,6 +61,9 @@ def _global_options(
 
 
 app.command("agent", cls=Command, short_help="Run an agent on a task; watch its gadget calls.")(agent_command)
+app.command("approvals", cls=Command, short_help="List a session's calls that wait for approval.")(approvals_command)
+app.command("approve", cls=Command, short_help="Approve a call a paused session waits on.")(approve_command)
+app.command("deny", cls=Command, short_help="Deny a call a paused session waits on.")(deny_command)
 app.command("batch", cls=Command, short_help="Run an agent over a file of tasks, many at once.")(batch_command)
 app.command("complete", cls=Command, short_help="Stream a model's answer to one prompt.")(complete_command)
 app.command("eval", cls=Command, short_help="Measure tool-use success of a model in each syntax.")(eval_command)

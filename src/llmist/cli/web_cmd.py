@@ -26,7 +26,7 @@ from llmist.cli._agent_options import (
 )
 from llmist.cli._common import CliError, fail, stdout
 from llmist.cli._config import load_config
-from llmist.cli._sessions import session_store_path
+from llmist.cli._sessions import SessionDbOption, SessionUrlOption, session_store, session_store_path
 from llmist.cli.agent_cmd import build_agent
 from llmist.gadgets import LlmistError
 from llmist.providers import ProviderError
@@ -43,13 +43,6 @@ _TokenOption = Annotated[
         show_envvar=True,
         metavar="TOKEN",
         help="Require this token (the page takes it from its URL).",
-    ),
-]
-_SessionDbOption = Annotated[
-    Path | None,
-    typer.Option(
-        metavar="FILE",
-        help="SQLite file of the conversations (default: $LLMIST_SESSION_DB, else the user data folder).",
     ),
 ]
 
@@ -74,7 +67,8 @@ def web_command(
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, metavar="PORT", help="Port to listen on.")] = 8000,
     token: _TokenOption = None,
-    session_db: _SessionDbOption = None,
+    session_db: SessionDbOption = None,
+    session_url: SessionUrlOption = None,
 ) -> None:
     """Serve the agent's page: watch gadget calls stream in and approve them with a click."""
     try:
@@ -96,8 +90,9 @@ def web_command(
         deny=deny,
         allow_path=allow_path,
     )
+    flags.update(session_db=str(session_db) if session_db is not None else None, session_url=session_url)
     token = token or None
-    config, agent, guarded, sessions = _web_agent(flags, profile, host, token, session_db)
+    config, agent, guarded, sessions = _web_agent(flags, profile, host, token)
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/" + (f"#token={token}" if token else "")
     stdout.print(f"llmist web: {_describe(agent)} on {url}  (Ctrl-C to stop)", highlight=False, soft_wrap=True)
@@ -113,10 +108,10 @@ def web_command(
 
 
 def _web_agent(
-    flags: dict[str, Any], profile: str | None, host: str, token: str | None, session_db: Path | None
-) -> tuple[Any, Any, list[str], Path]:
+    flags: dict[str, Any], profile: str | None, host: str, token: str | None
+) -> tuple[Any, Any, list[str], str | Path]:
     """The configuration, the agent it describes, the gadgets needing approval and the sessions'
-    file; every problem with them ends the command, named."""
+    store (a database URL or an SQLite file); every problem with them ends the command, named."""
     from llmist.web import WebSecurityError, check_exposure
 
     try:
@@ -124,7 +119,8 @@ def _web_agent(
         check_exposure(host, token, builtins=bool(config["builtins"]))
         agent, guarded = build_agent(config)
         agent.system_prompt  # noqa: B018  (resolves the model now, so a bad one fails before serving)
-        sessions = session_store_path(session_db)
+        store = session_store(config)
+        sessions: str | Path = store.url if store.url is not None else session_store_path(store.path, store.source)
     except (CliError, LlmistError, ProviderError, ValueError, ImportError, WebSecurityError) as exc:
         fail(str(exc))
     return config, agent, guarded, sessions

@@ -10,7 +10,7 @@ from llmist.execution.controllers import (
     ParameterInterceptor,
 )
 from llmist.execution.executor import GadgetExecutor, HumanInputHandler
-from llmist.execution.results import GadgetExecutionResult, GadgetSkip, ResultStatus
+from llmist.execution.results import GadgetDeferral, GadgetExecutionResult, GadgetSkip, ResultStatus
 from llmist.execution.scheduler import GadgetScheduler
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "DependencySkipDecision",
     "DependencySkipInfo",
     "GadgetCallInfo",
+    "GadgetDeferral",
     "GadgetExecutionResult",
     "GadgetExecutor",
     "GadgetScheduler",

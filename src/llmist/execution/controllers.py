@@ -46,11 +46,13 @@ class GadgetCallInfo:
 @dataclass(frozen=True, slots=True)
 class BeforeGadgetDecision:
     """What ``before_gadget`` decides: run the call (with the model's parameters or with
-    replacements), or skip it with a synthetic result."""
+    replacements), skip it with a synthetic result, or defer it (it does not run now and its
+    result is ``"deferred"``; the calls that depend on it are deferred too)."""
 
-    action: Literal["proceed", "skip"] = "proceed"
+    action: Literal["proceed", "skip", "defer"] = "proceed"
     result: str | None = None
-    """For ``skip``: the text the model sees instead of the gadget's output."""
+    """For ``skip``: the text the model sees instead of the gadget's output. For ``defer``: why
+    the call waits, for a person."""
     parameters: dict[str, Any] | None = None
     """For ``proceed``: run with these parameters instead of the model's (a person edited them
     before approving). They are validated again; invalid ones fail the call with the error."""

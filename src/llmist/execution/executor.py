@@ -21,7 +21,7 @@ from llmist._callables import accepts_positional
 from llmist.execution._runners import Done, PreparedCall, Started, ThreadCall, runner_for
 from llmist.execution._threads import run_in_thread
 from llmist.execution.controllers import BeforeGadget, BeforeGadgetDecision, GadgetCallInfo, ParameterInterceptor
-from llmist.execution.results import GadgetExecutionResult, ResultStatus
+from llmist.execution.results import GadgetDeferral, GadgetExecutionResult, ResultStatus
 from llmist.gadgets import (
     ExecutionContext,
     Gadget,
@@ -403,6 +403,18 @@ def _apply_decision(prepared: PreparedCall, decision: object) -> GadgetExecution
             error=None,
             execution_time_ms=_ms(prepared.started),
             status="skipped",
+        )
+    if isinstance(decision, BeforeGadgetDecision) and decision.action == "defer":
+        reason = decision.result or "deferred by a before_gadget hook"
+        return GadgetExecutionResult(
+            gadget_name=prepared.gadget.name,
+            invocation_id=prepared.call.invocation_id,
+            parameters=prepared.dumped,
+            result=None,
+            error=f"Not run yet: {reason}",
+            execution_time_ms=_ms(prepared.started),
+            status="deferred",
+            deferral=GadgetDeferral(reason, prepared.call),
         )
     return prepared
 

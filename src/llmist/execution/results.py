@@ -8,10 +8,12 @@ from typing import Any, ClassVar, Literal, TypeAlias
 from llmist.gadgets.media import GadgetMedia
 from llmist.syntax import ParsedCall
 
-__all__ = ["GadgetExecutionResult", "GadgetSkip", "ResultStatus"]
+__all__ = ["GadgetDeferral", "GadgetExecutionResult", "GadgetSkip", "ResultStatus"]
 
-ResultStatus: TypeAlias = Literal["success", "error", "timeout", "skipped", "cancelled"]
-"""How a call ended. Anything but ``"success"`` counts as a failed dependency."""
+ResultStatus: TypeAlias = Literal["success", "error", "timeout", "skipped", "cancelled", "deferred"]
+"""How a call ended. ``"deferred"``: it did not run and waits (for a person's approval, say);
+the calls that depend on it wait too. Anything else but ``"success"`` counts as a failed
+dependency."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +36,19 @@ class GadgetSkip:
     """That dependency's error."""
     call: ParsedCall | None = field(default=None, compare=False, repr=False)
     """The skipped call itself (its dependencies, raw text...), set by the scheduler."""
+
+
+@dataclass(frozen=True, slots=True)
+class GadgetDeferral:
+    """Why a call was deferred (not run now): a ``before_gadget`` hook deferred it, or it depends
+    on a call that was deferred."""
+
+    reason: str
+    """For a person: why the call waits."""
+    call: ParsedCall = field(compare=False, repr=False)
+    """The call as the model wrote it (what runs once it no longer waits)."""
+    waits_for: str | None = None
+    """Set when the call was deferred only because it depends on this deferred call."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +77,8 @@ class GadgetExecutionResult:
     """The gadget raised ``ModelRetry``: ``error`` holds its message for the model."""
     media: tuple[GadgetMedia, ...] = ()
     """Images, sounds or files the gadget returned beside ``result`` (``GadgetResult.media``)."""
+    deferral: GadgetDeferral | None = None
+    """Set when the call was deferred (status ``"deferred"``): why, and the call itself."""
 
     @property
     def ok(self) -> bool:

@@ -19,7 +19,7 @@ from mypy_extensions import mypyc_attr
 from llmist.execution._eager import start_task
 from llmist.execution.controllers import DependencySkipDecision, OnDependencySkipped
 from llmist.execution.executor import GadgetExecutor, ThreadCall
-from llmist.execution.results import RUN_CANCELLED, GadgetExecutionResult, GadgetSkip, call_result
+from llmist.execution.results import RUN_CANCELLED, GadgetDeferral, GadgetExecutionResult, GadgetSkip, call_result
 from llmist.gadgets import Gadget
 from llmist.syntax import ParsedCall
 
@@ -29,7 +29,7 @@ _WAITING, _READY, _RUNNING, _DONE = 0, 1, 2, 3
 
 
 class _Node:
-    __slots__ = ("call", "dependents", "failed", "gadget", "pending", "state")
+    __slots__ = ("call", "deferred", "dependents", "failed", "gadget", "pending", "state")
 
     def __init__(self, call: ParsedCall, gadget: Gadget | None) -> None:
         self.call = call
@@ -37,6 +37,8 @@ class _Node:
         self.pending = 0
         self.dependents: list[_Node] = []
         self.failed: GadgetExecutionResult | None = None
+        self.deferred: GadgetExecutionResult | None = None
+        """A dependency that was deferred: this call is deferred too (unless another failed)."""
         self.state = _WAITING
 
 
@@ -124,8 +126,7 @@ class GadgetScheduler:
             if prior is None and dep not in self._nodes:
                 prior = self._prior.get(dep)
             if prior is not None:
-                if not prior.ok and node.failed is None:
-                    node.failed = prior
+                _note_dependency(node, prior)
                 continue
             node.pending += 1
             target = self._nodes.get(dep)
@@ -234,7 +235,9 @@ class GadgetScheduler:
 
     def _dependencies_done(self, node: _Node) -> None:
         failed = node.failed
-        if failed is None:
+        if failed is None and node.deferred is not None:
+            self._finish(node, _deferred(node.call, node.deferred))
+        elif failed is None:
             node.state = _READY
             self._ready.append(node)
             self._pump()
@@ -359,12 +362,10 @@ class GadgetScheduler:
         node.state = _DONE
         self._results[node.call.invocation_id] = result
         self._emit(result)
-        failed = not result.ok
         for dependent in node.dependents:
             if dependent.state != _WAITING:
                 continue
-            if failed and dependent.failed is None:
-                dependent.failed = result
+            _note_dependency(dependent, result)
             dependent.pending -= 1
             if dependent.pending == 0:
                 self._dependencies_done(dependent)
@@ -421,6 +422,31 @@ class GadgetScheduler:
                     colour[node.call.invocation_id] = 2
                     stack.pop()
                     path.pop()
+
+
+def _note_dependency(node: _Node, result: GadgetExecutionResult) -> None:
+    """``node`` depends on the call that ended with ``result``: a failure skips it, a deferral
+    defers it (the first of each is kept)."""
+    if result.status == "deferred":
+        if node.deferred is None:
+            node.deferred = result
+    elif not result.ok and node.failed is None:
+        node.failed = result
+
+
+def _deferred(call: ParsedCall, waited: GadgetExecutionResult) -> GadgetExecutionResult:
+    """The result of ``call``, deferred because the call it depends on (``waited``) was."""
+    reason = f"runs after {waited.invocation_id} ({waited.gadget_name}), which waits"
+    return GadgetExecutionResult(
+        call.gadget_name,
+        call.invocation_id,
+        dict(call.parameters or {}),
+        None,
+        f"Not run yet: {reason}",
+        0.0,
+        status="deferred",
+        deferral=GadgetDeferral(reason, call, waited.invocation_id),
+    )
 
 
 def _error(call: ParsedCall, message: str) -> GadgetExecutionResult:

@@ -1,6 +1,14 @@
 """What a tool is: ``Gadget``, ``@gadget``, ``create_gadget``, validation, rendering, output limiting."""
 
-from llmist.gadgets.base import DEFAULT_MAX_PARAMETER_CHARS, Gadget, GadgetExample, GadgetResult, NoParams
+from llmist.gadgets.approval import approval_reason, may_need_approval
+from llmist.gadgets.base import (
+    DEFAULT_MAX_PARAMETER_CHARS,
+    ApprovalRule,
+    Gadget,
+    GadgetExample,
+    GadgetResult,
+    NoParams,
+)
 from llmist.gadgets.context import ExecutionContext, ModelClient
 from llmist.gadgets.errors import (
     GadgetAbortedError,
@@ -33,6 +41,7 @@ __all__ = [
     "DEFAULT_OUTPUT_LIMIT_PERCENT",
     "TRACE",
     "AbortSignal",
+    "ApprovalRule",
     "CallSyntax",
     "ExecutionContext",
     "FunctionGadget",
@@ -56,10 +65,12 @@ __all__ = [
     "NoParams",
     "TaskCompletionSignal",
     "ValidationResult",
+    "approval_reason",
     "as_gadget",
     "bind_call",
     "create_gadget",
     "gadget",
+    "may_need_approval",
     "output_char_limit",
     "render_call",
     "render_gadget",

@@ -7,7 +7,7 @@ import inspect
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -18,6 +18,7 @@ from llmist.gadgets.media import GadgetMedia
 
 __all__ = [
     "DEFAULT_MAX_PARAMETER_CHARS",
+    "ApprovalRule",
     "Gadget",
     "GadgetExample",
     "GadgetResult",
@@ -28,6 +29,10 @@ __all__ = [
 DEFAULT_MAX_PARAMETER_CHARS = 1 << 20
 """Default of :attr:`Gadget.max_parameter_chars`: 1 MiB of text, more than any model writes in
 one answer today, so only a runaway or hostile stream meets it."""
+
+ApprovalRule: TypeAlias = "bool | Callable[[dict[str, Any]], bool | str | None]"
+"""Whether a call needs a person's approval: always (``True``), never (``False``), or a function
+of the call's validated parameters returning ``True``/``False``, or the reason as text."""
 
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*").fullmatch
 
@@ -114,6 +119,11 @@ class Gadget:
     max_parameter_chars: int = DEFAULT_MAX_PARAMETER_CHARS
     """Longest a call's parameters may be, in characters (a block's body; an emoji call's header
     arguments and body). A longer call is an error the model sees, naming this limit."""
+    requires_approval: ApprovalRule = False
+    """Whether a person must approve a call before it runs: ``True``, or (in a class, as a
+    method) a function of the call's validated parameters that returns ``True``/``False`` or the
+    reason as text. What asks (``Agent(approvals="defer")``, ``llmist agent``, ``llmist web``)
+    reads it through :func:`~llmist.gadgets.approval_reason`."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

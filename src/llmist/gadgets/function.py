@@ -13,7 +13,7 @@ from pydantic.fields import FieldInfo
 
 from llmist._callables import accepts_positional
 from llmist.gadgets._json_model import model_from_json_schema
-from llmist.gadgets.base import Gadget, GadgetExample, Invocation, _check
+from llmist.gadgets.base import ApprovalRule, Gadget, GadgetExample, Invocation, _check
 from llmist.gadgets.context import ExecutionContext
 from llmist.gadgets.errors import GadgetError
 
@@ -68,6 +68,7 @@ def gadget(
     max_concurrent: int | None = None,
     exclusive: bool = False,
     inline: bool = False,
+    requires_approval: ApprovalRule = False,
 ) -> Callable[[Callable[..., Any]], FunctionGadget]: ...
 
 
@@ -82,6 +83,7 @@ def gadget(
     max_concurrent: int | None = None,
     exclusive: bool = False,
     inline: bool = False,
+    requires_approval: ApprovalRule = False,
 ) -> FunctionGadget | Callable[[Callable[..., Any]], FunctionGadget]:
     """Make a gadget from a typed function; usable as ``@gadget`` or ``@gadget(...)``.
 
@@ -91,7 +93,8 @@ def gadget(
     ``Field`` description. A parameter annotated :class:`ExecutionContext` receives the context
     and is not part of the schema. Sync functions run in a worker thread; ``inline=True`` (opt-in,
     only for functions that return in microseconds) calls them on the event loop's thread instead
-    (see :attr:`Gadget.run_inline`).
+    (see :attr:`Gadget.run_inline`). ``requires_approval``: ``True``, or a function of a call's
+    parameters (see :attr:`Gadget.requires_approval`).
     """
 
     def decorate(function: Callable[..., Any]) -> FunctionGadget:
@@ -105,6 +108,7 @@ def gadget(
             exclusive=exclusive,
         )
         built.run_inline = inline
+        built.requires_approval = requires_approval
         _check(built)
         return built
 
@@ -122,6 +126,7 @@ def create_gadget(
     max_concurrent: int | None = None,
     exclusive: bool = False,
     inline: bool = False,
+    requires_approval: ApprovalRule = False,
 ) -> FunctionGadget:
     """Build a gadget from a schema and an ``execute(params)`` or ``execute(params, ctx)`` callable.
 
@@ -130,7 +135,8 @@ def create_gadget(
     JSON-ready dict keyed by the schema's property names: those the call gave, and the schema's
     ``default`` for those it left out (an optional property with no default stays absent, so an
     MCP server never receives a ``null`` it was not sent). ``execute`` may be sync or async. ``name``
-    defaults to the function's name. ``inline``: see :attr:`Gadget.run_inline`.
+    defaults to the function's name. ``inline``: see :attr:`Gadget.run_inline`;
+    ``requires_approval``: see :attr:`Gadget.requires_approval`.
     """
     gadget_name = name or getattr(execute, "__name__", "") or ""
     if gadget_name == "<lambda>":
@@ -159,6 +165,7 @@ def create_gadget(
         exclusive=exclusive,
         run_inline=inline,
     )
+    built.requires_approval = requires_approval
     _check(built)
     return built
 

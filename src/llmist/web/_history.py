@@ -5,7 +5,10 @@ call blocks as written, and one ``gadget_result`` message per call. Each respons
 again with the agent's syntax, so its prose and its calls come back in order: prose becomes an
 assistant message, each group of calls an assistant message with ``toolCalls``, and each result
 a tool message. A call is matched to its result by invocation id, else by gadget name in order
-(a call without an explicit id gets a fresh id each time it is parsed).
+(a call without an explicit id gets a fresh id each time it is parsed). The calls the session
+keeps waiting for approval are matched to the last response's calls that have no result the
+same way; their records say so (``awaiting_approval``, with the reason and the thread to post
+the decision to; ``queued`` once decided; ``waiting`` for one that runs after another).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from ag_ui.core import (
     UserMessage,
 )
 
-from llmist.agent import AssistantMessage, CompactionSummary, GadgetResultMessage, Markers
+from llmist.agent import AssistantMessage, CompactionSummary, GadgetResultMessage, Markers, PendingCall
 from llmist.providers.base import ImagePart as LlmistImage
 from llmist.providers.base import Message
 from llmist.syntax import EmojiCallParser, GadgetCallEvent, GadgetCallParser, ParsedCall, TextEvent
@@ -37,9 +40,14 @@ __all__ = ["conversation_view"]
 
 
 def conversation_view(
-    messages: Sequence[Message], syntax: str, markers: Markers
+    messages: Sequence[Message],
+    syntax: str,
+    markers: Markers,
+    waiting: Sequence[PendingCall] = (),
+    thread_id: str = "",
 ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
-    """The AG-UI messages (JSON, camelCase) of ``messages`` and the state record of each call."""
+    """The AG-UI messages (JSON, camelCase) of ``messages`` and the state record of each call
+    (``waiting``: the calls the session keeps waiting, in the conversation ``thread_id``)."""
     out: list[Any] = []
     calls: dict[str, dict[str, Any]] = {}
     i = 0
@@ -59,7 +67,32 @@ def conversation_view(
         else:
             name = "compaction summary" if isinstance(m, CompactionSummary) else None
             out.append(UserMessage(id=f"h{len(out)}", content=_user_content(m), name=name))
+    if waiting:
+        _mark_waiting(calls, waiting, thread_id)
     return [o.model_dump(mode="json", by_alias=True, exclude_none=True) for o in out], calls
+
+
+def _mark_waiting(calls: dict[str, dict[str, Any]], waiting: Sequence[PendingCall], thread_id: str) -> None:
+    """Give the calls that wait their records: those of the stored calls without a result
+    (``cancelled`` so far), matched by invocation id, else by gadget in order."""
+    open_ids = [iid for iid, record in calls.items() if record["status"] == "cancelled"]
+    for call in waiting:
+        iid = call.invocation_id if call.invocation_id in open_ids else None
+        if iid is None:
+            iid = next((i for i in open_ids if calls[i]["gadget"] == call.gadget_name), None)
+        if iid is None:
+            continue
+        open_ids.remove(iid)
+        record = calls.pop(iid)
+        if call.waits_for is not None:
+            record.update(status="waiting")
+        elif call.decision is None:
+            record.update(
+                status="awaiting_approval", parameters=call.parameters, reason=call.reason, threadId=thread_id
+            )
+        else:
+            record.update(status="queued", decision=call.decision.action)
+        calls[call.invocation_id] = record
 
 
 def _user_content(m: Message) -> Any:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import dataclasses
-import json
 import logging
 import time
+import uuid
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,23 +24,29 @@ from ag_ui.encoder import EventEncoder
 from llmist.agent import (
     Agent,
     AgentStream,
+    ApprovalsPendingError,
+    ApprovalStore,
     Controllers,
+    DeferGadget,
     GadgetContext,
     Hooks,
     Interceptors,
     LLMCallContext,
     LLMCompleteContext,
     Observers,
+    PendingCall,
     ReplaceParameters,
     Session,
     SkipGadget,
     UserPrompt,
     merge_hooks,
 )
+from llmist.agent.approvals import denied_text, edited_note
 from llmist.execution import GadgetExecutionResult
+from llmist.gadgets import approval_reason, may_need_approval
 from llmist.providers.base import Message
 from llmist.web.agui import AguiRun
-from llmist.web.approvals import ApprovalRequest, Approvals, Decision
+from llmist.web.approvals import ApprovalRequest, Approvals, Decision, UnknownApprovalError
 
 __all__ = ["LiveRun", "RunConflictError", "RunHub"]
 
@@ -72,6 +78,10 @@ class LiveRun:
     """The cost the page was last told."""
     edited: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Calls a person edited before approving: their new parameters."""
+    stored: bool = False
+    """Its calls that need approval wait in the session (the run ends, a decision resumes it)."""
+    resumed: list[PendingCall] = field(default_factory=list)
+    """The decided calls it starts with (it resumes a paused conversation)."""
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     def publish(self, events: Iterable[BaseEvent]) -> None:
@@ -110,8 +120,10 @@ class RunHub:
     Args:
         agent: The agent every conversation talks to.
         open_session: The session of a conversation (by thread id).
-        approvals: Where guarded calls wait for a person.
+        approvals: Where guarded calls wait for a person while the run waits too.
         guarded: Names of the gadgets whose calls need approval.
+        stored: Calls wait in the session instead, where it can keep them (an
+            :class:`~llmist.agent.ApprovalStore`): the run ends, and a decision resumes it.
     """
 
     def __init__(
@@ -120,11 +132,19 @@ class RunHub:
         open_session: Callable[[str], Session],
         approvals: Approvals,
         guarded: Iterable[str],
+        *,
+        stored: bool = False,
     ) -> None:
         self.agent = agent
         self.open_session = open_session
         self.approvals = approvals
         self.guarded = frozenset(guarded)
+        self.stored = stored
+        self.ended: dict[str, LiveRun] = {}
+        """The last run of each conversation once it ended (its events stay for a late follower:
+        a run a decision resumed can end before the page asks to follow it)."""
+        self.paused: dict[str, str] = {}
+        """Runs of this server that ended with calls waiting in their session: run id -> thread id."""
         self.live: dict[str, LiveRun] = {}
         """The live run of each conversation, by thread id."""
         self._tasks: set[asyncio.Task[None]] = set()
@@ -166,6 +186,14 @@ class RunHub:
             self._starting.discard(thread_id)
         if prompt is None and not history:
             raise ValueError("a new conversation needs a user message: the input's last message has none")
+        stored = self.stored and isinstance(session, ApprovalStore)
+        waiting = await session.pending() if isinstance(session, ApprovalStore) else []
+        decided = [c for c in waiting if c.decision is not None or not c.needs_decision]
+        if prompt is not None and len(decided) < len(waiting):
+            undecided = ", ".join(c.invocation_id for c in waiting if c not in decided)
+            raise ApprovalsPendingError(
+                f"conversation {thread_id!r} waits for decisions on calls {undecided}: approve or deny them first"
+            )
         agent = self.agent
         # The agent reads its session when a run starts: set, start, put back, with no await between.
         previous, agent.session = agent.session, session
@@ -175,7 +203,9 @@ class RunHub:
             agent.session = previous
         gadgets = {g.name: g for g in agent.gadgets}
         translator = AguiRun(thread_id, run_id, gadgets, arg_prefix=agent.markers.arg)
-        run = LiveRun(thread_id, run_id, translator, stream, history=history, prompt=shown)
+        run = LiveRun(thread_id, run_id, translator, stream, history=history, prompt=shown, stored=stored)
+        if decided and len(decided) == len(waiting):
+            run.resumed = decided
         self.live[thread_id] = run
         task = asyncio.get_running_loop().create_task(self._pump(run), name=f"llmist-web run {run_id}")
         self._tasks.add(task)
@@ -185,6 +215,15 @@ class RunHub:
     def find(self, run_id: str) -> LiveRun | None:
         """The live run ``run_id``, if any."""
         return next((r for r in self.live.values() if r.run_id == run_id), None)
+
+    def followed(self, thread_id: str, run_id: str | None) -> LiveRun | None:
+        """The run of ``thread_id`` to follow: the live one, or (named by ``run_id``) its last
+        ended one, whose events are all there."""
+        run = self.live.get(thread_id)
+        if run is None and run_id is not None:
+            last = self.ended.get(thread_id)
+            run = last if last is not None and last.run_id == run_id else None
+        return run if run_id is None or (run is not None and run.run_id == run_id) else None
 
     async def shutdown(self) -> None:
         """Cancel every live run and wait for them to end (the server is stopping)."""
@@ -196,6 +235,8 @@ class RunHub:
     async def _pump(self, run: LiveRun) -> None:
         _current.set(run)
         run.publish(run.translator.started())
+        if run.resumed:
+            run.publish(run.translator.resuming(run.resumed))
         try:
             async for event in run.stream:
                 run.publish(run.translator.event(event))
@@ -203,9 +244,13 @@ class RunHub:
             logger.exception("run %s of %s failed", run.run_id, run.thread_id)
             run.publish(run.translator.failed(f"{type(exc).__name__}: {exc}"))
         else:
-            run.publish(run.translator.finished(run.stream.result))
+            result = run.stream.result
+            if result is not None and result.stop_reason == "awaiting_approval":
+                self.paused[run.run_id] = run.thread_id
+            run.publish(run.translator.finished(result))
         finally:
             self.live.pop(run.thread_id, None)
+            self.ended[run.thread_id] = run
             run.close()
 
     # --- hooks (each acts only inside a run this hub started) ---------------------------------
@@ -232,19 +277,49 @@ class RunHub:
             run.gadget_cost += result.cost
             _show_cost(run)
 
-    async def _approve(self, ctx: GadgetContext) -> ReplaceParameters | SkipGadget | None:
-        run = _current.get()
-        if run is None or ctx.gadget_name not in self.guarded:
+    async def decide(self, thread_id: str, invocation_id: str, decision: Decision) -> LiveRun | None:
+        """Store ``decision`` for a call ``thread_id``'s session keeps waiting; once no call waits
+        for a decision, start the run that resumes the conversation (returned).
+
+        Raises:
+            UnknownApprovalError / AlreadyDecidedError: as the session's ``decide``.
+            RunConflictError: the conversation has a live run.
+        """
+        session = self.open_session(thread_id)
+        if not isinstance(session, ApprovalStore):
+            raise UnknownApprovalError(f"conversation {thread_id!r} keeps no calls waiting for approval")
+        await session.decide(invocation_id, decision)
+        if any(c.needs_decision and c.decision is None for c in await session.pending()):
             return None
-        request = ApprovalRequest(run.thread_id, run.run_id, ctx.invocation_id, ctx.gadget_name, dict(ctx.parameters))
+        return await self.start(thread_id, f"run-{uuid.uuid4().hex[:12]}", None)
+
+    def _reason(self, ctx: GadgetContext) -> str | None:
+        """Why a call needs approval (its gadget's rule; a gadget named in ``guarded`` without a
+        rule of its own needs it for every call), or ``None``."""
+        if ctx.gadget_name not in self.guarded:
+            return None
+        gadget = next((g for g in self.agent.gadgets if g.name == ctx.gadget_name), None)
+        if gadget is not None and may_need_approval(gadget):
+            return approval_reason(gadget, dict(ctx.parameters))
+        return f"{ctx.gadget_name} needs approval"
+
+    async def _approve(self, ctx: GadgetContext) -> ReplaceParameters | SkipGadget | DeferGadget | None:
+        run = _current.get()
+        reason = self._reason(ctx) if run is not None else None
+        if run is None or reason is None:
+            return None
+        if run.stored:
+            return DeferGadget(reason)  # the session keeps it; the stream's GadgetPendingEvent shows it
+        request = ApprovalRequest(
+            run.thread_id, run.run_id, ctx.invocation_id, ctx.gadget_name, dict(ctx.parameters), reason
+        )
         run.publish(run.translator.approval_requested(ctx.invocation_id, request.parameters, request.reason))
         started = time.monotonic()
         decision: Decision = await self.approvals.request(request)
         logger.info("%s %s after %.1fs", decision.action, ctx.invocation_id, time.monotonic() - started)
         run.publish(run.translator.approval_decided(ctx.invocation_id, decision.action))
         if decision.action == "deny":
-            why = f": {decision.reason}" if decision.reason else ""
-            return SkipGadget(f"Not run: the user declined this {ctx.gadget_name} call{why}.")
+            return SkipGadget(denied_text(ctx.gadget_name, decision.reason))
         if decision.action == "edit" and decision.parameters is not None:
             run.edited[ctx.invocation_id] = decision.parameters
             return ReplaceParameters(decision.parameters)
@@ -255,8 +330,7 @@ class RunHub:
         run = _current.get()
         if run is None or result.invocation_id not in run.edited:
             return result
-        edited = json.dumps(run.edited.pop(result.invocation_id), ensure_ascii=False, default=str)
-        note = f"(The user edited this call's parameters before approving it; it ran with {edited}.)\n"
+        note = edited_note(run.edited.pop(result.invocation_id))
         if result.result is not None:
             return dataclasses.replace(result, result=note + result.result)
         return dataclasses.replace(result, error=note + (result.error or ""))

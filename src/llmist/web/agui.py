@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import base64
 import itertools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ag_ui.core import (
@@ -63,10 +63,12 @@ from ag_ui.core import (
 from llmist.agent import (
     AgentEvent,
     AgentResult,
+    GadgetPendingEvent,
     GadgetResultEvent,
     GuardrailEvent,
     LLMResponseEndEvent,
     ModelFallbackEvent,
+    PendingCall,
     ReasoningEvent,
     SubagentEvent,
 )
@@ -176,11 +178,24 @@ class AguiRun:
         """A call's gadget started."""
         return [*self._start_call(invocation_id, gadget_name), *self._set_status(invocation_id, "running")]
 
-    def approval_requested(self, invocation_id: str, parameters: dict[str, Any], reason: str) -> list[BaseEvent]:
-        """A call waits for a person's decision."""
-        events = self._set_status(invocation_id, "awaiting_approval", parameters=parameters, reason=reason)
-        value = {"toolCallId": invocation_id, "parameters": parameters, "reason": reason, "runId": self.run_id}
+    def approval_requested(
+        self, invocation_id: str, parameters: dict[str, Any], reason: str, *, stored: bool = False
+    ) -> list[BaseEvent]:
+        """A call waits for a person's decision (``stored``: in the session, so the run ends and
+        the decision goes to the conversation, ``threadId``, rather than to the run)."""
+        where = {"threadId": self.thread_id} if stored else {}
+        events = self._set_status(invocation_id, "awaiting_approval", parameters=parameters, reason=reason, **where)
+        value = {"toolCallId": invocation_id, "parameters": parameters, "reason": reason, "runId": self.run_id, **where}
         return [*events, CustomEvent(name="llmist.approval_requested", value=value)]
+
+    def resuming(self, calls: Sequence[PendingCall]) -> list[BaseEvent]:
+        """The run starts with the decided calls of a paused one: each is queued (its card, from
+        the paused run or the stored conversation, is already on the page)."""
+        events: list[BaseEvent] = []
+        for call in calls:
+            self._calls[call.invocation_id] = {"gadget": call.gadget_name, "status": "queued", "dependencies": []}
+            events.append(self._state_delta(f"/calls/{_pointer(call.invocation_id)}", self._calls[call.invocation_id]))
+        return events
 
     def approval_decided(self, invocation_id: str, action: str) -> list[BaseEvent]:
         """A person decided on a waiting call (its status moves on when it runs or ends)."""
@@ -209,6 +224,8 @@ class AguiRun:
             return self._result(event.result)
         if isinstance(event, GadgetSkip):
             return self._skipped(event)
+        if isinstance(event, GadgetPendingEvent):
+            return self._pending(event.pending)
         if isinstance(event, LLMResponseEndEvent):
             return self._response_end(event)
         if isinstance(event, ReasoningEvent):
@@ -220,6 +237,12 @@ class AguiRun:
         if isinstance(event, ModelFallbackEvent):
             return [*self._close_stream(), CustomEvent(name="llmist.model_fallback", value=_fallback_value(event))]
         return []
+
+    def _pending(self, call: PendingCall) -> list[BaseEvent]:
+        """A call that waits in the session: for a decision, or for the call it runs after."""
+        if call.waits_for is not None:
+            return self._set_status(call.invocation_id, "waiting")
+        return self.approval_requested(call.invocation_id, call.parameters, call.reason, stored=True)
 
     def _text(self, content: str) -> list[BaseEvent]:
         events = self._close_reasoning()

@@ -7,9 +7,12 @@ Routes (all but the page and its files need the token when one is set):
 - ``GET /api/info``: the model, the gadgets and which of them need approval.
 - ``GET /api/threads``: the session store's conversations; ``GET /api/threads/{id}``: one, as
   AG-UI messages and call records, with its live run and waiting approvals if any;
-  ``GET /api/threads/{id}/live``: the live run's events (from its start) over SSE.
+  ``GET /api/threads/{id}/live``: the live run's events (from its start) over SSE
+  (``?run=ID``: that run, also once it ended, if it was the conversation's last).
 - ``POST /api/runs/{run_id}/stop``; ``POST /api/runs/{run_id}/approvals/{invocation_id}``
-  with ``{"action": "approve" | "edit" | "deny", "parameters": {...}, "reason": "..."}``.
+  with ``{"action": "approve" | "edit" | "deny", "parameters": {...}, "reason": "..."}`` (a call
+  that waits in a live run); ``POST /api/threads/{thread_id}/approvals/{invocation_id}`` with the
+  same body (a call the conversation's session keeps: the answer names the run it resumed).
 """
 
 from __future__ import annotations
@@ -30,7 +33,16 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from llmist.agent import Agent, Session, SQLiteSession, UserPrompt
+from llmist.agent import (
+    Agent,
+    AlreadyDecidedError,
+    ApprovalConflictError,
+    ApprovalStore,
+    InvalidDecisionError,
+    Session,
+    SQLiteSession,
+    UserPrompt,
+)
 from llmist.agent.sessions import default_store_path
 from llmist.errors import LlmistError
 from llmist.gadgets.builtins import requires_approval
@@ -64,17 +76,21 @@ def to_asgi(
     Args:
         agent: The agent every conversation talks to.
         sessions: Where conversations live: an SQLite file (default:
-            :func:`~llmist.agent.sessions.default_store_path`), or a function of a thread id
-            returning its :class:`~llmist.agent.Session` (the sidebar then lists none).
+            :func:`~llmist.agent.sessions.default_store_path`), a database URL
+            (``postgresql+asyncpg://...``, through ``SQLAlchemySession``), or a function of a
+            thread id returning its :class:`~llmist.agent.Session` (the sidebar then lists none).
         token: Require ``Authorization: Bearer <token>`` on every API request.
-        approvals: Where guarded calls wait for a person (default: :class:`InProcessApprovals`).
+        approvals: Where guarded calls wait for a person while their run waits. By default
+            they wait in the session when it can keep them (an ``ApprovalStore``: the run ends,
+            the page shows the call after a reload or a restart, and a decision resumes the run),
+            else in this process (:class:`InProcessApprovals`).
         guarded: Gadgets whose calls need approval (default: those with ``requires_approval``,
             such as the built-in writes and commands).
     """
     store = _Store(sessions)
     waits = approvals if approvals is not None else InProcessApprovals()
     names = guarded if guarded is not None else [g.name for g in agent.gadgets if requires_approval(g)]
-    hub = RunHub(agent, store.open, waits, names)
+    hub = RunHub(agent, store.open, waits, names, stored=approvals is None)
     hub.install()
     routes = _Routes(agent, hub, store, waits)
 
@@ -93,6 +109,7 @@ def to_asgi(
             Route("/api/threads/{thread_id}/live", routes.live),
             Route("/api/runs/{run_id}/stop", routes.stop, methods=["POST"]),
             Route("/api/runs/{run_id}/approvals/{invocation_id}", routes.decide, methods=["POST"]),
+            Route("/api/threads/{thread_id}/approvals/{invocation_id}", routes.decide_stored, methods=["POST"]),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
         lifespan=lifespan,
@@ -117,24 +134,35 @@ class WebApp:
 
 
 class _Store:
-    """The conversations: an SQLite file, or a user's function of the thread id."""
+    """The conversations: an SQLite file, a database URL, or a user's function of the thread id."""
 
     def __init__(self, sessions: str | Path | Callable[[str], Session] | None) -> None:
         self.path: Path | None = None
+        self.url: str | None = None
         self._open: Callable[[str], Session] | None = None
         if callable(sessions):
             self._open = sessions
+        elif isinstance(sessions, str) and "://" in sessions:
+            self.url = sessions
         else:
             self.path = Path(sessions) if sessions is not None else default_store_path()
 
     def open(self, thread_id: str) -> Session:
         if self._open is not None:
             return self._open(thread_id)
+        if self.url is not None:
+            from llmist.agent.sqlalchemy_session import SQLAlchemySession
+
+            return SQLAlchemySession(self.url, thread_id)
         assert self.path is not None
         self.path.parent.mkdir(parents=True, exist_ok=True)
         return SQLiteSession(self.path, thread_id)
 
     async def ids(self) -> list[str]:
+        if self.url is not None:
+            from llmist.agent.sqlalchemy_session import SQLAlchemySession
+
+            return await SQLAlchemySession.list_ids(self.url)
         return await SQLiteSession.list_ids(self.path) if self.path is not None else []
 
 
@@ -172,8 +200,10 @@ class _Routes:
         run = self.hub.live.get(thread_id)
         # While a run is live, the page shows the conversation as it stood before it, and the
         # run's own events (replayed by /live) show the rest.
-        stored = run.history if run is not None else await self.store.open(thread_id).load()
-        messages, calls = conversation_view(stored, self.agent.call_syntax, self.agent.markers)
+        session = self.store.open(thread_id)
+        stored = run.history if run is not None else await session.load()
+        waiting = await session.pending() if run is None and isinstance(session, ApprovalStore) else []
+        messages, calls = conversation_view(stored, self.agent.call_syntax, self.agent.markers, waiting, thread_id)
         if run is not None and run.prompt is not None:
             messages.append(run.prompt)
         return JSONResponse(
@@ -186,7 +216,7 @@ class _Routes:
         )
 
     async def live(self, request: Request) -> Response:
-        run = self.hub.live.get(request.path_params["thread_id"])
+        run = self.hub.followed(request.path_params["thread_id"], request.query_params.get("run"))
         if run is None:
             return _error(404, "this conversation has no run in progress")
         return StreamingResponse(run.follow(), media_type="text/event-stream", headers=_SSE_HEADERS)
@@ -211,6 +241,26 @@ class _Routes:
             return _error(422, str(exc))
         return StreamingResponse(run.follow(), media_type="text/event-stream", headers=_SSE_HEADERS)
 
+    async def decide_stored(self, request: Request) -> Response:
+        thread_id = request.path_params["thread_id"]
+        if not _THREAD_ID.match(thread_id):
+            return _error(400, "a thread id is 1 to 128 letters, digits, '.', '_', ':' or '-'")
+        decision = await _decision(request)
+        if isinstance(decision, Response):
+            return decision
+        return await self._decide_stored(thread_id, request.path_params["invocation_id"], decision)
+
+    async def _decide_stored(self, thread_id: str, invocation_id: str, decision: Decision) -> Response:
+        try:
+            run = await self.hub.decide(thread_id, invocation_id, decision)
+        except UnknownApprovalError as exc:
+            return _error(404, str(exc))
+        except (AlreadyDecidedError, RunConflictError, ApprovalConflictError) as exc:
+            return _error(409, str(exc))
+        except InvalidDecisionError as exc:
+            return _error(422, str(exc))
+        return JSONResponse({"decided": decision.action, "resumed": run.run_id if run is not None else None})
+
     async def stop(self, request: Request) -> Response:
         run = self.hub.find(request.path_params["run_id"])
         if run is None:
@@ -219,18 +269,31 @@ class _Routes:
         return JSONResponse({"stopping": run.run_id})
 
     async def decide(self, request: Request) -> Response:
+        decision = await _decision(request)
+        if isinstance(decision, Response):
+            return decision
+        run_id, invocation_id = request.path_params["run_id"], request.path_params["invocation_id"]
+        thread_id = self.hub.paused.get(run_id)
+        if thread_id is not None:  # the run ended, its calls wait in the session: decided there
+            return await self._decide_stored(thread_id, invocation_id, decision)
         try:
-            data = await request.json()
-            decision = Decision(
-                action=data.get("action"), parameters=data.get("parameters"), reason=str(data.get("reason") or "")
-            )
-        except (ValueError, AttributeError, TypeError) as exc:
-            return _error(422, f"a decision is {{'action': 'approve' | 'edit' | 'deny', ...}}: {exc}")
-        try:
-            self.approvals.decide(request.path_params["run_id"], request.path_params["invocation_id"], decision)
+            self.approvals.decide(run_id, invocation_id, decision)
         except UnknownApprovalError as exc:
             return _error(404, str(exc))
+        except InvalidDecisionError as exc:
+            return _error(422, str(exc))
         return JSONResponse({"decided": decision.action})
+
+
+async def _decision(request: Request) -> Decision | Response:
+    """The decision a request's JSON body holds, or the 422 answer saying what is wrong."""
+    try:
+        data = await request.json()
+        return Decision(
+            action=data.get("action"), parameters=data.get("parameters"), reason=str(data.get("reason") or "")
+        )
+    except (ValueError, AttributeError, TypeError) as exc:
+        return _error(422, f"a decision is {{'action': 'approve' | 'edit' | 'deny', ...}}: {exc}")
 
 
 def _prompt(body: RunAgentInput) -> UserPrompt | None:

@@ -1,21 +1,27 @@
 """Approvals from the page: a call that needs one waits for a person's Approve, Edit or Deny.
 
-The page's buttons post a :class:`Decision`; the agent's ``before_gadget`` controller (installed
-by :func:`llmist.web.to_asgi`) asks an :class:`Approvals` for it and turns it into the agent's
-own actions (run, ``ReplaceParameters``, ``SkipGadget``).
+The page's buttons post a :class:`Decision` (the agent's own, :class:`llmist.agent.Decision`).
 
-:class:`Approvals` is the small interface between the two. :class:`InProcessApprovals`, the one
-built in, keeps each pending call as a future in this process: the run waits while the page is
-open, and a server restart loses the wait (the run it belonged to ends with the process). Approvals
-that survive a restart (a run that ends waiting, and a decision that resumes it from any process)
-plug in here as another implementation of the same interface.
+Where the conversation's session can keep calls waiting (an :class:`~llmist.agent.ApprovalStore`:
+the SQLite file ``llmist web`` uses, or a database), a call that needs approval waits *there*: the
+run ends ``"awaiting_approval"``, a reloaded page or a restarted server shows the call from the
+session, and a decision (``POST /api/threads/{thread}/approvals/{id}``) is stored in it and, once
+no call waits for one, starts the run that goes on (see :doc:`approvals`).
+
+Otherwise, or when ``to_asgi(approvals=...)`` is given, the run waits in this process: the
+agent's ``before_gadget`` controller asks an :class:`Approvals` for the decision and turns it into
+the agent's own actions (run, ``ReplaceParameters``, ``SkipGadget``). :class:`InProcessApprovals`,
+the one built in, keeps each waiting call as a future; a server restart ends the wait with the
+run.
 """
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
+
+from llmist.agent.approvals import Decision, UnknownApprovalError, check_edit
 
 __all__ = ["ApprovalRequest", "Approvals", "Decision", "InProcessApprovals", "UnknownApprovalError"]
 
@@ -35,27 +41,6 @@ class ApprovalRequest:
     """The validated parameters the call would run with."""
     reason: str = "this gadget writes files or runs commands"
     """Why approval is needed, for the person."""
-
-
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """A person's answer to an :class:`ApprovalRequest`."""
-
-    action: Literal["approve", "edit", "deny"]
-    parameters: dict[str, Any] | None = None
-    """For ``edit``: the parameters to run the call with instead (validated again)."""
-    reason: str = ""
-    """For ``deny``: why, for the model to read."""
-
-    def __post_init__(self) -> None:
-        if self.action not in ("approve", "edit", "deny"):
-            raise ValueError(f"a decision is 'approve', 'edit' or 'deny', got {self.action!r}")
-        if self.action == "edit" and not isinstance(self.parameters, dict):
-            raise ValueError("an 'edit' decision needs the edited parameters as a JSON object")
-
-
-class UnknownApprovalError(LookupError):
-    """A decision named a call that is not waiting (never was, or was decided already)."""
 
 
 class Approvals(Protocol):
@@ -102,10 +87,13 @@ class InProcessApprovals:
             self._waiting.pop(key, None)
 
     def decide(self, run_id: str, invocation_id: str, decision: Decision) -> ApprovalRequest:
-        """Settle the waiting call ``invocation_id`` of run ``run_id`` with ``decision``."""
-        waiting = self._waiting.pop((run_id, invocation_id), None)
+        """Settle the waiting call ``invocation_id`` of run ``run_id`` with ``decision``
+        (``InvalidDecisionError``, and the call still waits, if it edits parameters the call lacks)."""
+        waiting = self._waiting.get((run_id, invocation_id))
         if waiting is None or waiting.future.done():
             raise UnknownApprovalError(f"no call {invocation_id!r} of run {run_id!r} is waiting for approval")
+        check_edit(decision, invocation_id, waiting.request.gadget_name, waiting.request.parameters)
+        del self._waiting[(run_id, invocation_id)]
         waiting.future.set_result(decision)
         return waiting.request
 

@@ -1,7 +1,8 @@
 """The agent's features, each one module of one shape: a :class:`Feature`.
 
-A feature is an add-on to runs: typed output, sessions, compaction, MCP servers, tracing,
-guardrails, subagents. Each says three things, the three methods of its class (the defaults do nothing):
+A feature is an add-on to runs: typed output, sessions, deferred approvals, compaction, MCP
+servers, tracing, guardrails, subagents. Each says three things, the three methods of its class
+(the defaults do nothing):
 
 - ``gadgets(spec)``: the gadgets it adds to every run of ``spec`` (they join the plan, and so
   the system prompt and the native tools).

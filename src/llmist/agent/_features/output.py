@@ -186,6 +186,8 @@ def typed_result(spec: OutputSpec, result: AgentResult[Any], gave_up: str | None
     """``result`` with ``output`` the validated value; raises when there is none."""
     if gave_up is not None:
         raise OutputValidationError(f"no valid final answer: {gave_up}", result)
+    if result.stop_reason == "awaiting_approval":  # not over: the answer comes once the calls are decided
+        return result
     by_name = {g.name: g for g in spec.gadgets}
     for r in reversed(result.gadget_results):
         gadget = by_name.get(r.gadget_name)

@@ -8,14 +8,17 @@ import asyncio
 import contextlib
 import dataclasses
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from llmist.agent._run.plan import RunPlan
 from llmist.agent._run.state import RunState
+from llmist.agent.approvals import Decision, PendingCall, denied_text, edited_note
 from llmist.agent.conversation import not_run_message
 from llmist.agent.errors import RepairRefused
-from llmist.agent.events import AgentEvent, GadgetResultEvent, GadgetSkippedEvent
+from llmist.agent.events import AgentEvent, GadgetPendingEvent, GadgetResultEvent, GadgetSkippedEvent
 from llmist.agent.hooks import (
+    DeferGadget,
     GadgetContext,
     ReplaceParameters,
     ReplaceResult,
@@ -72,6 +75,14 @@ class ResponseCalls:
         self.kept: dict[tuple[str, str], GadgetExecutionResult] | None = None
         """After a model failed mid-response (fallback): the calls it had started, by gadget and
         parameters, that the next model has not written again yet."""
+        self.pending: list[PendingCall] = []
+        """This response's calls that were deferred (they wait for a decision, or for one that does)."""
+        self.decided: dict[str, Decision] = {}
+        """Calls a person decided (a resumed run's), by invocation id: they run as decided,
+        without asking the ``before_gadget`` controllers again."""
+        self.on_start: Callable[[str], Awaitable[None]] | None = None
+        """Told before a call runs (while a resumed run runs its decided calls, it notes each in
+        its session first)."""
 
     # --- per response -------------------------------------------------------------------
 
@@ -82,6 +93,17 @@ class ResponseCalls:
         self._pos = {}
         self._resp = []
         self.kept = None
+        self.pending = []
+
+    async def settle(self, r: GadgetExecutionResult, n: int) -> AgentEvent:
+        """A result known without running the call (the ``n``-th of its response): recorded
+        like a finished call, in its place."""
+        self._pos.setdefault(r.invocation_id, n)
+        return await self.finished(r)
+
+    def remember(self, earlier: dict[str, GadgetExecutionResult]) -> None:
+        """Results of calls made before this run (a paused response's): calls may depend on them."""
+        self._by_id.update(earlier)
 
     def submit(self, call: ParsedCall, n: int) -> list[GadgetExecutionResult]:
         """Start ``call`` (the ``n``-th of its response); returns results known at once (a call
@@ -204,12 +226,21 @@ class ResponseCalls:
         return r
 
     async def finished(self, r: GadgetExecutionResult) -> AgentEvent:
-        """A call finished: the ``after_gadget`` controller, then record it, tell the observers,
-        and return its stream event."""
+        """A call finished: record it, tell the observers, and return its stream event (a
+        deferred call is kept in :attr:`pending` instead: it did not run). The ``after_gadget``
+        controller may replace what a call that ran left, before it is recorded."""
+        d = r.deferral
+        if d is not None:
+            waiting = PendingCall(r.invocation_id, r.gadget_name, r.parameters, d.reason, d.waits_for, call=d.call)
+            self.pending.append(waiting)
+            return GadgetPendingEvent(waiting)
         if self._after is not None:
             action = await call_controller(self._after, r)
             if isinstance(action, ReplaceResult):
                 r = dataclasses.replace(r, result=action.result, error=action.error)
+        decision = self.decided.get(r.invocation_id)
+        if decision is not None and decision.parameters is not None and r.skip is None:
+            r = _with_note(r, edited_note(decision.parameters))
         r = self.record(r)
         if self._observed:
             await self._notify(r)
@@ -231,8 +262,11 @@ class ResponseCalls:
         cfg = self._cfg
         gadgets = self._spec.gadget_settings
         obs, icp, ctl = cfg.observers, cfg.interceptors, cfg.controllers
-        wants_before = (ctl is not None and ctl.before_gadget is not None) or (
-            obs is not None and obs.on_gadget_start is not None
+        wants_before = (
+            (ctl is not None and ctl.before_gadget is not None)
+            or (obs is not None and obs.on_gadget_start is not None)
+            or bool(self.decided)
+            or self.on_start is not None
         )
         wants_params = icp is not None and icp.intercept_gadget_parameters is not None
         self._executor = GadgetExecutor(
@@ -257,13 +291,24 @@ class ResponseCalls:
         )
         ctl, obs = self._cfg.controllers, self._cfg.observers
         decision: BeforeGadgetDecision | None = None
-        if ctl is not None and ctl.before_gadget is not None:
+        decided = self.decided.get(info.invocation_id)
+        if decided is not None:  # a person's decision: the controllers are not asked again
+            if decided.action == "deny":
+                return BeforeGadgetDecision("skip", denied_text(info.gadget_name, decided.reason))
+            if decided.parameters is not None:
+                ctx = dataclasses.replace(ctx, parameters=dict(decided.parameters))
+                decision = BeforeGadgetDecision(parameters=dict(decided.parameters))
+        elif ctl is not None and ctl.before_gadget is not None:
             action = await call_controller(ctl.before_gadget, ctx)
             if isinstance(action, SkipGadget):
                 return BeforeGadgetDecision("skip", action.result)
+            if isinstance(action, DeferGadget):
+                return BeforeGadgetDecision("defer", action.reason)
             if isinstance(action, ReplaceParameters):
                 ctx = dataclasses.replace(ctx, parameters=dict(action.parameters))
                 decision = BeforeGadgetDecision(parameters=dict(action.parameters))
+        if self.on_start is not None:
+            await self.on_start(info.invocation_id)
         if obs is not None and obs.on_gadget_start is not None:
             await call_observer(obs.on_gadget_start, ctx)
         return decision
@@ -297,6 +342,13 @@ class ResponseCalls:
 def _signature(gadget: str, parameters: dict[str, Any]) -> tuple[str, str]:
     """A call as two models would both write it: its gadget and its parameters as JSON."""
     return gadget, json.dumps(parameters, sort_keys=True, default=str)
+
+
+def _with_note(r: GadgetExecutionResult, note: str) -> GadgetExecutionResult:
+    """``r`` with ``note`` before what the model reads of it."""
+    if r.result is not None:
+        return dataclasses.replace(r, result=note + r.result)
+    return dataclasses.replace(r, error=note + (r.error or ""))
 
 
 def result_event(r: GadgetExecutionResult) -> AgentEvent:

@@ -16,6 +16,7 @@ from llmist.providers.base import ContentPart, Message
 if TYPE_CHECKING:
     from llmist.agent._features.subagents import RunScope
     from llmist.agent._run.plan import RunPlan
+    from llmist.agent._run.resume import Resumption
     from llmist.agent.spec import AgentSpec
 
 __all__ = ["Events", "RunContext", "RunEvents"]
@@ -31,7 +32,8 @@ RunEvents: TypeAlias = AsyncGenerator[Events, None]
 class RunContext:
     """One run: its spec and plan, its input, its signal, and (once it ended) its result.
 
-    Features change it before the loop starts (a session sets ``history``, typed output adds
+    Features change it before the loop starts (a session sets ``history``, approvals set
+    ``resume``, typed output adds
     to ``prompt``, an MCP server's tools join through :meth:`add_gadgets`, tracing adds hooks
     through :meth:`add_hooks`) and read ``result`` after it ended."""
 
@@ -50,6 +52,8 @@ class RunContext:
     """Hooks of this run only (features that keep state per run), after the plan's."""
     leading: list[Hooks] | None = None
     """Hooks of this run only whose controllers decide before the plan's (guardrails)."""
+    resume: Resumption | None = None
+    """Decided calls of a paused run, which the loop runs before its first model call."""
     result: AgentResult[Any] | None = None
 
     def add_gadgets(self, gadgets: Sequence[Gadget]) -> None:

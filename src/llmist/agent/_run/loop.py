@@ -6,6 +6,7 @@ function, and the events a step produced come out together, as a list (``stream(
 out one by one, ``run()`` drops them)::
 
     run_loop                the run: one iteration per pass, until a stop reason; the result
+      resume.run_decided    (a resumed run, first) the calls a person decided, their results
       _begin_response       the before_llm_call controller, the on_llm_call_start observer
       _model_response       the response text: the model's stream (or a controller's text)
         Response.feed       one chunk through the parser; calls start as they close
@@ -26,6 +27,7 @@ import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterable, Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 from llmist.agent._run.calls import ResponseCalls
 from llmist.agent._run.context import Events, RunContext
@@ -33,7 +35,9 @@ from llmist.agent._run.fallback import ModelSwitch, as_text_calls
 from llmist.agent._run.media import with_text
 from llmist.agent._run.plan import CallParser, RunPlan
 from llmist.agent._run.response import ModelWait, Response
+from llmist.agent._run.resume import run_decided
 from llmist.agent._run.state import RunState
+from llmist.agent.approvals import PendingCall
 from llmist.agent.conversation import repeated_failure_note, result_message
 from llmist.agent.events import AgentEvent, ModelFallbackEvent
 from llmist.agent.guard import check_model_allowed
@@ -87,6 +91,8 @@ class _Run:
     wait: ModelWait
     parser: CallParser
     stop: StopReason | None = None
+    pending: list[PendingCall] = field(default_factory=list)
+    """The calls that wait for a decision, once a response deferred some."""
     output: str = field(default="")
     """The last response's prose."""
     failures: set[tuple[str, str]] = field(default_factory=set)
@@ -102,11 +108,12 @@ async def run_loop(ctx: RunContext) -> AsyncGenerator[Events, None]:
     """Run ``ctx``'s prompt after its history, yielding its events in batches; set ``ctx.result``
     once the run ends. What the run was given is read when it starts, not before."""
     cfg, spec, signal, state = ctx.loop_plan(), ctx.spec, ctx.signal, RunState()
+    resume = ctx.resume
     run = _Run(
         cfg,
         spec,
         signal,
-        start_messages(cfg.system_message, ctx.prompt, ctx.history or (), cfg.examples),
+        start_messages(cfg.system_message, None if resume else ctx.prompt, ctx.history or (), cfg.examples),
         state,
         ResponseCalls(cfg, spec, state, signal),
         ModelWait(signal),
@@ -115,6 +122,10 @@ async def run_loop(ctx: RunContext) -> AsyncGenerator[Events, None]:
     if cfg.chain is not None:
         run.models = ModelSwitch(cfg.chain, cfg.members, ctx.with_run_hooks)
     try:
+        if resume is not None:
+            async for events in run_decided(resume, run.calls, run.messages, partial(_result_message, run)):
+                yield events
+            await _resumed(run, len(resume.calls), ctx.prompt)
         while run.stop is None:
             if signal.aborted:
                 run.stop = "cancelled"
@@ -152,6 +163,32 @@ def start_messages(
     if len(messages) == 1:
         raise ValueError("a run needs a prompt, or a history to continue (got neither)")
     return messages
+
+
+async def _resumed(run: _Run, n_calls: int, prompt: str | tuple[ContentPart, ...] | None) -> None:
+    """After the decided calls ran: the ``on_iteration`` observer (iteration 0: the paused
+    response's calls are done), then the stop reason, then the run's new prompt if any."""
+    await _iteration_done(run, n_calls, run.calls.pending)
+    calls = run.calls
+    if run.signal.aborted:
+        run.stop = "cancelled"
+    elif calls.pending:
+        run.stop, run.pending = "awaiting_approval", calls.pending
+    elif calls.completion is not None:
+        run.stop = "task_complete"
+    if prompt is not None and run.stop is None:
+        run.messages.append(Message("user", prompt))
+
+
+async def _iteration_done(run: _Run, n_calls: int, pending: list[PendingCall]) -> None:
+    """The ``on_iteration`` observer, told the conversation so far and the calls that wait."""
+    obs, st = run.cfg.observers, run.state
+    if obs is not None and obs.on_iteration is not None:
+        elapsed = time.perf_counter() - st.started
+        ctx = IterationContext(
+            st.iteration, st.usage, st.llm_cost, st.gadget_cost, elapsed, n_calls, run.messages, tuple(pending)
+        )
+        await call_observer(obs.on_iteration, ctx)
 
 
 async def _begin_response(run: _Run) -> Response:
@@ -366,7 +403,7 @@ async def _response_complete(run: _Run, response: Response) -> None:
 async def _next_turn(run: _Run, response: Response) -> None:
     """The response and its results join the conversation; the ``on_iteration`` observer; then
     the stop reason (or, for a response without calls, a nudge to go on)."""
-    cfg, st, messages = run.cfg, run.state, run.messages
+    cfg, messages = run.cfg, run.messages
     n_calls = response.n_calls
     text, invented = _without_invented_results(run, "".join(response.raw), n_calls)
     native = tuple(response.tool_calls)
@@ -379,10 +416,7 @@ async def _next_turn(run: _Run, response: Response) -> None:
     messages.append(AssistantMessage("assistant", text, response.usage, tool_calls=native))
     # Every native call has its result here (the scheduler answers a call it did not run too):
     # providers refuse a conversation with a tool call left unanswered.
-    messages.extend(
-        _taught(run, _said_again(run, result_message(r, cfg.vision, native=bool(native)), r), r)
-        for r in run.calls.ordered()
-    )
+    messages.extend(_result_message(run, r, bool(native)) for r in run.calls.ordered())
     if invented:
         detail = f"dropped the result the model wrote itself: {invented[0][:80]!r}"
         await run.calls.note_repair("invented_result", detail)
@@ -390,11 +424,7 @@ async def _next_turn(run: _Run, response: Response) -> None:
         if isinstance(last, GadgetResultMessage):
             messages[-1] = replace(last, content=with_text(last.content, INVENTED_RESULT_NOTE))
     run.output = "".join(response.prose).strip()
-    obs = cfg.observers
-    if obs is not None and obs.on_iteration is not None:
-        elapsed = time.perf_counter() - st.started
-        ctx = IterationContext(st.iteration, st.usage, st.llm_cost, st.gadget_cost, elapsed, n_calls, messages)
-        await call_observer(obs.on_iteration, ctx)
+    await _iteration_done(run, n_calls, run.calls.pending)
     run.stop = _stop_reason(run, n_calls)
     if run.stop is None and n_calls == 0:
         messages.append(Message("user", _NO_CALLS_NUDGE))
@@ -421,6 +451,11 @@ def _without_invented_results(run: _Run, text: str, n_calls: int) -> tuple[str, 
     if cfg.syntax == "emoji":
         return drop_invented_results(text, EMOJI_START, EMOJI_END)
     return drop_invented_results(text, cfg.markers.start, cfg.markers.end)
+
+
+def _result_message(run: _Run, r: GadgetExecutionResult, native: bool) -> GadgetResultMessage:
+    """The message the model reads for a call's result (a resumed run's decided calls' too)."""
+    return _taught(run, _said_again(run, result_message(r, run.cfg.vision, native=native), r), r)
 
 
 def _said_again(run: _Run, message: GadgetResultMessage, r: GadgetExecutionResult) -> GadgetResultMessage:
@@ -452,6 +487,9 @@ def _stop_reason(run: _Run, n_calls: int) -> StopReason | None:
     limits, st = run.spec.limits, run.state
     if run.signal.aborted:
         return "cancelled"
+    if run.calls.pending:  # before a completion: a finished task with calls waiting is not finished
+        run.pending = run.calls.pending
+        return "awaiting_approval"
     if run.calls.completion is not None:
         return "task_complete"
     if n_calls == 0 and limits.stop_on_no_calls:
@@ -486,4 +524,5 @@ def _result(run: _Run) -> AgentResult:
         repairs=dict(st.repairs),
         models=st.models,
         fallbacks=st.fallbacks,
+        pending=list(run.pending),
     )

@@ -8,15 +8,17 @@
 
 Each gadget takes the root directory in its constructor (``ReadFile(root=".")``). Paths
 the model gives are relative to it; absolute paths, ``..`` and symlinks leading out of it
-are refused with a :class:`SandboxError`. Gadgets whose ``requires_approval`` is true
-(``WriteFile``, ``EditFile``, ``RunCommand``) should be approved by a person before they
-run; the ``llmist agent`` command asks in the terminal unless ``--yes`` is given.
+are refused with a :class:`SandboxError`. ``WriteFile``, ``EditFile`` and ``RunCommand``
+require a person's approval of each call (:attr:`~llmist.gadgets.Gadget.requires_approval`):
+``llmist agent`` asks in the terminal unless ``--yes`` is given, ``llmist web`` on the page, and
+``Agent(approvals="defer")`` keeps the call waiting in the session.
 """
 
 from __future__ import annotations
 
 import os
 
+from llmist.gadgets.approval import may_need_approval
 from llmist.gadgets.base import Gadget
 from llmist.gadgets.builtins._sandbox import Sandbox, SandboxError
 from llmist.gadgets.builtins.command import RunCommand
@@ -46,5 +48,6 @@ def builtin_gadgets(
 
 
 def requires_approval(gadget: object) -> bool:
-    """True when ``gadget`` asks for a person's approval before each call (``requires_approval = True``)."""
-    return bool(getattr(gadget, "requires_approval", False))
+    """True when some call of ``gadget`` may need a person's approval (see
+    :func:`~llmist.gadgets.may_need_approval`, which this is)."""
+    return may_need_approval(gadget)

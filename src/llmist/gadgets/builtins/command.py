@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import os
 import signal
-from typing import Annotated, ClassVar
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
@@ -43,8 +43,6 @@ class RunCommand(Gadget):
         "combined stdout/stderr. Long output is cut in the middle."
     )
     Params = RunCommandParams
-    requires_approval: ClassVar[bool] = True
-    """Each call should be approved by a person."""
     examples = (GadgetExample({"command": "python3 hello.py"}, output="$ python3 hello.py\nhello\n[exit code 0]"),)
 
     def __init__(
@@ -65,6 +63,10 @@ class RunCommand(Gadget):
         """Largest ``timeout_s`` a call may ask for."""
         self.max_output_chars = max_output_chars
         """Output beyond this is cut in the middle (head and tail kept)."""
+
+    def requires_approval(self, parameters: dict[str, Any]) -> str:
+        """Every call needs a person's approval: a command can reach anything the user can."""
+        return "it runs a shell command"
 
     async def execute(self, params: RunCommandParams, ctx: ExecutionContext) -> str:
         """Run the command; raise :class:`GadgetError` when it times out."""

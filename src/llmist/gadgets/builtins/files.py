@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, ClassVar
+from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, Field
 
@@ -21,9 +21,6 @@ _PATH_HELP = "Path relative to the sandbox root, e.g. 'src/app.py'"
 
 class _SandboxedGadget(Gadget):
     """A gadget that works on files under one root directory."""
-
-    requires_approval: ClassVar[bool] = False
-    """True when a person should approve each call (writes, commands)."""
 
     def __init__(self, root: str | os.PathLike[str] = ".") -> None:
         self.sandbox = Sandbox(root)
@@ -112,12 +109,15 @@ class WriteFile(_SandboxedGadget):
 
     description = "Create a text file, or replace the whole content of an existing one."
     Params = WriteFileParams
-    requires_approval = True
     examples = (
         GadgetExample(
             {"path": "hello.py", "content": 'print("hello")'}, output="Wrote 14 characters to hello.py (created)"
         ),
     )
+
+    def requires_approval(self, parameters: dict[str, Any]) -> str:
+        """Every call needs a person's approval: it writes a file."""
+        return f"it writes {parameters.get('path')!r}"
 
     def execute(self, params: WriteFileParams, ctx: ExecutionContext) -> str:
         """Write the file and say what changed."""
@@ -147,8 +147,11 @@ class EditFile(_SandboxedGadget):
         "Copy `search` from the file, including indentation; it must match exactly once."
     )
     Params = EditFileParams
-    requires_approval = True
     examples = (GadgetExample({"path": "hello.py", "search": '"hello"', "replace": '"hello, world"'}),)
+
+    def requires_approval(self, parameters: dict[str, Any]) -> str:
+        """Every call needs a person's approval: it changes a file."""
+        return f"it changes {parameters.get('path')!r}"
 
     def execute(self, params: EditFileParams, ctx: ExecutionContext) -> str:
         """Apply the replacement or explain why it cannot be applied."""

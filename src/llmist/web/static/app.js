@@ -258,10 +258,18 @@ function approvalBox(id, record) {
   const box = el("div", "approval");
   box.appendChild(el("span", "why", "Needs your approval: " + (record.reason || "")));
   const run = record.runId || page.runId;
+  const call = encodeURIComponent(record.invocationId || id);
+  // A call the conversation's session keeps waiting is decided on the conversation (its run has
+  // ended; the answer names the run that resumes it); one that waits in a live run, on the run.
+  const url = record.threadId
+    ? "/api/threads/" + encodeURIComponent(record.threadId) + "/approvals/" + call
+    : "/api/runs/" + encodeURIComponent(run) + "/approvals/" + call;
   const decide = async (body) => {
     box.querySelectorAll("button").forEach((b) => (b.disabled = true));
     try {
-      await api("/api/runs/" + encodeURIComponent(run) + "/approvals/" + encodeURIComponent(id), { method: "POST", body: JSON.stringify(body) });
+      const answer = await api(url, { method: "POST", body: JSON.stringify(body) });
+      if (record.threadId) box.querySelector(".why").textContent = body.action === "deny" ? "Denied" : "Approved";
+      if (answer.resumed) stream("/api/threads/" + encodeURIComponent(record.threadId) + "/live?run=" + encodeURIComponent(answer.resumed));
     } catch (err) {
       showBanner(String(err.message || err));
       box.querySelectorAll("button").forEach((b) => (b.disabled = false));
@@ -378,6 +386,7 @@ function handle(event) {
       if (event.name === "llmist.approval_requested") {
         const record = page.state.calls[event.value.toolCallId];
         if (record) record.runId = event.value.runId;
+        if (record && event.value.threadId) record.threadId = event.value.threadId;
       } else if (event.name === "llmist.guardrail") {
         guardrailNote(event.value);
       } else if (event.name === "llmist.model_fallback") {
@@ -390,14 +399,18 @@ function handle(event) {
       const reason = result.stopReason || "no_calls";
       const plain = reason === "no_calls" || reason === "task_complete";
       const trip = result.tripwire;
-      const text = cancelled
-        ? "Stopped"
-        : trip
-          ? "Stopped by guardrail " + trip.name + ": " + (trip.reason || "tripped")
-          : plain
-            ? "Done"
-            : "Done (stopped by " + reason.replace("_", " ") + ")";
-      add(el("div", "run-end" + (trip ? " tripped" : ""), text));
+      if (reason === "awaiting_approval" && !cancelled) {
+        add(el("div", "run-paused", "Waiting for your approval"));
+      } else {
+        const text = cancelled
+          ? "Stopped"
+          : trip
+            ? "Stopped by guardrail " + trip.name + ": " + (trip.reason || "tripped")
+            : plain
+              ? "Done"
+              : "Done (stopped by " + reason.replace("_", " ") + ")";
+        add(el("div", "run-end" + (trip ? " tripped" : ""), text));
+      }
       endRun();
       break;
     }
@@ -515,6 +528,10 @@ function renderHistory(view) {
     } else if (m.role === "tool") showResult(m.toolCallId, m.content);
   }
   Object.assign(page.state.calls, view.calls);
+  for (const [id, record] of Object.entries(view.calls)) {
+    // A waiting call's card has the id its stored call was parsed with again; a resumed run names it by the stored id.
+    if (record.invocationId && record.invocationId !== id) page.cards.set(record.invocationId, page.cards.get(id));
+  }
   renderState(Object.keys(view.calls).map((id) => "/calls/" + id));
 }
 
