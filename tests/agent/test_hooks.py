@@ -255,3 +255,40 @@ async def test_parameter_interceptor_sees_the_invocation_id() -> None:
 
     result = await _run(Hooks(interceptors=Interceptors(intercept_gadget_parameters=note)))
     assert seen == [result.gadget_results[0].invocation_id] and seen[0]
+
+
+async def test_after_gadget_replaces_what_is_recorded_streamed_and_sent() -> None:
+    from llmist import ReplaceResult
+
+    def hide(result: Any) -> ReplaceResult | None:
+        return ReplaceResult("[hidden]") if result.gadget_name == "add" else None
+
+    model = MockModel([block_call("add", a=1, b=2), "done"])
+    agent = Agent(model=model, gadgets=[add], hooks=Hooks(controllers=Controllers(after_gadget=hide)))
+    stream = agent.stream("q")
+    shown = [e.result.result async for e in stream if e.type == "gadget_result"]
+    assert stream.result is not None
+    assert shown == ["[hidden]"] == [r.result for r in stream.result.gadget_results]
+    assert "[hidden]" in model.requests[1].messages[-1].text
+
+
+async def test_after_gadget_may_turn_a_result_into_an_error() -> None:
+    from llmist import ReplaceResult
+
+    async def fail(result: Any) -> ReplaceResult:
+        return ReplaceResult(None, "not today")
+
+    agent = Agent(model=MockModel([block_call("add", a=1, b=2), "done"]), gadgets=[add])
+    agent.hooks = Hooks(controllers=Controllers(after_gadget=fail))
+    result = await agent.run("q")
+    assert (result.gadget_results[0].result, result.gadget_results[0].error) == (None, "not today")
+
+
+async def test_on_guardrail_observes_every_check() -> None:
+    from llmist.agent.guardrails import input_guardrail
+
+    seen: list[str] = []
+    observe = Hooks(observers=Observers(on_guardrail=lambda record: seen.append(f"{record.name}:{record.outcome}")))
+    ok = input_guardrail(name="ok")(lambda guarded: None)
+    await Agent(model=MockModel(["hi"]), hooks=observe, guardrails=[ok]).run("q")
+    assert seen == ["ok:pass"]

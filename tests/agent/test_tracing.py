@@ -173,3 +173,43 @@ async def test_a_reader_that_stops_early_does_not_fail_the_run_span(exporter: In
     await stream.aclose()
     (run,) = by_name(exporter.get_finished_spans(), "invoke_agent llmist")
     assert run.status.status_code is not StatusCode.ERROR
+
+
+async def test_each_guardrail_check_is_a_span_and_a_tripwire_is_an_error(exporter: InMemorySpanExporter) -> None:
+    from llmist.agent.guardrails import Refuse, Tripwire, output_guardrail, tool_call_guardrail
+
+    no_add = tool_call_guardrail(name="no_add")(lambda guarded: Refuse("no adding"))
+    rude = output_guardrail(name="rude")(lambda guarded: Tripwire("rude answer"))
+    agent = Agent(
+        model=MockModel(["!!!GADGET_START:add\n!!!ARG:a\n1\n!!!ARG:b\n2\n!!!GADGET_END", "you fool"]),
+        gadgets=[add],
+        guardrails=[no_add, rude],
+        instrument=settings(exporter),
+    )
+    await agent.run("q")
+    spans = exporter.get_finished_spans()
+    (run,) = by_name(spans, "invoke_agent llmist")
+    (refused,) = by_name(spans, "guardrail no_add")
+    (tripped,) = by_name(spans, "guardrail rude")
+    assert refused.parent is not None and refused.parent.span_id == run.context.span_id
+    assert refused.attributes is not None and refused.attributes["llmist.guardrail.outcome"] == "refuse"
+    assert refused.attributes["llmist.guardrail.kind"] == "tool_call"
+    assert tripped.status.status_code == StatusCode.ERROR and tripped.status.description == "rude answer"
+    assert run.attributes is not None
+    assert (run.attributes["llmist.stop_reason"], run.attributes["llmist.guardrail.tripwire"]) == ("guardrail", "rude")
+
+
+async def test_with_fallback_models_each_model_asked_has_its_chat_span(exporter: InMemorySpanExporter) -> None:
+    from llmist.providers import ProviderServerError
+
+    down = MockModel([ProviderServerError("HTTP 503: down", provider="mock", status_code=503)], name="first")
+    agent = Agent(model=[down, MockModel(["hi"], name="second")], instrument=settings(exporter))
+    await agent.run("q")
+    spans = exporter.get_finished_spans()
+    (failed,) = by_name(spans, "chat first")
+    (answered,) = by_name(spans, "chat second")
+    assert failed.status.status_code == StatusCode.ERROR
+    assert answered.attributes is not None and answered.attributes["gen_ai.response.model"] == "second"
+    (run,) = by_name(spans, "invoke_agent llmist")
+    assert run.attributes is not None
+    assert (list(run.attributes["llmist.models"]), run.attributes["llmist.fallbacks"]) == (["second"], 1)

@@ -190,3 +190,18 @@ def serve_model(model: str, server: FakeServer, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv(url_env, f"{server.base_url}{root}")
     monkeypatch.setenv(key_env, "test-key")
     return model
+
+
+def closed_port_url() -> str:
+    """A local URL where nothing listens (connection refused)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
+
+
+def chain_member(kit: ProviderKit, url: str, retry: RetryPolicy) -> tuple[Provider, str]:
+    """A fallback chain's member: ``kit``'s provider pointed at ``url``, and its model name."""
+    return kit.make(url, retry), kit.model

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.providers.fake_servers import FakeServer, anthropic_stream, gemini_stream, openai_stream
+from tests.providers.fake_servers import FakeServer, anthropic_error, anthropic_stream, gemini_stream, openai_stream
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "providers"
@@ -58,6 +58,22 @@ def test_reliability_example(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Cap
         monkeypatch.setenv("OPENAI_BASE_URL", f"{server.base_url}/v1")
         _run("reliability.py")
     assert "The stream broke; this much arrived: 'Hamlet '" in capsys.readouterr().out
+
+
+def test_fallback_example(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    overloaded = anthropic_error(529, "Overloaded", headers={"retry-after": "0"})
+    script = [openai_stream(["2, 3 and 5."], model="gpt-4o-mini"), openai_stream(["7, 11, 13"], model="gpt-4o-mini")]
+    with FakeServer([overloaded] * 5) as claude, FakeServer(script) as gpt:
+        _serve_anthropic(claude, monkeypatch)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        monkeypatch.setenv("OPENAI_BASE_URL", f"{gpt.base_url}/v1")
+        _run("fallback.py")
+    out = capsys.readouterr().out
+    assert "2, 3 and 5." in out
+    assert "anthropic:claude-sonnet-5-5 failed (ProviderOverloadedError: anthropic returned HTTP 529" in out
+    assert "openai:gpt-4o-mini answered" in out and "openai:gpt-4o-mini: 1 response(s)" in out
+    assert "7, 11, 13\n(answered by openai:gpt-4o-mini)" in out
+    assert len(claude.requests) == 5  # its own retries, once: the second request went straight on
 
 
 def test_costs_example(capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator, Callable
 
 import pytest
 
-from llmist.providers.base import LLMChunk, LLMRequest, Message, Usage
+from llmist.providers.base import LLMChunk, LLMRequest, Message, ToolCall, Usage
 from llmist.providers.errors import (
     BadRequestError,
     EmptyResponseError,
@@ -90,6 +90,13 @@ async def test_error_after_text_raises_stream_interrupted_with_partial_text(fast
     with pytest.raises(StreamInterruptedError) as info:
         await _collect(attempt, fast_retry)
     assert (info.value.partial_text, info.value.partial_reasoning) == ("Hel", "r")
+
+
+async def test_error_after_a_native_call_is_not_retried(fast_retry: RetryPolicy) -> None:
+    call = ToolCall("call_1", "add", '{"a": 1}')
+    attempt = _script([LLMChunk(tool_calls=(call,)), ProviderConnectionError("reset")], [DONE])
+    with pytest.raises(StreamInterruptedError):
+        await _collect(attempt, fast_retry)
 
 
 async def test_empty_response_is_retried_until_attempts_run_out(fast_retry: RetryPolicy) -> None:

@@ -161,6 +161,35 @@ async def test_a_run_that_fails_ends_with_run_error_naming_the_failure() -> None
     assert events[-1]["type"] == "RUN_ERROR" and "the model went away" in events[-1]["message"]
 
 
+async def test_a_guardrail_check_is_a_custom_event_and_a_tripwire_is_named_at_the_end() -> None:
+    from llmist.agent.guardrails import Tripwire, tool_call_guardrail
+
+    stop = tool_call_guardrail(name="no_echo")(lambda guarded: Tripwire("no echoes today"))
+    agent = Agent(model=MockModel([block_call("echo", text="hi"), "never"]), gadgets=[echo], guardrails=[stop])
+    events = await translate(agent)
+    (check,) = [e for e in events if e["type"] == "CUSTOM" and e["name"] == "llmist.guardrail"]
+    assert check["value"]["name"] == "no_echo" and check["value"]["outcome"] == "tripwire"
+    assert check["value"]["reason"] == "no echoes today" and check["value"]["gadget"] == "echo"
+    finished = events[-1]
+    assert finished["result"]["stopReason"] == "guardrail"
+    assert finished["result"]["tripwire"]["name"] == "no_echo"
+
+
+async def test_a_model_taking_over_closes_the_open_text_and_says_whether_it_starts_over() -> None:
+    from llmist.providers import StreamInterruptedError
+    from llmist.providers.mock import MockReply
+
+    broken = MockReply("Hel", error=StreamInterruptedError("reset", provider="mock", partial_text="Hel"))
+    models = [MockModel([broken], name="first"), MockModel(["Hello."], name="second")]
+    events = await translate(Agent(model=models))
+    at = next(i for i, e in enumerate(events) if e["type"] == "CUSTOM" and e["name"] == "llmist.model_fallback")
+    value = events[at]["value"]
+    assert (value["failed"], value["model"], value["restart"], value["keptCalls"]) == ("first", "second", True, [])
+    assert events[at - 1]["type"] == "TEXT_MESSAGE_END"
+    after = "".join(e["delta"] for e in events[at:] if e["type"] == "TEXT_MESSAGE_CONTENT")
+    assert after == "Hello."
+
+
 def test_a_note_that_arrives_before_the_streams_event_never_moves_a_status_back() -> None:
     run = AguiRun("t", "r", {"echo": echo})
     run.call_running("c", "echo")  # on_gadget_start reached the translator first

@@ -19,6 +19,8 @@ run starts (``Agent.stream``, ``Agent.run`` and a subagent's call all come here)
    to the first, so the first is the outermost::
 
        tracing     the run's span around all the rest; per-run observers make the child spans
+       guardrails  the input checked first, calls and results by per-run controllers that
+                   decide first, the (typed) output last; a tripwire stops the run
        output      the prompt says how to finish; failed answers counted; the result typed
        subagents   the subagents' events merged into the stream; their usage added
        session     the history loaded before the loop starts; each iteration saved (a per-run
@@ -34,22 +36,24 @@ A feature is one module with one :class:`~llmist.agent._features.Feature`: the g
 the hooks it needs and what it wraps around the run (see ``llmist.agent._features``). A new
 one takes the place in :data:`FEATURES` where its wrap must sit. ``approvals``, which stops a
 run and resumes it later, sits inside ``session``, which has loaded the conversation it resumes
-and saves what it keeps; a feature that checks a run's input, calls and
-output (guardrails) sits inside ``tracing``, so the span records its verdict, and outside
-``output``, so it sees the typed result, with its checks of calls as controllers, which decide
-before the agent's. A fallback to other models makes each model's plan with
-``plan_of(spec.changed(model=...))`` (its own syntax, prompt and prices) and has the loop take
-the next one after a model error.
+and saves what it keeps. Guardrails sit inside ``tracing``, so the span records their verdicts,
+and outside ``output``, so they see the typed result (and the prompt before typed output adds
+its instruction). With fallback models (``model=[...]``, a
+:class:`~llmist.providers.FallbackModel`) the plan is the first model's, holding each model's
+own plan (``plan_of(spec.changed(model=...))``: its syntax, prompt and prices), and the loop
+moves to the next one after a model error (``llmist.agent._run.fallback``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
 from llmist.agent._features import Feature
 from llmist.agent._features.approvals import DeferredApprovals
 from llmist.agent._features.compaction import Compacting
+from llmist.agent._features.guardrails import Guarding
 from llmist.agent._features.mcp import MCPServers
 from llmist.agent._features.output import TypedOutput
 from llmist.agent._features.session import Sessions
@@ -63,13 +67,17 @@ from llmist.agent.hooks import Hooks, merge_hooks
 from llmist.agent.spec import AgentSpec
 from llmist.agent.stream import AgentStream
 from llmist.gadgets import AbortSignal, Gadget
+from llmist.models import ModelRegistry
 from llmist.providers.base import Message
+from llmist.providers.client import LLMClient
+from llmist.providers.fallback import FallbackModel
 from llmist.providers.vision import check_images_accepted
 
 __all__ = ["FEATURES", "plan_of", "start_run"]
 
 FEATURES: tuple[Feature, ...] = (
     Tracing(),
+    Guarding(),
     TypedOutput(),
     Subagents(),
     Sessions(),
@@ -117,6 +125,16 @@ def plan_of(spec: AgentSpec, added: tuple[Gadget, ...] = ()) -> RunPlan:
 
 
 def _build(spec: AgentSpec, added: tuple[Gadget, ...]) -> RunPlan:
+    chain = spec.model
+    if isinstance(chain, FallbackModel):
+        # Each model its own plan, from the spec with that model (its syntax, prompt, prices and
+        # the features' hooks made for it); the loop moves between them after a model error.
+        members = tuple(plan_of(spec.changed(model=chain.resolve(i)), added) for i in range(len(chain.models)))
+        if spec.gadget_settings.llm_client is None:  # gadgets' model calls fall back too
+            registry = spec.model_registry if isinstance(spec.model_registry, ModelRegistry) else None
+            client = LLMClient(model=chain, model_registry=registry)
+            members = tuple(dataclasses.replace(m, llm_client=client) for m in members)
+        return dataclasses.replace(members[0], chain=chain, members=members, parsers=[])
     from_features = [g for feature in FEATURES for g in feature.gadgets(spec)]
     gadgets = [*spec.gadgets, *from_features, *added]
     plan = build_plan(spec, gadgets, added="server" if added else "feature" if from_features else None)

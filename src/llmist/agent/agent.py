@@ -17,6 +17,8 @@ from llmist.agent._features.output import DEFAULT_MAX_OUTPUT_RETRIES
 from llmist.agent._run.media import UserPrompt
 from llmist.agent._run.plan import agent_system_prompt
 from llmist.agent.compaction import Compaction, CompactionStrategy
+from llmist.agent.errors import GuardrailTripped
+from llmist.agent.guardrails import Guardrail, Guardrails
 from llmist.agent.hooks import Hooks, merge_hooks
 from llmist.agent.instrumentation import InstrumentationSettings
 from llmist.agent.options import (
@@ -36,6 +38,7 @@ from llmist.agent.stream import AgentStream
 from llmist.agent.subagents import DEFAULT_MAX_DEPTH, SubagentGadget
 from llmist.gadgets import AbortSignal, Gadget, ModelClient, as_gadget
 from llmist.providers.base import Message, Provider, Reasoning
+from llmist.providers.fallback import ModelChoice
 
 if TYPE_CHECKING:
     from llmist.mcp import MCPServer
@@ -91,7 +94,10 @@ class Agent(Generic[OutputT]):
     """Runs a model with gadgets until the task is done.
 
     Args:
-        model: ``"mock"``, ``"provider:model"``, an alias, or a provider instance (``MockModel``...).
+        model: ``"mock"``, ``"provider:model"``, an alias, or a provider instance (``MockModel``...);
+            or a list of them (or a :class:`~llmist.providers.FallbackModel`): each response
+            goes to the first that answers, each model in its own syntax, prompt and prices
+            (see the fallback section of :doc:`providers`).
         gadgets: ``Gadget`` instances, ``Gadget`` subclasses or ``@gadget`` functions.
         limits: When a run stops (:class:`RunLimits`: iterations, cost, tokens, calls per
             response, a response without calls).
@@ -128,6 +134,10 @@ class Agent(Generic[OutputT]):
             ``None`` follows :func:`llmist.instrument`); see :doc:`tracing`.
         subagents: Agents (with a ``name`` and ``description``) or their :meth:`as_gadget`
             gadgets this agent may call with a task; see :doc:`subagents`.
+        guardrails: Checks of the prompt, of calls before they run, of results before the model
+            reads them and of the final answer: a list of guardrails, or :class:`Guardrails`
+            (``raise_on_tripwire=True`` makes ``run`` raise :class:`GuardrailTripped`); see
+            :doc:`guardrails`.
         model_registry: Prices model calls (default: the providers' registry when available).
         name / description: What the agent is called and does, when another agent calls it
             (``subagents=[...]``, :meth:`as_gadget`).
@@ -149,7 +159,7 @@ class Agent(Generic[OutputT]):
     def __init__(
         self,
         *,
-        model: str | Provider,
+        model: str | Provider | Sequence[ModelChoice],
         gadgets: Sequence[object] = (),
         limits: RunLimits | None = None,
         model_settings: ModelSettings | None = None,
@@ -166,6 +176,7 @@ class Agent(Generic[OutputT]):
         mcp_servers: Sequence[MCPServer] = (),
         instrument: InstrumentationSettings | bool | None = None,
         subagents: Sequence[Agent[Any] | SubagentGadget] = (),
+        guardrails: Guardrails | Sequence[Guardrail] | None = None,
         model_registry: Any = None,
         name: str | None = None,
         description: str | None = None,
@@ -178,7 +189,7 @@ class Agent(Generic[OutputT]):
         self.mcp_servers: list[MCPServer] = list(mcp_servers)
         """The agent's MCP servers; a change applies from the next run on."""
         self._spec = AgentSpec(
-            model=model,
+            model=model,  # type: ignore[arg-type]  # a list becomes a FallbackModel in AgentSpec
             gadgets=tuple(self.gadgets),
             syntax=syntax,
             hooks=hooks if isinstance(hooks, Hooks) or hooks is None else merge_hooks(*hooks),
@@ -191,6 +202,7 @@ class Agent(Generic[OutputT]):
             compaction=compaction,
             mcp_servers=tuple(self.mcp_servers),
             instrument=instrument,
+            guardrails=Guardrails.of(guardrails),
             limits=_group(RunLimits, limits, changes),
             model_settings=_group(ModelSettings, model_settings, changes),
             prompt_settings=_group(PromptSettings, prompt_settings, changes),
@@ -198,7 +210,7 @@ class Agent(Generic[OutputT]):
         )
 
     # The options, kept in the spec; each assignment applies from the next run on.
-    model = _Option[str | Provider]("model")
+    model = _Option[str | Provider | tuple[Provider, str]]("model")
     """The model runs use (``llmist.testing.override`` swaps it for a test)."""
     limits = _Option[RunLimits]("limits")
     model_settings = _Option[ModelSettings]("model_settings")
@@ -213,6 +225,7 @@ class Agent(Generic[OutputT]):
     approvals = _Option[ApprovalMode]("approvals")
     compaction = _Option[Compaction | CompactionStrategy | None]("compaction")
     instrument = _Option[InstrumentationSettings | bool | None]("instrument")
+    guardrails = _Option[Guardrails | None]("guardrails")
     model_registry = _Option[Any]("model_registry")
     # The flat options of earlier versions, as fields of their groups.
     max_iterations = _Option[int]("max_iterations", "limits")
@@ -355,6 +368,8 @@ class Agent(Generic[OutputT]):
             pass
         result = s.result
         assert result is not None
+        if result.tripwire is not None and spec.guardrails is not None and spec.guardrails.raise_on_tripwire:
+            raise GuardrailTripped(result.tripwire, result)
         return result
 
     def run_sync(

@@ -2,6 +2,7 @@
 
 LlmistError
 ├── OutputValidationError    a run ended without a valid final answer of its output type
+├── GuardrailTripped         a guardrail tripped and the agent asked for raise_on_tripwire=True
 ├── RepairRefused            strict mode: the model wrote something the loop would have repaired
 ├── SessionError             a session store could not be read or written
 │   └── SessionConflictError another writer changed the session since it was loaded
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from llmist.errors import LlmistError
 
 if TYPE_CHECKING:
+    from llmist.agent.guardrails import GuardrailRecord
     from llmist.agent.repairs import RepairEvent
     from llmist.agent.result import AgentResult
 
@@ -30,6 +32,7 @@ __all__ = [
     "ApprovalConflictError",
     "ApprovalError",
     "ApprovalsPendingError",
+    "GuardrailTripped",
     "InvalidDecisionError",
     "MessageFormatError",
     "OutputValidationError",
@@ -48,6 +51,18 @@ class OutputValidationError(LlmistError):
         super().__init__(message)
         self.result = result
         """The run's result (``output`` is the last prose; ``gadget_results`` hold the failed answers)."""
+
+
+class GuardrailTripped(LlmistError):
+    """A guardrail tripped and the agent's guardrails say ``raise_on_tripwire=True``
+    (see :mod:`llmist.agent.guardrails`)."""
+
+    def __init__(self, record: GuardrailRecord, result: AgentResult[Any]) -> None:
+        super().__init__(record.describe())
+        self.record = record
+        """The check that tripped."""
+        self.result = result
+        """The run's result (``stop_reason == "guardrail"``)."""
 
 
 class RepairRefused(LlmistError):

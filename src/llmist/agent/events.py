@@ -5,8 +5,9 @@ their union. From the syntax layer: ``TextEvent`` ("text"), ``ArgsPartialEvent``
 ("gadget_args_partial"), ``GadgetCallEvent`` ("gadget_call"). Added here:
 ``GadgetResultEvent`` ("gadget_result"), ``GadgetSkippedEvent`` ("gadget_skipped"),
 ``GadgetPendingEvent`` ("gadget_pending"),
-``LLMResponseEndEvent`` ("llm_response_end"), ``ReasoningEvent`` ("reasoning") and
-``SubagentEvent`` ("subagent").
+``LLMResponseEndEvent`` ("llm_response_end"), ``ReasoningEvent`` ("reasoning"),
+``SubagentEvent`` ("subagent"), ``GuardrailEvent`` ("guardrail") and ``ModelFallbackEvent``
+("model_fallback").
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from typing import ClassVar, TypeAlias
 
 from llmist.agent.approvals import PendingCall
+from llmist.agent.guardrails import GuardrailRecord
 from llmist.execution import GadgetExecutionResult, GadgetSkip
 from llmist.providers.base import Usage
 from llmist.syntax import ArgsPartialEvent, GadgetCallEvent, TextEvent
@@ -24,7 +26,9 @@ __all__ = [
     "GadgetPendingEvent",
     "GadgetResultEvent",
     "GadgetSkippedEvent",
+    "GuardrailEvent",
     "LLMResponseEndEvent",
+    "ModelFallbackEvent",
     "ReasoningEvent",
     "SubagentEvent",
 ]
@@ -59,6 +63,9 @@ class LLMResponseEndEvent:
     type: ClassVar[str] = "llm_response_end"
     finish_reason: str | None
     usage: Usage | None
+    model: str | None = None
+    """The model that wrote the response (``provider:model``; a test double's name), or ``None``
+    when a controller supplied it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +90,41 @@ class SubagentEvent:
     """The subagent's own event (never itself a ``SubagentEvent``: deeper ones come tagged directly)."""
 
 
+@dataclass(frozen=True, slots=True)
+class GuardrailEvent:
+    """A guardrail checked something (see :mod:`llmist.agent.guardrails`): passed, tripped,
+    refused a call or rewrote what it guards. It comes before what its verdict decided (a
+    refused call's result, the end of the run)."""
+
+    type: ClassVar[str] = "guardrail"
+    record: GuardrailRecord
+
+
+@dataclass(frozen=True, slots=True)
+class ModelFallbackEvent:
+    """A model failed and the next one of the agent's models takes over the response (see
+    :mod:`llmist.providers.fallback`).
+
+    With ``restart`` the failed model's response had already streamed: the next model starts
+    the response over, and the text shown since the response began is void. Calls of that
+    response that had started (``kept_calls``) are not run again: they keep their results, which
+    answer the same call written again and are otherwise reported to the next model."""
+
+    type: ClassVar[str] = "model_fallback"
+    iteration: int
+    """The response (1-based) being answered."""
+    failed: str
+    """The model that failed (``provider:model``)."""
+    model: str
+    """The model that answers now."""
+    error: str
+    """What failed, as ``ErrorType: message``."""
+    restart: bool = False
+    """The response had begun streaming: it starts over."""
+    kept_calls: tuple[str, ...] = ()
+    """Invocation ids of the calls that had started before the restart."""
+
+
 AgentEvent: TypeAlias = (
     TextEvent
     | ArgsPartialEvent
@@ -93,5 +135,7 @@ AgentEvent: TypeAlias = (
     | LLMResponseEndEvent
     | ReasoningEvent
     | SubagentEvent
+    | GuardrailEvent
+    | ModelFallbackEvent
 )
 """Any event ``Agent.stream()`` yields."""

@@ -8,7 +8,8 @@
 - **Controllers** decide (sync or async): before a model call (proceed, or skip it with a
   synthetic response), after a model error (recover with a fallback response, or rethrow),
   before a gadget (proceed, run it with replaced parameters, skip it with a synthetic result,
-  or defer it for a person's approval), and when a dependency failed (skip, execute anyway,
+  or defer it for a person's approval), after a gadget (replace its result before it is
+  recorded, streamed or sent: redaction), and when a dependency failed (skip, execute anyway,
   or use a fallback result).
 
 Several :class:`Hooks` compose with :func:`merge_hooks`: observers all run in order,
@@ -24,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeAlias, TypeVar
 
 from llmist.agent.approvals import PendingCall
+from llmist.agent.guardrails import GuardrailRecord
 from llmist.agent.repairs import RepairEvent
 from llmist.execution import DependencySkipDecision, DependencySkipInfo, GadgetExecutionResult, GadgetSkip
 from llmist.providers.base import Message, Usage
@@ -50,6 +52,8 @@ __all__ = [
     "Recover",
     "ReplaceMessages",
     "ReplaceParameters",
+    "ReplaceResult",
+    "ResultAction",
     "Rethrow",
     "SkipGadget",
     "SkipLLMCall",
@@ -74,6 +78,8 @@ class LLMCallContext:
     """Model name as the provider knows it."""
     messages: Sequence[Message]
     """The conversation sent to the model."""
+    provider: str = ""
+    """The provider's id (``"openai"``...): with fallback models, the one asked now."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,10 +234,20 @@ class ReplaceMessages:
     cost: float = 0.0
 
 
+@dataclass(frozen=True, slots=True)
+class ReplaceResult:
+    """Controller action after a gadget call: the call's result becomes ``result`` and its
+    error ``error`` (a redaction), before it is recorded, streamed and sent to the model."""
+
+    result: str | None
+    error: str | None = None
+
+
 LLMCallAction: TypeAlias = Proceed | SkipLLMCall
 LLMErrorAction: TypeAlias = Rethrow | Recover
 GadgetAction: TypeAlias = Proceed | SkipGadget | ReplaceParameters | DeferGadget
 MessagesAction: TypeAlias = Proceed | ReplaceMessages
+ResultAction: TypeAlias = Proceed | ReplaceResult
 
 _MaybeAwaitable: TypeAlias = T | Awaitable[T]
 
@@ -257,6 +273,8 @@ class Observers:
     """The conversation was compacted (see :doc:`compaction`)."""
     on_repair: Callable[[RepairEvent], Any] | None = None
     """The loop repaired a model's mistake (see :mod:`llmist.agent.repairs`)."""
+    on_guardrail: Callable[[GuardrailRecord], Any] | None = None
+    """A guardrail checked something (see :mod:`llmist.agent.guardrails`)."""
 
 
 @dataclass(slots=True)
@@ -285,6 +303,9 @@ class Controllers:
     before_llm_call: Callable[[LLMCallContext], _MaybeAwaitable[LLMCallAction | None]] | None = None
     after_llm_error: Callable[[LLMErrorContext], _MaybeAwaitable[LLMErrorAction | None]] | None = None
     before_gadget: Callable[[GadgetContext], _MaybeAwaitable[GadgetAction | None]] | None = None
+    after_gadget: Callable[[GadgetExecutionResult], _MaybeAwaitable[ResultAction | None]] | None = None
+    """A call finished (or was skipped): ``ReplaceResult`` changes what is recorded, streamed and
+    sent to the model (before the ``intercept_gadget_result`` interceptor)."""
     on_dependency_skipped: Callable[[DependencySkipInfo], _MaybeAwaitable[DependencySkipDecision | None]] | None = None
     """Return ``DependencySkipDecision("skip" | "execute_anyway" | "use_fallback", fallback_result)``."""
 

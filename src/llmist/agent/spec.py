@@ -13,19 +13,23 @@ while the options it is built from stay the same (see ``llmist.agent._assemble``
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from llmist.agent._features.compaction import as_compaction
 from llmist.agent._features.output import DEFAULT_MAX_OUTPUT_RETRIES, OutputSpec, output_spec
 from llmist.agent.compaction import Compaction, CompactionStrategy
+from llmist.agent.guardrails import Guardrails
 from llmist.agent.hooks import Hooks
 from llmist.agent.instrumentation import InstrumentationSettings
 from llmist.agent.options import GadgetSettings, ModelSettings, PromptSettings, RunLimits
 from llmist.agent.prompt import SyntaxOption
 from llmist.agent.sessions import Session
 from llmist.gadgets import Gadget
+from llmist.models import ModelRegistry
 from llmist.providers.base import Provider
+from llmist.providers.fallback import FallbackModel
 
 if TYPE_CHECKING:
     from llmist.agent._run.plan import RunPlan
@@ -37,7 +41,7 @@ ApprovalMode: TypeAlias = Literal["defer"] | None
 """``Agent(approvals=...)``: ``"defer"`` keeps a call that needs approval waiting in the session
 (see :doc:`approvals`); ``None`` leaves approval to the hooks (the CLI's prompt, the web page)."""
 
-_RUN_ONLY = frozenset({"limits", "strict", "instrument", "mcp_servers"})
+_RUN_ONLY = frozenset({"limits", "strict", "instrument", "mcp_servers", "guardrails"})
 """Options a plan is not built from: a spec that differs only in them shares the plans."""
 
 
@@ -45,8 +49,10 @@ _RUN_ONLY = frozenset({"limits", "strict", "instrument", "mcp_servers"})
 class AgentSpec:
     """An agent's options, frozen (made by ``Agent``; read it from ``agent.spec``)."""
 
-    model: str | Provider
-    """``"mock"``, ``"provider:model"``, an alias, or a provider instance."""
+    model: str | Provider | tuple[Provider, str]
+    """``"mock"``, ``"provider:model"``, an alias, a provider instance (a
+    :class:`~llmist.providers.FallbackModel` among them), or a provider and the model name to send it.
+    A list of models given becomes their ``FallbackModel``."""
     gadgets: tuple[Gadget, ...] = ()
     """The agent's gadgets (its subagents' among them), compared by identity."""
     syntax: SyntaxOption = "block"
@@ -69,11 +75,17 @@ class AgentSpec:
     compaction: Compaction | CompactionStrategy | None = None
     mcp_servers: tuple[MCPServer, ...] = ()
     instrument: InstrumentationSettings | bool | None = None
+    guardrails: Guardrails | None = None
+    """The checks of the run's input, calls, results and output (see :mod:`llmist.agent.guardrails`)."""
     plans: dict[tuple[Gadget, ...], RunPlan] = field(default_factory=dict, compare=False, repr=False)
     """Plans built from this spec, by the gadgets a run added (an MCP server's tools; ``()`` for
     none). Not part of its value: specs that differ only in options no plan is built from share it."""
 
     def __post_init__(self) -> None:
+        model: object = self.model
+        if isinstance(model, (list, tuple)) and not _is_pair(model):  # fallback models
+            registry = self.model_registry if isinstance(self.model_registry, ModelRegistry) else None
+            object.__setattr__(self, "model", FallbackModel(*model, model_registry=registry))
         if self.syntax not in ("block", "emoji", "native", "auto"):
             raise ValueError(f"syntax must be 'block', 'emoji', 'native' or 'auto', got {self.syntax!r}")
         if self.approvals not in (None, "defer"):
@@ -94,3 +106,8 @@ class AgentSpec:
         if "output_type" in changes or "max_output_retries" in changes:
             changes["output"] = None  # made again from the new type
         return dataclasses.replace(self, **changes, plans=self.plans if shares else {})
+
+
+def _is_pair(model: Sequence[object]) -> bool:
+    """``(provider, "model name")``: one model, not a list of two."""
+    return isinstance(model, tuple) and len(model) == 2 and not isinstance(model[0], str) and isinstance(model[1], str)

@@ -114,7 +114,9 @@ class AgentSource:
                 provider, name = resolve_model(model, registry if isinstance(registry, ModelRegistry) else None)
                 wrapped = self._by_spec[model] = _BatchProvider(provider, name, self._limits, self._policy)
             twin.model = wrapped
-        else:
+        elif isinstance(model, tuple):  # a provider and the model name to send it
+            twin.model = _BatchProvider(model[0], model[1], self._limits, self._policy)
+        else:  # a FallbackModel is limited as one provider: the batch's limits are per model given
             name = str(getattr(model, "model", None) or model.name)
             twin.model = _BatchProvider(model, name, self._limits, self._policy)
         return twin

@@ -13,8 +13,11 @@ from typing import Annotated, Any
 import typer
 
 __all__ = [
+    "AllowPathOption",
     "BuiltinsOption",
     "CommandsOption",
+    "DenyOption",
+    "FallbackOption",
     "GadgetOption",
     "MaxCostOption",
     "MaxIterationsOption",
@@ -67,6 +70,20 @@ SystemOption = Annotated[
 ProfileOption = Annotated[
     str | None, typer.Option("--profile", "-P", metavar="NAME", help="Configuration profile to use.")
 ]
+FallbackOption = Annotated[
+    list[str] | None,
+    typer.Option(metavar="MODEL", help="A model to fall back to when the model fails (repeatable, in order)."),
+]
+DenyOption = Annotated[
+    list[str] | None,
+    typer.Option(metavar="REGEX", help="Refuse any gadget call whose parameters match this (repeatable)."),
+]
+AllowPathOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--allow-path", metavar="PATTERN", help="With --builtins: the only paths file gadgets may use (repeatable)."
+    ),
+]
 McpOption = Annotated[
     list[str] | None,
     typer.Option("--mcp", metavar="COMMAND", help="Command line of an MCP server whose tools to use (repeatable)."),
@@ -85,9 +102,15 @@ def agent_flags(
     max_cost: float | None,
     system: str | None,
     mcp: list[str] | None,
+    fallback: list[str] | None = None,
+    deny: list[str] | None = None,
+    allow_path: list[str] | None = None,
 ) -> dict[str, Any]:
     """The command-line flags as configuration keys (``None``: not given)."""
     return {
+        "fallback": fallback or None,
+        "deny": deny or None,
+        "allow_paths": allow_path or None,
         "model": model,
         "gadgets": gadget or None,
         "builtins": builtins,

@@ -19,6 +19,7 @@ API keys are never read from these files: providers take them from environment v
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -102,6 +103,27 @@ def _str_list(v: Any) -> str | None:
     return "a list of strings (gadget files or modules)" if not ok else None
 
 
+def _model_list(v: Any) -> str | None:
+    ok = isinstance(v, list) and all(isinstance(x, str) and x.strip() for x in v)
+    return "a list of model strings (models to fall back to, in order)" if not ok else None
+
+
+def _pattern_list(v: Any) -> str | None:
+    if not (isinstance(v, list) and all(isinstance(x, str) and x for x in v)):
+        return "a list of regular expressions"
+    for pattern in v:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            return f"a list of regular expressions; {pattern!r} is not one ({exc})"
+    return None
+
+
+def _path_patterns(v: Any) -> str | None:
+    ok = isinstance(v, list) and all(isinstance(x, str) and x.strip() for x in v)
+    return "a list of path patterns under root ('src/', 'docs/*.md')" if not ok else None
+
+
 _MCP_TABLE_KEYS: dict[str, Callable[[Any], bool]] = {
     "command": lambda v: isinstance(v, str) and bool(v.strip()),
     "args": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
@@ -162,6 +184,9 @@ SETTINGS: dict[str, _Key] = {
     "command_timeout": _Key(_pos_num, 30.0, "seconds before RunCommand kills a command"),
     "mcp_servers": _Key(_mcp_servers, [], "MCP servers whose tools join the gadgets (commands or tables)"),
     "mcp_timeout": _Key(_pos_num, 30.0, "seconds an MCP server has to start and answer"),
+    "fallback": _Key(_model_list, [], "models to fall back to, in order, when the model fails"),
+    "deny": _Key(_pattern_list, [], "regular expressions no gadget parameter may match (the call is refused)"),
+    "allow_paths": _Key(_path_patterns, [], "the only paths the file gadgets may use (patterns under root)"),
     "log_level": _Key(_log_level, "warning", "level of llmist's logs and gadget logs (trace ... critical)"),
     "log_file": _Key(_str, None, "write logs to this file instead of standard error"),
     "session_db": _Key(_str, None, "SQLite file of --session (default: $LLMIST_SESSION_DB, else the user data folder)"),
@@ -169,7 +194,7 @@ SETTINGS: dict[str, _Key] = {
 }
 """Every setting a config file, profile or flag may set: its check, default and meaning."""
 
-_FLAG_NAMES = {"mcp_servers": "--mcp"}
+_FLAG_NAMES = {"mcp_servers": "--mcp", "allow_paths": "--allow-path"}
 """Settings whose command-line flag is not named after them."""
 _PATH_KEYS = ("root", "log_file", "session_db")
 _ENV_VARIABLES = {
@@ -269,7 +294,11 @@ def load_config(
         if value is not None:
             if key not in SETTINGS:
                 raise KeyError(key)
-            values[key] = Setting(value, _FLAG_NAMES.get(key) or "--" + key.replace("_", "-"))
+            flag = _FLAG_NAMES.get(key) or "--" + key.replace("_", "-")
+            problem = SETTINGS[key].check(value)
+            if problem is not None:
+                raise ConfigError(f"{flag} must be {problem}, got {value!r}")
+            values[key] = Setting(value, flag)
     return Config(values, files, chosen)
 
 

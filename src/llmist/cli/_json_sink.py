@@ -9,10 +9,14 @@ fields, named as the Python event's fields are (docs/cli.md, "JSON lines", lists
   and ``gadget_body`` (for an emoji call, the body as a gadget receives it; else ``null``).
   ``parse`` and ``agent`` write a call the same way;
 - ``agent`` only: ``gadget_result`` (``result``), ``gadget_skipped``, ``gadget_pending`` (a call
-  that waits for approval: :func:`pending_record`'s fields), ``llm_response_end``,
-  ``subagent`` (``depth``, ``path``, ``event``: the subagent's event, as a record without ``v``),
-  ``notice`` (``message``) and the closing ``run_end`` (with ``pending``: the calls that wait,
-  when the run paused for approval).
+  that waits for approval: :func:`pending_record`'s fields), ``llm_response_end``
+  (``finish_reason``, ``usage``, ``model``), ``subagent`` (``depth``, ``path``, ``event``: the
+  subagent's event, as a record without ``v``), ``guardrail`` (``record``: the check's name,
+  kind, outcome, reason, data, gadget, invocation id, iteration and duration),
+  ``model_fallback`` (``iteration``, ``failed``, ``model``, ``error``, ``restart``,
+  ``kept_calls``), ``notice`` (``message``) and the closing ``run_end`` (with ``pending``: the
+  calls that wait, when the run paused for approval; ``models``, each model's responses, usage
+  and cost; ``fallbacks``, how many; ``tripwire``, the check that stopped the run, or ``null``).
 
 A change that renames or removes a field, or changes its meaning, raises the version; a new
 field or event type does not (readers ignore what they do not know).
@@ -142,6 +146,9 @@ class JsonSink:
                 gadget_calls=len(result.gadget_results),
                 failed_calls=sum(1 for r in result.gadget_results if r.error is not None),
                 declined_calls=sum(1 for r in result.gadget_results if declined(r)),
+                models={name: dataclasses.asdict(m) for name, m in result.models.items()},
+                fallbacks=len(result.fallbacks),
+                tripwire=None if result.tripwire is None else dataclasses.asdict(result.tripwire),
                 pending=[pending_record(p) for p in result.pending],
             )
         )

@@ -9,10 +9,11 @@ import traceback
 from pathlib import Path
 from types import ModuleType
 
+from llmist.agent.guardrails import Guardrail
 from llmist.cli._common import CliError
 from llmist.gadgets import Gadget, as_gadget
 
-__all__ = ["load_gadgets", "pick_gadget", "split_target"]
+__all__ = ["load_gadgets", "load_guardrails", "pick_gadget", "split_target"]
 
 
 def split_target(target: str) -> tuple[str, str | None]:
@@ -23,10 +24,18 @@ def split_target(target: str) -> tuple[str, str | None]:
     return target, None
 
 
-def load_gadgets(source: str) -> list[Gadget]:
+def load_guardrails(source: str) -> list[Guardrail]:
+    """Every guardrail ``source`` defines at module level (``@tool_call_guardrail`` functions...), in
+    definition order; names starting with ``_`` are left out."""
+    module = _import(source)
+    return [v for attr, v in vars(module).items() if isinstance(v, Guardrail) and not attr.startswith("_")]
+
+
+def load_gadgets(source: str, *, required: bool = True) -> list[Gadget]:
     """Every gadget ``source`` defines: ``Gadget`` subclasses defined there or named in its ``__all__``
     (made with no arguments), ``Gadget`` instances and ``@gadget`` functions, in definition order.
-    Names starting with ``_`` are left out.
+    Names starting with ``_`` are left out. None is an error when ``required`` (a file of
+    guardrails only need not define a gadget).
     """
     module = _import(source)
     exported = set(getattr(module, "__all__", ()))
@@ -43,7 +52,7 @@ def load_gadgets(source: str) -> list[Gadget]:
             and "execute" in _own_members(value)
         ):
             found.append((attr, _checked(value, source, attr)))
-    if not found:
+    if not found and required:
         raise CliError(
             f"{source} defines no gadgets; expected Gadget subclasses, Gadget instances or @gadget functions "
             f"at module level"

@@ -23,7 +23,9 @@ from llmist.agent import (
     GadgetPendingEvent,
     GadgetResultEvent,
     GadgetSkippedEvent,
+    GuardrailEvent,
     LLMResponseEndEvent,
+    ModelFallbackEvent,
     Progress,
     ReasoningEvent,
     SubagentEvent,
@@ -158,6 +160,36 @@ class AgentView:
             self._text(event.content, thinking=True)
         elif isinstance(event, SubagentEvent):
             self._subagent(event)
+        elif isinstance(event, (GuardrailEvent, ModelFallbackEvent)):
+            self._note(event)
+
+    def _note(self, event: GuardrailEvent | ModelFallbackEvent) -> None:
+        """A guardrail's check, or a model taking over from one that failed."""
+        if isinstance(event, GuardrailEvent):
+            self._guardrail(event)
+            return
+        self._flush_text()
+        then = "starts the answer over (the text above is void)" if event.restart else "answers"
+        line = Text.assemble(("  ⟳ ", "magenta bold"), (event.failed, "bold"), f" failed ({event.error}); ")
+        line.append_text(Text.assemble((event.model, "bold"), f" {then}"))
+        self._print(line)
+
+    def _guardrail(self, event: GuardrailEvent) -> None:
+        """A guardrail that did something (a pass is not shown)."""
+        g = event.record
+        if g.outcome == "pass":
+            return
+        self._flush_text()
+        mark, style, verb = {
+            "tripwire": ("⛔", "red", "tripped"),
+            "refuse": ("⊘", "yellow", "refused"),
+            "rewrite": ("✎", "yellow", "rewrote"),
+        }[g.outcome]
+        what = f"{g.gadget} ({g.invocation_id})" if g.gadget else g.kind.replace("_", " ")
+        line = Text.assemble((f"  {mark} guardrail ", style), (g.name, f"bold {style}"), f" {verb} {what}")
+        if g.reason:
+            line.append(f": {g.reason}", style=style)
+        self._print(line)
 
     def _subagent(self, event: SubagentEvent) -> None:
         """A subagent's calls and results, one line each, under the path of the calls that led there
@@ -267,7 +299,11 @@ class AgentView:
                 "cancelled": "[yellow]cancelled[/]",
                 "awaiting_approval": "[yellow]awaiting approval[/]",
             }.get(result.stop_reason, result.stop_reason)
+            if result.tripwire is not None:
+                reason = f"[red]guardrail[/] {escape(result.tripwire.name)}: {escape(result.tripwire.reason)}"
             table.add_row("stop reason", reason)
+            if len(result.models) > 1 or result.fallbacks:
+                table.add_row("models", _model_lines(result))
             table.add_row("iterations", str(result.iterations))
             table.add_row("tokens", f"{result.usage.input_tokens:,} in / {result.usage.output_tokens:,} out")
             table.add_row(
@@ -297,6 +333,18 @@ class AgentView:
             self.console.print(per)
         if result is not None and result.stop_reason == "task_complete" and result.output:
             self.console.print(Text.assemble(("Result: ", "bold green"), visible(str(result.output))))
+
+
+def _model_lines(result: AgentResult) -> str:
+    """One line per model that answered: responses, tokens, cost; then how many fallbacks."""
+    lines = [
+        f"{escape(name)}: {m.responses} response{'s' if m.responses != 1 else ''}, "
+        f"{m.usage.input_tokens:,} in / {m.usage.output_tokens:,} out, ${m.cost:.4f}"
+        for name, m in result.models.items()
+    ]
+    if result.fallbacks:
+        lines.append(f"{len(result.fallbacks)} fallback{'s' if len(result.fallbacks) != 1 else ''}")
+    return "\n".join(lines)
 
 
 def declined(r: GadgetExecutionResult) -> bool:

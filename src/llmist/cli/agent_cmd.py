@@ -16,10 +16,15 @@ import typer
 from rich.console import Console
 
 from llmist.agent import Agent, AgentEvent, AgentResult, Controllers, HookPresets, Hooks, Progress
+from llmist.agent.builtin_guardrails import allow_paths, deny_parameters
+from llmist.agent.guardrails import Guardrail
 from llmist.agent.sessions import flush_pending
 from llmist.cli._agent_options import (
+    AllowPathOption,
     BuiltinsOption,
     CommandsOption,
+    DenyOption,
+    FallbackOption,
     GadgetOption,
     MaxCostOption,
     MaxIterationsOption,
@@ -35,7 +40,7 @@ from llmist.cli._approval import TerminalApprover
 from llmist.cli._common import CliError, fail, stderr, stdout
 from llmist.cli._config import Config, load_config
 from llmist.cli._json_sink import JsonSink
-from llmist.cli._loader import load_gadgets
+from llmist.cli._loader import load_gadgets, load_guardrails
 from llmist.cli._mock_script import load_mock_script, mock_script_path
 from llmist.cli._sessions import SessionDbOption, SessionUrlOption, session_store
 from llmist.cli._stdout import stdout_kept
@@ -90,6 +95,9 @@ def agent_command(
     ] = False,
     profile: ProfileOption = None,
     mcp: McpOption = None,
+    fallback: FallbackOption = None,
+    deny: DenyOption = None,
+    allow_path: AllowPathOption = None,
     session: _SessionOption = None,
     session_db_flag: SessionDbOption = None,
     session_url_flag: SessionUrlOption = None,
@@ -110,6 +118,9 @@ def agent_command(
         max_cost=max_cost,
         system=system,
         mcp=mcp,
+        fallback=fallback,
+        deny=deny,
+        allow_path=allow_path,
     )
     flags["session_db"] = str(session_db_flag) if session_db_flag is not None else None
     flags["session_url"] = session_url_flag
@@ -149,7 +160,10 @@ def _watched_agent(config: Config, sink: _Sink, ask_console: Console, yes: bool)
     """The configured agent, reporting to ``sink`` and asking ``ask_console`` before guarded gadgets."""
     agent, guarded = build_agent(config)
     if isinstance(sink, AgentView):
-        sink.model, sink.max_iterations = config["model"] or "(from the environment)", agent.max_iterations
+        model = config["model"] or "(from the environment)"
+        fallback = config["fallback"]
+        sink.model = f"{model} (then {', '.join(fallback)})" if fallback else model
+        sink.max_iterations = agent.max_iterations
     approver = TerminalApprover(
         ask_console,
         [g for g in agent.gadgets if g.name in guarded],
@@ -169,8 +183,11 @@ def _watched_agent(config: Config, sink: _Sink, ask_console: Console, yes: bool)
 def build_agent(config: Config) -> tuple[Agent, list[str]]:
     """The agent the configuration describes, and the names of the gadgets that need approval."""
     gadgets: list[Gadget] = []
+    guardrails: list[Guardrail] = []
     for source in config["gadgets"]:
-        gadgets += load_gadgets(source)
+        found = load_guardrails(source)
+        gadgets += load_gadgets(source, required=not found)
+        guardrails += found
     if config["builtins"]:
         root = Path(config["root"])
         if not root.is_dir():
@@ -178,9 +195,9 @@ def build_agent(config: Config) -> tuple[Agent, list[str]]:
         gadgets += builtin_gadgets(
             root, allow_commands=config["allow_commands"], command_timeout_s=float(config["command_timeout"])
         )
-    model_spec: str = config["model"] or ""
-    script = mock_script_path(model_spec)
-    model: Any = load_mock_script(script, gadgets, config["syntax"]) if script is not None else model_spec
+    model: Any = _model(config["model"] or "", gadgets, config["syntax"])
+    if config["fallback"]:
+        model = [model, *(_model(spec, gadgets, config["syntax"]) for spec in config["fallback"])]
     agent = Agent(
         model=model,
         gadgets=gadgets,
@@ -190,8 +207,26 @@ def build_agent(config: Config) -> tuple[Agent, list[str]]:
         max_cost=config["max_cost"],
         max_tokens=config["max_tokens"],
         mcp_servers=_mcp_servers(config),
+        guardrails=[*guardrails, *_ready_guardrails(config)],
     )
     return agent, [g.name for g in agent.gadgets if requires_approval(g)]
+
+
+def _model(spec: str, gadgets: list[Gadget], syntax: str) -> Any:
+    """A model string as the agent takes it: ``mock:FILE.json`` loaded as a scripted model."""
+    script = mock_script_path(spec)
+    return load_mock_script(script, gadgets, syntax) if script is not None else spec
+
+
+def _ready_guardrails(config: Config) -> list[Guardrail]:
+    """The ready-made guardrails the configuration asks for: ``deny`` on every gadget's
+    parameters, ``allow_paths`` on the file gadgets' paths under ``root``."""
+    ready: list[Guardrail] = []
+    if config["deny"]:
+        ready.append(deny_parameters(*config["deny"]))
+    if config["allow_paths"]:
+        ready.append(allow_paths(*config["allow_paths"], root=config["root"]))
+    return ready
 
 
 def _mcp_servers(config: Config) -> list[Any]:

@@ -8,8 +8,11 @@ from typing import Annotated, Any
 import typer
 
 from llmist.cli._agent_options import (
+    AllowPathOption,
     BuiltinsOption,
     CommandsOption,
+    DenyOption,
+    FallbackOption,
     GadgetOption,
     MaxCostOption,
     MaxIterationsOption,
@@ -56,6 +59,9 @@ def web_command(
     system: SystemOption = None,
     profile: ProfileOption = None,
     mcp: McpOption = None,
+    fallback: FallbackOption = None,
+    deny: DenyOption = None,
+    allow_path: AllowPathOption = None,
     host: Annotated[
         str, typer.Option(metavar="HOST", help="Address to listen on; any but loopback needs --token.")
     ] = "127.0.0.1",
@@ -66,7 +72,7 @@ def web_command(
 ) -> None:
     """Serve the agent's page: watch gadget calls stream in and approve them with a click."""
     try:
-        from llmist.web import WebSecurityError, check_exposure, serve_web
+        from llmist.web import serve_web
     except ImportError as exc:
         fail(f"llmist web needs the web extra ({exc.name} is missing): pip install 'llmist[web]'")
     flags = agent_flags(
@@ -80,18 +86,13 @@ def web_command(
         max_cost=max_cost,
         system=system,
         mcp=mcp,
+        fallback=fallback,
+        deny=deny,
+        allow_path=allow_path,
     )
     flags.update(session_db=str(session_db) if session_db is not None else None, session_url=session_url)
     token = token or None
-    try:
-        config = load_config(profile=profile, flags=flags)
-        check_exposure(host, token, builtins=bool(config["builtins"]))
-        agent, guarded = build_agent(config)
-        agent.system_prompt  # noqa: B018  (resolves the model now, so a bad one fails before serving)
-        store = session_store(config)
-        sessions: str | Path = store.url if store.url is not None else session_store_path(store.path, store.source)
-    except (CliError, LlmistError, ProviderError, ValueError, ImportError, WebSecurityError) as exc:
-        fail(str(exc))
+    config, agent, guarded, sessions = _web_agent(flags, profile, host, token)
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/" + (f"#token={token}" if token else "")
     stdout.print(f"llmist web: {_describe(agent)} on {url}  (Ctrl-C to stop)", highlight=False, soft_wrap=True)
@@ -104,6 +105,25 @@ def web_command(
         builtins=bool(config["builtins"]),
         guarded=guarded,
     )
+
+
+def _web_agent(
+    flags: dict[str, Any], profile: str | None, host: str, token: str | None
+) -> tuple[Any, Any, list[str], str | Path]:
+    """The configuration, the agent it describes, the gadgets needing approval and the sessions'
+    store (a database URL or an SQLite file); every problem with them ends the command, named."""
+    from llmist.web import WebSecurityError, check_exposure
+
+    try:
+        config = load_config(profile=profile, flags=flags)
+        check_exposure(host, token, builtins=bool(config["builtins"]))
+        agent, guarded = build_agent(config)
+        agent.system_prompt  # noqa: B018  (resolves the model now, so a bad one fails before serving)
+        store = session_store(config)
+        sessions: str | Path = store.url if store.url is not None else session_store_path(store.path, store.source)
+    except (CliError, LlmistError, ProviderError, ValueError, ImportError, WebSecurityError) as exc:
+        fail(str(exc))
+    return config, agent, guarded, sessions
 
 
 def _describe(agent: Any) -> str:

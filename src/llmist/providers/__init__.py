@@ -1,5 +1,5 @@
 """Model I/O: the provider contract, the OpenAI, Anthropic, Gemini and OpenAI-compatible providers,
-model-string resolution, retries and rate limiting, and ``LLMClient``.
+model-string resolution, retries and rate limiting, fallback between models, and ``LLMClient``.
 
 Provider SDKs are optional extras, imported only when a provider is first used.
 """
@@ -25,22 +25,27 @@ from llmist.providers.base import (
 from llmist.providers.client import CostReportingClient, LLMClient
 from llmist.providers.compatible import SERVERS, CompatibleServer, openai_compatible
 from llmist.providers.errors import (
+    AllModelsFailedError,
     AuthenticationError,
     BadRequestError,
+    ContextWindowExceededError,
     EmptyResponseError,
     ImagesNotSupportedError,
     MissingAPIKeyError,
+    ModelFailure,
     ProviderConnectionError,
     ProviderError,
     ProviderNotInstalledError,
     ProviderOverloadedError,
     ProviderServerError,
+    ProviderTimeoutError,
     RateLimitError,
     RetryableProviderError,
     ServerNotListeningError,
     StreamInterruptedError,
     UnknownModelError,
 )
+from llmist.providers.fallback import FallbackModel, FallbackPolicy, FallbackRequest, ModelChoice
 from llmist.providers.gemini import GeminiProvider
 from llmist.providers.openai import OpenAIProvider
 from llmist.providers.registry import ProviderFactory, default_model, register_provider, resolve_model
@@ -48,13 +53,18 @@ from llmist.providers.retry import RateLimiter, RetryPolicy
 
 __all__ = [
     "SERVERS",
+    "AllModelsFailedError",
     "AnthropicProvider",
     "AuthenticationError",
     "BadRequestError",
     "CompatibleServer",
     "ContentPart",
+    "ContextWindowExceededError",
     "CostReportingClient",
     "EmptyResponseError",
+    "FallbackModel",
+    "FallbackPolicy",
+    "FallbackRequest",
     "GeminiProvider",
     "ImagePart",
     "ImagesNotSupportedError",
@@ -64,6 +74,8 @@ __all__ = [
     "LLMResponse",
     "Message",
     "MissingAPIKeyError",
+    "ModelChoice",
+    "ModelFailure",
     "OpenAIProvider",
     "Provider",
     "ProviderConnectionError",
@@ -72,6 +84,7 @@ __all__ = [
     "ProviderNotInstalledError",
     "ProviderOverloadedError",
     "ProviderServerError",
+    "ProviderTimeoutError",
     "RateLimitError",
     "RateLimiter",
     "Reasoning",

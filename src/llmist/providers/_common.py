@@ -6,6 +6,7 @@ import base64
 import importlib
 import json
 import os
+import re
 from collections.abc import AsyncIterator, Mapping, Sequence
 from types import ModuleType
 from typing import Any, Literal, TypeAlias
@@ -14,12 +15,14 @@ from llmist.providers.base import ContentPart, ImagePart, LLMChunk, LLMRequest, 
 from llmist.providers.errors import (
     AuthenticationError,
     BadRequestError,
+    ContextWindowExceededError,
     MissingAPIKeyError,
     ProviderConnectionError,
     ProviderError,
     ProviderNotInstalledError,
     ProviderOverloadedError,
     ProviderServerError,
+    ProviderTimeoutError,
     RateLimitError,
     ServerNotListeningError,
 )
@@ -70,21 +73,41 @@ def error_for_status(
     if status in (503, 529):
         return ProviderOverloadedError(text, provider=provider, status_code=status, retry_after=retry_after)
     if status == 408:
-        return ProviderConnectionError(text, provider=provider, status_code=status, retry_after=retry_after)
+        return ProviderTimeoutError(text, provider=provider, status_code=status, retry_after=retry_after)
     if status >= 500 or status < 400:  # < 400: an error event inside a 200 stream
         return ProviderServerError(text, provider=provider, status_code=status, retry_after=retry_after)
+    if status in (400, 413) and _CONTEXT_TOO_LONG.search(message):
+        return ContextWindowExceededError(text, provider=provider, status_code=status)
     return BadRequestError(text, provider=provider, status_code=status)
 
 
+_CONTEXT_TOO_LONG = re.compile(
+    r"context.length|context.window|context.size|prompt is too long|maximum number of tokens|too many tokens"
+    r"|maximum context",
+    re.IGNORECASE,
+)
+"""How providers word a conversation longer than the model reads: OpenAI and vLLM ("maximum
+context length", ``context_length_exceeded``), Anthropic ("prompt is too long"), Gemini ("exceeds
+the maximum number of tokens"), llama.cpp ("exceeds the available context size")."""
+
+
 def connection_error(
-    provider: str, error: BaseException, *, url: str | None, url_env: str | None
+    provider: str,
+    error: BaseException,
+    *,
+    url: str | None,
+    url_env: str | None,
+    timeouts: tuple[type[BaseException], ...] = (),
 ) -> ProviderConnectionError:
     """Our error for a request that never got an answer, naming the address and what sets it.
 
     A refused connection (nothing listens there: a local server not started, a wrong port) is a
-    :class:`ServerNotListeningError`, which the retry policy gives up on sooner.
+    :class:`ServerNotListeningError`, which the retry policy gives up on sooner; a timeout (the
+    SDK's own timeout classes are passed in ``timeouts``) a :class:`ProviderTimeoutError`.
     """
     where = url or "the server"
+    if isinstance(error, (TimeoutError, *timeouts)):
+        return ProviderTimeoutError(f"{provider} timed out waiting for {where}: {error}", provider=provider)
     if _refused(error):
         fix = f"start the server, or set {url_env} to the address it listens on" if url_env else "start the server"
         message = f"{provider} connection failed: nothing listens at {where} (connection refused); {fix}"

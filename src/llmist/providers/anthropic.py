@@ -193,6 +193,7 @@ class AnthropicProvider(ReliableProvider):
         """The SDK's (or the transport's) error as llmist's, so retries and messages are the same
         for every provider."""
         import anthropic
+        import httpx2
 
         if isinstance(error, anthropic.APIStatusError):
             status = error.status_code
@@ -207,7 +208,8 @@ class AnthropicProvider(ReliableProvider):
             )
         if isinstance(error, anthropic.APIConnectionError) or not isinstance(error, anthropic.AnthropicError):
             url = str(self._sdk_client().base_url).rstrip("/")
-            return connection_error(self.name, error, url=url, url_env="ANTHROPIC_BASE_URL")
+            timeouts = (anthropic.APITimeoutError, httpx2.TimeoutException)
+            return connection_error(self.name, error, url=url, url_env="ANTHROPIC_BASE_URL", timeouts=timeouts)
         return ProviderError(f"anthropic failed: {error}", provider=self.name)
 
 

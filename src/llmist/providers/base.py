@@ -195,6 +195,12 @@ class LLMChunk:
     """``"stop"``, ``"length"``, ... as the provider reports it, on the final chunk."""
     tool_calls: tuple[ToolCall, ...] = ()
     """Native tool calls completed with this chunk (only when the request offered ``tools``)."""
+    model: str | None = None
+    """Set by a :class:`~llmist.providers.fallback.FallbackModel`: the model that wrote this chunk
+    (``provider:model``), whose prices its usage is counted at; ``None``: the model asked."""
+    restart: bool = False
+    """Set by a ``FallbackModel`` on a chunk of its own, without text, when a stream broke after
+    text had been sent: the response starts over, written by ``model``. Forget what came before."""
 
 
 ReasoningEffort: TypeAlias = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
@@ -305,16 +311,25 @@ class LLMResponse:
     finish_reason: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
     """The native tool calls the model made, in order."""
+    model: str | None = None
+    """The model that answered, when a ``FallbackModel`` was asked (``provider:model``)."""
 
 
 async def complete(provider: Provider, request: LLMRequest) -> LLMResponse:
-    """Run ``request`` on ``provider`` and collect the streamed chunks into one :class:`LLMResponse`."""
+    """Run ``request`` on ``provider`` and collect the streamed chunks into one :class:`LLMResponse`
+    (of the model that answered last, when a fallback model started the response over)."""
     text: list[str] = []
     reasoning: list[str] = []
     usage = Usage()
     finish_reason: str | None = None
     tool_calls: list[ToolCall] = []
+    model: str | None = None
     async for chunk in provider.stream(request):
+        if chunk.restart:
+            text.clear()
+            reasoning.clear()
+            tool_calls.clear()
+        model = chunk.model or model
         text.append(chunk.text)
         reasoning.append(chunk.reasoning)
         tool_calls.extend(chunk.tool_calls)
@@ -322,4 +337,4 @@ async def complete(provider: Provider, request: LLMRequest) -> LLMResponse:
             usage = chunk.usage
         if chunk.finish_reason is not None:
             finish_reason = chunk.finish_reason
-    return LLMResponse("".join(text), "".join(reasoning), usage, finish_reason, tuple(tool_calls))
+    return LLMResponse("".join(text), "".join(reasoning), usage, finish_reason, tuple(tool_calls), model)

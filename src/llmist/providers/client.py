@@ -73,11 +73,13 @@ class LLMClient:
         max_tokens: int | None = None,
         temperature: float | None = 0.0,
     ) -> str:
-        """The whole text answer to ``prompt``."""
-        parts = [
-            chunk.text
-            async for chunk in self.stream(prompt, model, system=system, max_tokens=max_tokens, temperature=temperature)
-        ]
+        """The whole text answer to ``prompt`` (of the model that answered last, when a fallback
+        model started the answer over)."""
+        parts: list[str] = []
+        async for chunk in self.stream(prompt, model, system=system, max_tokens=max_tokens, temperature=temperature):
+            if chunk.restart:
+                parts.clear()
+            parts.append(chunk.text)
         return "".join(parts)
 
     def complete_sync(
@@ -122,7 +124,11 @@ class LLMClient:
         max_tokens: int | None = None,
         temperature: float | None = 0.0,
     ) -> AsyncIterator[str]:
-        """The answer's text as it arrives (reasoning and empty chunks left out)."""
+        """The answer's text as it arrives (reasoning and empty chunks left out).
+
+        With a :class:`~llmist.providers.fallback.FallbackModel` whose first model broke off
+        mid-answer, the next model's answer follows what was already yielded, from its start:
+        use :meth:`stream` to see where (``chunk.restart``)."""
         async for chunk in self.stream(prompt, model, system=system, max_tokens=max_tokens, temperature=temperature):
             if chunk.text:
                 yield chunk.text
@@ -153,8 +159,16 @@ class LLMClient:
             request = LLMRequest(model=model_name, messages=messages, max_tokens=max_tokens, temperature=temperature)
         async for chunk in provider.stream(request):
             if chunk.usage is not None:
-                self._record(chunk.usage, self.model_registry.cost(model_name, chunk.usage, provider.name))
+                self._record(chunk.usage, self._cost(chunk, provider.name, model_name))
             yield chunk
+
+    def _cost(self, chunk: LLMChunk, provider: str, model_name: str) -> float:
+        """The USD cost of ``chunk.usage``, at the prices of the model that wrote it."""
+        assert chunk.usage is not None
+        if chunk.model:  # a fallback chain's member answered: "provider:model", or a test double's name
+            provider, _, name = chunk.model.partition(":")
+            model_name = name or provider
+        return self.model_registry.cost(model_name, chunk.usage, provider)
 
     def _record(self, usage: Usage, cost: float) -> None:
         self.usage = self.usage + usage

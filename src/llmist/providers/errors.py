@@ -10,18 +10,23 @@ catch as broadly or as narrowly as they need::
          ├── UnknownModelError            a model string names no known provider
          ├── AuthenticationError          the provider refused the key (401/403)
          ├── BadRequestError              the provider rejected the request (other 4xx)
+         │    └── ContextWindowExceededError  the conversation is longer than the model reads
          ├── ImagesNotSupportedError      images sent to a model that cannot see them
          ├── StreamInterruptedError       the stream broke after text reached the caller
+         ├── AllModelsFailedError         every model of a FallbackModel failed (names each failure)
          └── RetryableProviderError       worth trying again
               ├── RateLimitError          429
               ├── ProviderOverloadedError 529/503
               ├── ProviderServerError     other 5xx
-              ├── ProviderConnectionError connection failure, timeout, stream cut before any text
+              ├── ProviderConnectionError connection failure, stream cut before any text
+              │    ├── ProviderTimeoutError     no answer in time (the client's timeout, HTTP 408)
               │    └── ServerNotListeningError  connection refused: nothing listens at the address
               └── EmptyResponseError      200 with no text and no finish reason
 
 Retryable errors that are still failing when the retry budget is spent reach the caller
-unchanged (with ``attempts`` set), so ``except RateLimitError`` works for them too.
+unchanged (with ``attempts`` set), so ``except RateLimitError`` works for them too. Which of
+them send a request on to the next model of a fallback chain is the policy of
+:mod:`llmist.providers.fallback`.
 """
 
 from __future__ import annotations
@@ -30,20 +35,26 @@ import importlib.metadata
 import json
 import sys
 import urllib.parse
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from llmist.errors import LlmistError
 
 __all__ = [
+    "AllModelsFailedError",
     "AuthenticationError",
     "BadRequestError",
+    "ContextWindowExceededError",
     "EmptyResponseError",
     "ImagesNotSupportedError",
     "MissingAPIKeyError",
+    "ModelFailure",
     "ProviderConnectionError",
     "ProviderError",
     "ProviderNotInstalledError",
     "ProviderOverloadedError",
     "ProviderServerError",
+    "ProviderTimeoutError",
     "RateLimitError",
     "RetryableProviderError",
     "ServerNotListeningError",
@@ -154,6 +165,13 @@ class BadRequestError(ProviderError):
     """The provider rejected the request itself (a 4xx other than 401/403/429); retrying will not help."""
 
 
+class ContextWindowExceededError(BadRequestError):
+    """The conversation is longer than the model reads (the provider said so in a 400 or 413).
+
+    Not retried, and not sent on to a fallback model unless the policy lists it
+    (``FallbackPolicy(also_on=(ContextWindowExceededError,))``: a model with a larger window)."""
+
+
 class StreamInterruptedError(ProviderError):
     """The response stream broke after some text had already been yielded to the caller.
 
@@ -203,6 +221,10 @@ class ProviderConnectionError(RetryableProviderError):
     """The connection failed, timed out, or broke before any text arrived."""
 
 
+class ProviderTimeoutError(ProviderConnectionError):
+    """No answer in time: the client's timeout ran out, or the server said 408."""
+
+
 class ServerNotListeningError(ProviderConnectionError):
     """The connection was refused: nothing listens at the server's address (a local server that is
     not running, a wrong port). Retried less than other failures (see :mod:`llmist.providers.retry`)."""
@@ -215,3 +237,32 @@ class ServerNotListeningError(ProviderConnectionError):
 
 class EmptyResponseError(RetryableProviderError):
     """The provider answered 200 but sent no text and no finish reason."""
+
+
+@dataclass(frozen=True, slots=True)
+class ModelFailure:
+    """One model's failure in a fallback chain."""
+
+    model: str
+    """The model, as the chain names it (``"sonnet"``, ``"openai:gpt-4o-mini"``, a provider's name)."""
+    error: ProviderError
+    """Why it was given up (its retries, if any, spent)."""
+
+    def describe(self) -> str:
+        """``model: error (after N attempts)``, on one line."""
+        attempts = f" (after {self.error.attempts} attempts)" if self.error.attempts > 1 else ""
+        return f"{self.model}: {type(self.error).__name__}: {self.error}{attempts}"
+
+
+class AllModelsFailedError(ProviderError):
+    """Every model of a fallback chain failed; ``failures`` says how each did, in the order tried."""
+
+    def __init__(self, failures: Sequence[ModelFailure]) -> None:
+        lines = "\n".join(f"  {n}. {f.describe()}" for n, f in enumerate(failures, 1))
+        super().__init__(
+            f"All {len(failures)} models failed:\n{lines}\n"
+            "Check that each provider is reachable and its key set, or add a model to the chain.",
+            provider="fallback",
+        )
+        self.failures = tuple(failures)
+        """Each model and its error, in the order they were tried."""

@@ -123,7 +123,8 @@ class GeminiProvider(ReliableProvider):
             raise self._api_error(error) from error
         except _transport_errors(httpx2.TransportError) as error:
             url = self.base_url or "https://generativelanguage.googleapis.com"
-            raise connection_error(self.name, error, url=url, url_env="GEMINI_BASE_URL") from error
+            timeouts = (httpx2.TimeoutException,)
+            raise connection_error(self.name, error, url=url, url_env="GEMINI_BASE_URL", timeouts=timeouts) from error
         if finish_reason is not None:
             yield LLMChunk(usage=usage, finish_reason=finish_reason)
 

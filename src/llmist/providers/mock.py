@@ -14,6 +14,8 @@ streams first, then each call arrives whole, as a provider's tool-calling API de
 
     model = MockModel([MockReply(tool_calls=[ToolCall("call_1", "add", '{"a": 2, "b": 3}')]), "5"])
 
+It also scripts a stream that breaks after some text (``MockReply("Hel", error=...)``).
+
 Responses stream in chunks (``chunk_size``, explicit boundaries, or a chunker function) with an
 optional delay per chunk, so tests reproduce how a small local model's ragged streaming splits
 markers. Every request is recorded; :meth:`MockModel.assert_complete` fails when scripted turns
@@ -37,10 +39,14 @@ __all__ = ["MockModel", "MockModelExhausted", "MockReply", "MockResponder", "Moc
 
 @dataclass(frozen=True, slots=True)
 class MockReply:
-    """A scripted response with native tool calls: ``text`` streams first, then ``tool_calls``."""
+    """A scripted response with native tool calls: ``text`` streams first, then ``tool_calls``;
+    with ``error``, the stream then breaks with that error instead of finishing."""
 
     text: str = ""
     tool_calls: Sequence[ToolCall] = ()
+    error: BaseException | None = None
+    """Raised after the text and calls, in place of the final chunk (a stream that broke
+    mid-way: ``StreamInterruptedError``, say), to test what happens then."""
 
 
 MockResponder: TypeAlias = Callable[[Sequence[Message]], "str | MockReply | Awaitable[str | MockReply]"]
@@ -185,13 +191,14 @@ class MockModel:
         """Stream the next scripted response in chunks; the last chunk carries usage."""
         reply = self._next_text(request)
         calls: Sequence[ToolCall] = ()
+        error: BaseException | None = None
         if type(reply) is str:  # the common case first: plain text needs no other check
             text = reply
         else:
             if inspect.isawaitable(reply):
                 reply = await reply
             if isinstance(reply, MockReply):
-                text, calls = reply.text, reply.tool_calls
+                text, calls, error = reply.text, reply.tool_calls, reply.error
             elif isinstance(reply, str):
                 text = reply
             else:
@@ -210,6 +217,8 @@ class MockModel:
             if delay:
                 await asyncio.sleep(delay)
             yield LLMChunk(tool_calls=(call,))
+        if error is not None:
+            raise error
         reasoning = estimate_tokens(thought)
         usage = Usage(
             input_tokens=self._input_tokens(request.messages),

@@ -154,6 +154,7 @@ class OpenAIProvider(ReliableProvider):
     def _provider_error(self, error: Exception) -> ProviderError:
         """The SDK's (or the transport's) error as llmist's, so retries and messages are the same
         for every provider."""
+        import httpx2
         import openai
 
         if isinstance(error, openai.APIStatusError):
@@ -166,7 +167,8 @@ class OpenAIProvider(ReliableProvider):
             )
         if isinstance(error, openai.APIConnectionError) or not isinstance(error, openai.OpenAIError):
             url = str(self._sdk_client().base_url).rstrip("/")
-            return connection_error(self.name, error, url=url, url_env=self.base_url_env)
+            timeouts = (openai.APITimeoutError, httpx2.TimeoutException)
+            return connection_error(self.name, error, url=url, url_env=self.base_url_env, timeouts=timeouts)
         if isinstance(error, openai.APIError):  # an error event inside the stream
             return ProviderServerError(f"{self.name} stream error: {error.message}", provider=self.name)
         return ProviderError(f"{self.name} failed: {error}", provider=self.name)

@@ -12,9 +12,10 @@ How a failed call is handled (:func:`reliable_stream`):
   just starting), not ``max_attempts``: a server that is not running is not started by a
   backoff, and the user should read the address and the variable that sets it at once, not
   after a minute of retries.
-- A stream that breaks mid-way is retried like a connection error **only while no text
-  has reached the caller yet**. Once text has been yielded, a retry would repeat or
-  contradict what the caller already has, so we raise
+- A stream that breaks mid-way is retried like a connection error **only while nothing
+  has reached the caller yet** (no text, reasoning or native tool call). Once something has
+  been yielded, a retry would repeat or contradict what the caller already has (and run a
+  tool call twice), so we raise
   :class:`~llmist.providers.errors.StreamInterruptedError` carrying the partial text.
 - A stream that ends without a finish reason after some text is treated as a break, not
   as a complete answer: nothing is ever silently truncated.
@@ -199,16 +200,18 @@ class _Received:
         self._provider = provider
         self._text: list[str] = []
         self._reasoning: list[str] = []
+        self._calls = False
         self._finished = False
 
     def add(self, chunk: LLMChunk) -> None:
         self._text.append(chunk.text)
         self._reasoning.append(chunk.reasoning)
+        self._calls = self._calls or bool(chunk.tool_calls)
         self._finished = self._finished or chunk.finish_reason is not None
 
     @property
     def anything(self) -> bool:
-        return any(self._text) or any(self._reasoning)
+        return self._calls or any(self._text) or any(self._reasoning)
 
     def interrupted(self, message: str) -> StreamInterruptedError:
         return StreamInterruptedError(

@@ -16,7 +16,11 @@ not carry: a call starting, a call waiting for approval, the run's cost) into ev
 - state: a ``STATE_SNAPSHOT`` at the start, then ``STATE_DELTA`` patches of each call's status,
   dependencies, duration and cost, and of the run's tokens and cost;
 - a call waiting for approval: its status ``awaiting_approval`` plus a ``CUSTOM`` event
-  ``llmist.approval_requested``; a subagent's event: ``CUSTOM`` ``llmist.subagent``.
+  ``llmist.approval_requested``; a subagent's event: ``CUSTOM`` ``llmist.subagent``;
+- a guardrail's check: ``CUSTOM`` ``llmist.guardrail`` (its name, kind, outcome and reason); a
+  model that failed and the next one taking over: ``CUSTOM`` ``llmist.model_fallback`` (the text
+  message open then is closed: with ``restart`` its text is void, the response starts over);
+- ``RUN_FINISHED``'s result names the tripwire of a run a guardrail stopped.
 """
 
 from __future__ import annotations
@@ -61,11 +65,14 @@ from llmist.agent import (
     AgentResult,
     GadgetPendingEvent,
     GadgetResultEvent,
+    GuardrailEvent,
     LLMResponseEndEvent,
+    ModelFallbackEvent,
     PendingCall,
     ReasoningEvent,
     SubagentEvent,
 )
+from llmist.agent.guardrails import GuardrailRecord
 from llmist.execution import GadgetExecutionResult, GadgetSkip
 from llmist.gadgets import Gadget, bind_call
 from llmist.syntax import ArgsPartialEvent, GadgetCallEvent, ParsedCall, TextEvent
@@ -140,7 +147,7 @@ class AguiRun:
             RunFinishedEvent(
                 thread_id=self.thread_id,
                 run_id=self.run_id,
-                result={"output": str(result.output), "stopReason": result.stop_reason, "cost": result.cost},
+                result=_result_value(result),
                 outcome=RunFinishedCancelledOutcome() if cancelled else RunFinishedSuccessOutcome(),
                 usage=[
                     TokenUsage(
@@ -225,6 +232,10 @@ class AguiRun:
             return self._reasoning(event.content)
         if isinstance(event, SubagentEvent):
             return [CustomEvent(name="llmist.subagent", value=_subagent_value(event))]
+        if isinstance(event, GuardrailEvent):
+            return [CustomEvent(name="llmist.guardrail", value=_guardrail_value(event.record))]
+        if isinstance(event, ModelFallbackEvent):
+            return [*self._close_stream(), CustomEvent(name="llmist.model_fallback", value=_fallback_value(event))]
         return []
 
     def _pending(self, call: PendingCall) -> list[BaseEvent]:
@@ -399,3 +410,31 @@ def _subagent_value(event: SubagentEvent) -> dict[str, Any]:
         value["gadget"] = inner.result.gadget_name
         value["text"] = inner.result.text
     return value
+
+
+def _result_value(result: AgentResult[Any]) -> dict[str, Any]:
+    """``RUN_FINISHED``'s result: the output, why the run stopped (and the tripwire that stopped
+    it), the cost."""
+    value: dict[str, Any] = {"output": str(result.output), "stopReason": result.stop_reason, "cost": result.cost}
+    if result.tripwire is not None:
+        value["tripwire"] = _guardrail_value(result.tripwire)
+    return value
+
+
+def _guardrail_value(record: GuardrailRecord) -> dict[str, Any]:
+    value: dict[str, Any] = {"name": record.name, "kind": record.kind, "outcome": record.outcome}
+    if record.reason:
+        value["reason"] = record.reason
+    if record.invocation_id is not None:
+        value["toolCallId"], value["gadget"] = record.invocation_id, record.gadget
+    return value
+
+
+def _fallback_value(event: ModelFallbackEvent) -> dict[str, Any]:
+    return {
+        "failed": event.failed,
+        "model": event.model,
+        "error": event.error,
+        "restart": event.restart,
+        "keptCalls": list(event.kept_calls),
+    }

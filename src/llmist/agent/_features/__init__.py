@@ -1,13 +1,15 @@
 """The agent's features, each one module of one shape: a :class:`Feature`.
 
 A feature is an add-on to runs: typed output, sessions, deferred approvals, compaction, MCP
-servers, tracing, subagents. Each says three things, the three methods of its class (the defaults do nothing):
+servers, tracing, guardrails, subagents. Each says three things, the three methods of its class
+(the defaults do nothing):
 
 - ``gadgets(spec)``: the gadgets it adds to every run of ``spec`` (they join the plan, and so
   the system prompt and the native tools).
 - ``hooks(spec, plan)``: the hooks it needs, made once per plan and merged with the agent's own
   (its controllers decide before the agent's; its observers and interceptors come after them).
-  Hooks that keep state for one run are added in ``wrap`` with ``run.add_hooks`` instead.
+  Hooks that keep state for one run are added in ``wrap`` with ``run.add_hooks`` instead
+  (``first=True``: controllers that decide before the agent's own, as guardrails do).
 - ``wrap(run, events)``: what it does around one run. It may change the run before the loop
   starts (``run.history``, ``run.prompt``, ``run.add_gadgets``, ``run.add_hooks``), watch or add
   to its events, and finish it (``run.result``). It returns ``events`` itself when it has

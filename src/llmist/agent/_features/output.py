@@ -131,11 +131,7 @@ class TypedOutput(Feature):
         spec = run.spec.output
         if spec is None:
             return events
-        instruction = spec.instruction()
-        run.prompt = instruction if run.prompt is None else with_text(run.prompt, instruction)
-        typed = _TypedRun(run, spec)
-        run.add_hooks(output_hooks(spec, typed.give_up))  # per run: the count is this run's
-        return typed.events(events)
+        return _TypedRun(run, spec).events(events)
 
 
 class _TypedRun:
@@ -151,7 +147,14 @@ class _TypedRun:
         self._run.signal.abort(reason)
 
     async def events(self, events: RunEvents) -> RunEvents:
-        """The run's events, then the result typed (or :class:`OutputValidationError`)."""
+        """The run's events, then the result typed (or :class:`OutputValidationError`).
+
+        The prompt gets its instruction when the run starts, not when it is assembled: the
+        features outside this one (an input guardrail) see the prompt the user gave."""
+        run, spec = self._run, self._spec
+        instruction = spec.instruction()
+        run.prompt = instruction if run.prompt is None else with_text(run.prompt, instruction)
+        run.add_hooks(output_hooks(spec, self.give_up))  # per run: the count is this run's
         try:
             async for batch in events:
                 yield batch

@@ -23,7 +23,7 @@ from llmist.providers.base import Message
 if TYPE_CHECKING:
     from llmist.agent._run.context import RunContext, RunEvents
 
-__all__ = ["Sessions", "save_or_pause"]
+__all__ = ["Sessions", "load_history", "save_or_pause"]
 
 
 class Sessions(Feature):
@@ -50,9 +50,16 @@ async def save_or_pause(session: Session, messages: Sequence[Message], pending: 
         )
 
 
-async def _kept(run: RunContext, session: Session, events: RunEvents) -> RunEvents:
-    if run.history is None:
+async def load_history(run: RunContext) -> None:
+    """The run continues its session's conversation, unless it was given a ``history`` (or
+    it has no session). Features outside this one that read the history first call it."""
+    session = run.spec.session
+    if run.history is None and session is not None:
         run.history = await session.load()
+
+
+async def _kept(run: RunContext, session: Session, events: RunEvents) -> RunEvents:
+    await load_history(run)
     failed: list[Exception] = []
 
     async def save(ctx: IterationContext) -> None:

@@ -1,8 +1,9 @@
 """OpenTelemetry spans of one run, made from the loop's hooks (imported only when tracing is on:
 see :mod:`llmist.agent._features.tracing`).
 
-One ``invoke_agent`` span per run; its children are a ``chat`` span per model call and an
-``execute_tool`` span per gadget call. Every child names the run span as its parent
+One ``invoke_agent`` span per run; its children are a ``chat`` span per model call (with
+fallback models, one per model asked), an ``execute_tool`` span per gadget call and a
+``guardrail`` span per guardrail check. Every child names the run span as its parent
 explicitly rather than through the ambient context, because gadgets run in parallel tasks and
 worker threads where the ambient context is not the run's. A call's dependencies become links to
 their spans. Attribute names follow the OpenTelemetry GenAI semantic conventions.
@@ -11,6 +12,7 @@ their spans. Attribute names follow the OpenTelemetry GenAI semantic conventions
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
@@ -18,6 +20,7 @@ from opentelemetry import trace
 from opentelemetry.trace import Link, Span, Status, StatusCode
 
 from llmist.agent._run.plan import RunPlan
+from llmist.agent.guardrails import GuardrailRecord
 from llmist.agent.hooks import GadgetContext, Hooks, LLMCallContext, LLMCompleteContext, LLMErrorContext, Observers
 from llmist.agent.instrumentation import InstrumentationSettings
 from llmist.agent.result import AgentResult
@@ -34,7 +37,7 @@ class RunTracer:
         self._tracer = provider.get_tracer("llmist") if provider is not None else trace.get_tracer("llmist")
         self._content = settings.include_content
         self._model = cfg.model_name
-        self._provider = str(getattr(cfg.provider, "name", "") or "")
+        self._provider = cfg.provider_name
         self._syntax = cfg.syntax
         self._run: Span | None = None
         self._run_ctx: Any = None
@@ -51,6 +54,7 @@ class RunTracer:
                 on_gadget_start=self._gadget_start,
                 on_gadget_complete=self._gadget_end,
                 on_gadget_skipped=self._gadget_skipped,
+                on_guardrail=self._guardrail,
             )
         )
 
@@ -96,6 +100,11 @@ class RunTracer:
             run.set_attribute("llmist.cost_usd", result.cost)
             run.set_attribute("llmist.iterations", result.iterations)
             run.set_attribute("llmist.stop_reason", result.stop_reason)
+            if result.fallbacks:
+                run.set_attribute("llmist.models", list(result.models))
+                run.set_attribute("llmist.fallbacks", len(result.fallbacks))
+            if result.tripwire is not None:
+                run.set_attribute("llmist.guardrail.tripwire", result.tripwire.name)
             if self._content and isinstance(result.output, str):
                 run.set_attribute("gen_ai.output.messages", _messages_json([("assistant", result.output)]))
         run.end()
@@ -105,10 +114,13 @@ class RunTracer:
     def _chat_start(self, ctx: LLMCallContext) -> None:
         attrs = self._common("chat")
         attrs["llmist.iteration"] = ctx.iteration
+        attrs["gen_ai.request.model"] = ctx.model  # with fallback models: the one asked now
+        if ctx.provider:
+            attrs["gen_ai.provider.name"] = ctx.provider
         if self._content:
             attrs["gen_ai.input.messages"] = _messages_json([(m.role, m.text) for m in ctx.messages])
         self._chat = self._tracer.start_span(
-            f"chat {self._model}", context=self._run_ctx, kind=trace.SpanKind.CLIENT, attributes=attrs
+            f"chat {ctx.model}", context=self._run_ctx, kind=trace.SpanKind.CLIENT, attributes=attrs
         )
 
     def _chat_end(self, ctx: LLMCompleteContext) -> None:
@@ -118,6 +130,7 @@ class RunTracer:
         span.set_attribute("gen_ai.usage.input_tokens", ctx.usage.input_tokens)
         span.set_attribute("gen_ai.usage.output_tokens", ctx.usage.output_tokens)
         span.set_attribute("llmist.cost_usd", ctx.cost)
+        span.set_attribute("gen_ai.response.model", ctx.model)
         if ctx.finish_reason:
             span.set_attribute("gen_ai.response.finish_reasons", [ctx.finish_reason])
         if self._content:
@@ -168,6 +181,36 @@ class RunTracer:
         span.set_attribute("llmist.skipped", True)
         span.set_status(Status(StatusCode.ERROR, f"dependency {skip.failed_dependency} failed"))
         span.end()
+
+    # --- guardrails ---------------------------------------------------------------------
+
+    def _guardrail(self, record: GuardrailRecord) -> None:
+        """A check's span, covering the time it took (it is reported once it ended)."""
+        attrs = self._common("guardrail")
+        attrs.update(
+            {
+                "llmist.guardrail.name": record.name,
+                "llmist.guardrail.kind": record.kind,
+                "llmist.guardrail.outcome": record.outcome,
+                "llmist.iteration": record.iteration,
+            }
+        )
+        if record.reason:
+            attrs["llmist.guardrail.reason"] = record.reason
+        if record.invocation_id is not None:
+            attrs["llmist.invocation_id"] = record.invocation_id
+        end = time.time_ns()
+        span = self._tracer.start_span(
+            f"guardrail {record.name}",
+            context=self._run_ctx,
+            kind=trace.SpanKind.INTERNAL,
+            attributes=attrs,
+            start_time=end - int(record.duration_ms * 1e6),
+        )
+        if record.outcome == "tripwire":
+            span.set_status(Status(StatusCode.ERROR, record.reason))
+            span.set_attribute("error.type", "GuardrailTripwire")
+        span.end(end_time=end)
 
     @staticmethod
     def _fail(span: Span, exc: BaseException) -> None:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from llmist.agent._features import Feature
+from llmist.agent.errors import GuardrailTripped
 from llmist.agent.events import SubagentEvent
 from llmist.gadgets import AbortSignal, ExecutionContext, Gadget, GadgetResult
 from llmist.providers.base import Usage
@@ -99,6 +100,9 @@ class SubagentCall(Gadget):
         assert result is not None
         if parent is not None:
             parent.usage = parent.usage + result.usage
+        if result.tripwire is not None:  # the calling model reads why the task was not done
+            ctx.report_cost(result.cost)
+            raise GuardrailTripped(result.tripwire, result)
         return GadgetResult(result=str(result.output), cost=result.cost)
 
 

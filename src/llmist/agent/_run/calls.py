@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -20,6 +21,7 @@ from llmist.agent.hooks import (
     DeferGadget,
     GadgetContext,
     ReplaceParameters,
+    ReplaceResult,
     SkipGadget,
     call_controller,
     call_observer,
@@ -34,7 +36,7 @@ from llmist.execution import (
     GadgetScheduler,
 )
 from llmist.execution.results import call_result
-from llmist.gadgets import AbortSignal
+from llmist.gadgets import AbortSignal, validate_gadget_params
 from llmist.syntax import ParsedCall
 
 __all__ = ["ResponseCalls", "result_event"]
@@ -57,6 +59,7 @@ class ResponseCalls:
         self._executor: GadgetExecutor | None = None
         ctl = cfg.controllers
         self._on_skipped = ctl.on_dependency_skipped if ctl is not None else None
+        self._after = ctl.after_gadget if ctl is not None else None
         obs = cfg.observers
         self._observed = obs is not None and (obs.on_gadget_complete is not None or obs.on_gadget_skipped is not None)
         """Whether observers want finished calls."""
@@ -69,6 +72,9 @@ class ResponseCalls:
         """The ``TaskCompletionSignal`` summary, once a gadget raised it."""
         self.repairs = CallRepairs(cfg.by_name)
         """The loop's repairs of the run's calls."""
+        self.kept: dict[tuple[str, str], GadgetExecutionResult] | None = None
+        """After a model failed mid-response (fallback): the calls it had started, by gadget and
+        parameters, that the next model has not written again yet."""
         self.pending: list[PendingCall] = []
         """This response's calls that were deferred (they wait for a decision, or for one that does)."""
         self.decided: dict[str, Decision] = {}
@@ -86,6 +92,7 @@ class ResponseCalls:
         self._sched = None
         self._pos = {}
         self._resp = []
+        self.kept = None
         self.pending = []
 
     async def settle(self, r: GadgetExecutionResult, n: int) -> AgentEvent:
@@ -139,6 +146,44 @@ class ResponseCalls:
         if obs is not None and obs.on_repair is not None:
             await call_observer(obs.on_repair, event)
 
+    # --- a response started over on the next model (fallback) ---------------------------
+
+    def keep_started(self) -> list[str]:
+        """The model failed mid-response: no more calls on this response's scheduler (those
+        running finish: :meth:`late_result`); the invocation ids of every call it had made."""
+        self.close_response()
+        return list(self._pos)
+
+    def reopen(self) -> None:
+        """The next model starts the response over, once the kept calls finished: its calls get a
+        new scheduler, and one it writes again as a kept call was (same gadget and parameters)
+        gets that call's result instead of running twice (:meth:`kept_answer`)."""
+        self._sched = None
+        kept = self.kept or {}
+        for r in self._resp:
+            kept.setdefault(_signature(r.gadget_name, r.parameters), r)
+        self.kept = kept
+
+    def kept_answer(self, call: ParsedCall) -> GadgetExecutionResult | None:
+        """The result of the kept call ``call`` repeats, now under ``call``'s id (and in its place
+        among this response's results); ``None`` when it repeats none."""
+        kept = self.kept
+        if not kept or call.parameters is None:
+            return None
+        parameters = call.parameters
+        gadget = self._cfg.by_name.get(call.gadget_name)
+        if gadget is not None:  # compared as validated: defaults applied, values coerced
+            checked = validate_gadget_params(gadget, parameters)
+            if checked.success and isinstance(checked.data, dict):
+                parameters = checked.data
+        r = kept.pop(_signature(call.gadget_name, parameters), None)
+        if r is None:
+            return None
+        answer = dataclasses.replace(r, invocation_id=call.invocation_id)
+        self._resp[self._resp.index(r)] = answer
+        self._pos[call.invocation_id] = self._pos.get(r.invocation_id, _LAST)
+        return answer
+
     def take_ready(self) -> list[GadgetExecutionResult]:
         """Results finished so far (without waiting)."""
         return self._sched.take_ready() if self._sched is not None else []
@@ -182,12 +227,17 @@ class ResponseCalls:
 
     async def finished(self, r: GadgetExecutionResult) -> AgentEvent:
         """A call finished: record it, tell the observers, and return its stream event (a
-        deferred call is kept in :attr:`pending` instead: it did not run)."""
+        deferred call is kept in :attr:`pending` instead: it did not run). The ``after_gadget``
+        controller may replace what a call that ran left, before it is recorded."""
         d = r.deferral
         if d is not None:
             waiting = PendingCall(r.invocation_id, r.gadget_name, r.parameters, d.reason, d.waits_for, call=d.call)
             self.pending.append(waiting)
             return GadgetPendingEvent(waiting)
+        if self._after is not None:
+            action = await call_controller(self._after, r)
+            if isinstance(action, ReplaceResult):
+                r = dataclasses.replace(r, result=action.result, error=action.error)
         decision = self.decided.get(r.invocation_id)
         if decision is not None and decision.parameters is not None and r.skip is None:
             r = _with_note(r, edited_note(decision.parameters))
@@ -287,6 +337,11 @@ class ResponseCalls:
             await sched.__aexit__(None, None, None)
         if self._executor is not None:
             self._signal.remove_listener(self._on_abort)
+
+
+def _signature(gadget: str, parameters: dict[str, Any]) -> tuple[str, str]:
+    """A call as two models would both write it: its gadget and its parameters as JSON."""
+    return gadget, json.dumps(parameters, sort_keys=True, default=str)
 
 
 def _with_note(r: GadgetExecutionResult, note: str) -> GadgetExecutionResult:

@@ -50,6 +50,8 @@ class RunContext:
     """Where the run sits in a tree of subagent runs (``None``: at the top)."""
     hooks: list[Hooks] | None = None
     """Hooks of this run only (features that keep state per run), after the plan's."""
+    leading: list[Hooks] | None = None
+    """Hooks of this run only whose controllers decide before the plan's (guardrails)."""
     resume: Resumption | None = None
     """Decided calls of a paused run, which the loop runs before its first model call."""
     result: AgentResult[Any] | None = None
@@ -58,12 +60,26 @@ class RunContext:
         """Gadgets known only once the run started (an MCP server's tools) join this run."""
         self.plan = self.replan(self.spec, tuple(gadgets))
 
-    def add_hooks(self, hooks: Hooks) -> None:
-        """Hooks for this run only, after the plan's and those added before."""
+    def add_hooks(self, hooks: Hooks, *, first: bool = False) -> None:
+        """Hooks for this run only, after the plan's and those added before; with ``first``,
+        before the plan's (controllers that decide before the agent's own: a person is not asked
+        to approve a call a guardrail refuses)."""
+        if first:
+            if self.leading is None:
+                self.leading = []
+            self.leading.append(hooks)
+            return
         if self.hooks is None:
             self.hooks = []
         self.hooks.append(hooks)
 
     def loop_plan(self) -> RunPlan:
         """The plan the loop runs with: the plan, with this run's own hooks when it has any."""
-        return self.plan if not self.hooks else self.plan.with_hooks(self.hooks)
+        return self.with_run_hooks(self.plan)
+
+    def with_run_hooks(self, plan: RunPlan) -> RunPlan:
+        """``plan`` with this run's own hooks (``plan`` itself when it has none): the run's plan,
+        or one of its fallback models' plans."""
+        if not self.hooks and not self.leading:
+            return plan
+        return plan.with_hooks(self.hooks or (), before=self.leading or ())

@@ -22,6 +22,7 @@ each async generator a round creates costs a registration with the event loop, m
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterable, Callable, Sequence
@@ -30,6 +31,7 @@ from functools import partial
 
 from llmist.agent._run.calls import ResponseCalls
 from llmist.agent._run.context import Events, RunContext
+from llmist.agent._run.fallback import ModelSwitch, as_text_calls
 from llmist.agent._run.media import with_text
 from llmist.agent._run.plan import CallParser, RunPlan
 from llmist.agent._run.response import ModelWait, Response
@@ -37,6 +39,7 @@ from llmist.agent._run.resume import run_decided
 from llmist.agent._run.state import RunState
 from llmist.agent.approvals import PendingCall
 from llmist.agent.conversation import repeated_failure_note, result_message
+from llmist.agent.events import AgentEvent, ModelFallbackEvent
 from llmist.agent.guard import check_model_allowed
 from llmist.agent.hooks import (
     ChunkContext,
@@ -57,6 +60,7 @@ from llmist.agent.spec import AgentSpec
 from llmist.execution import GadgetExecutionResult
 from llmist.gadgets import AbortSignal, GadgetOutputViewer
 from llmist.providers.base import ContentPart, LLMChunk, LLMRequest, Message, ToolCall, Usage
+from llmist.providers.errors import ProviderError
 from llmist.syntax import ParsedCall
 from llmist.syntax.writing import EMOJI_END, EMOJI_START
 
@@ -96,6 +100,8 @@ class _Run:
     viewer_taught: bool = False
     """An output was stored for the viewer: its instructions went to the model (native: it is
     offered as a tool from now on)."""
+    models: ModelSwitch | None = None
+    """The agent's fallback models, when it has several (``cfg`` is then the current one's plan)."""
 
 
 async def run_loop(ctx: RunContext) -> AsyncGenerator[Events, None]:
@@ -113,6 +119,8 @@ async def run_loop(ctx: RunContext) -> AsyncGenerator[Events, None]:
         ModelWait(signal),
         cfg.take_parser(),
     )
+    if cfg.chain is not None:
+        run.models = ModelSwitch(cfg.chain, cfg.members, ctx.with_run_hooks)
     try:
         if resume is not None:
             async for events in run_decided(resume, run.calls, run.messages, partial(_result_message, run)):
@@ -133,7 +141,7 @@ async def run_loop(ctx: RunContext) -> AsyncGenerator[Events, None]:
     finally:
         await run.calls.shutdown()
         run.wait.detach(signal)
-        cfg.give_back_parser(run.parser)
+        run.cfg.give_back_parser(run.parser)
     ctx.result = _result(run)
 
 
@@ -185,6 +193,8 @@ async def _iteration_done(run: _Run, n_calls: int, pending: list[PendingCall]) -
 
 async def _begin_response(run: _Run) -> Response:
     """A new response; the controller may answer it instead of the model (``SkipLLMCall``)."""
+    if run.models is not None:
+        _use_plan(run, run.models.begin())
     cfg, st = run.cfg, run.state
     st.iteration += 1
     it = st.iteration
@@ -195,7 +205,7 @@ async def _begin_response(run: _Run) -> Response:
     obs, ctl = cfg.observers, cfg.controllers
     if obs is None and ctl is None:
         return response
-    call_ctx = LLMCallContext(it, cfg.model_name, run.messages)
+    call_ctx = LLMCallContext(it, cfg.model_name, run.messages, cfg.provider_name)
     if ctl is not None and ctl.transform_messages is not None:
         await _transform_messages(run, ctl.transform_messages, call_ctx)
     if ctl is not None and ctl.before_llm_call is not None:
@@ -222,11 +232,13 @@ async def _model_response(run: _Run, response: Response) -> AsyncGenerator[Event
     """The response's text: the model's stream chunk by chunk through ``response`` until it ends
     or the run is cancelled (a cancel also interrupts the wait for a chunk: see ``ModelWait``),
     or the text a controller gave instead (before the call, or after the model failed: then
-    what streamed so far is forgotten)."""
-    if response.synthetic is None:
+    what streamed so far is forgotten). With fallback models, a model that fails hands the
+    response to the next one (:func:`_fall_back`) before any controller hears of it."""
+    while response.synthetic is None:
         wait, signal = run.wait, run.signal
         stream = _open_stream(run)
         finished = False
+        error: Exception | None = None
         try:
             chunks = stream.__aiter__()
             while True:
@@ -247,16 +259,89 @@ async def _model_response(run: _Run, response: Response) -> AsyncGenerator[Event
             if not wait.interrupted_here():
                 raise
         except Exception as exc:
-            response.synthetic = await _after_error(run.cfg, run.state.iteration, exc)
-            if response.synthetic is None:
-                raise
-            response.clear()
+            error = exc
         finally:
-            aclose = None if finished else getattr(stream, "aclose", None)
-            if aclose is not None:
-                await aclose()
+            await _close(stream, finished)
+        if error is None:
+            break
+        switch = await _after_model_error(run, response, error)
+        if switch is not None:
+            yield switch
     if response.synthetic is not None:
         yield await response.feed_text(response.synthetic)
+
+
+async def _close(stream: AsyncIterable[LLMChunk], finished: bool) -> None:
+    """Close a model stream left before its end (the run was cancelled, or it failed)."""
+    aclose = None if finished else getattr(stream, "aclose", None)
+    if aclose is not None:
+        await aclose()
+
+
+async def _after_model_error(run: _Run, response: Response, error: Exception) -> Events | None:
+    """The model failed: the next fallback model takes the response over (the events that say
+    so), or a controller supplies the response (``None``); else ``error`` (or, once no model is
+    left, the error naming each one's failure) is raised."""
+    if run.models is not None and isinstance(error, ProviderError):
+        try:
+            plan = run.models.failed(error)
+        except ProviderError as final:  # no model left, or an error that does not move on
+            error = final
+        else:
+            return await _fall_back(run, response, plan, error)
+    response.synthetic = await _after_error(run.cfg, run.state.iteration, error)
+    if response.synthetic is None:
+        raise error
+    response.clear()
+    return None
+
+
+async def _fall_back(run: _Run, response: Response, plan: RunPlan, error: ProviderError) -> Events:
+    """The model failed and ``plan``'s model takes the response over: the event that says so,
+    then the results of the calls the failed model had started (they finish, and are not run
+    again: the next model's repeat of one gets its result); the response starts over on it."""
+    restart = bool(response.raw or response.tool_calls)
+    kept = run.calls.keep_started()
+    switch = ModelFallbackEvent(
+        run.state.iteration,
+        run.cfg.model_ref,
+        plan.model_ref,
+        f"{type(error).__name__}: {error}",
+        restart=restart,
+        kept_calls=tuple(kept),
+    )
+    run.state.fallbacks.append(switch)
+    it, obs = run.state.iteration, run.cfg.observers
+    if obs is not None and obs.on_llm_call_error is not None:
+        await call_observer(obs.on_llm_call_error, LLMErrorContext(it, run.cfg.model_name, error))
+    events: list[AgentEvent] = [switch]
+    while (late := await run.calls.late_result()) is not None:
+        events.append(late)
+    run.calls.reopen()
+    _use_plan(run, plan)
+    response.restart(plan, run.parser, len(kept))
+    obs = plan.observers
+    if obs is not None and obs.on_llm_call_start is not None:
+        await call_observer(
+            obs.on_llm_call_start, LLMCallContext(it, plan.model_name, run.messages, plan.provider_name)
+        )
+    return events
+
+
+def _use_plan(run: _Run, plan: RunPlan) -> None:
+    """Ask ``plan``'s model from now on: its parser, and its system prompt at the head of the
+    conversation (each model is told about the gadgets in its own syntax)."""
+    if plan is run.cfg:
+        return
+    run.cfg.give_back_parser(run.parser)
+    run.parser = plan.take_parser()
+    native = run.cfg.syntax == "native"
+    run.cfg = plan
+    messages = run.messages
+    if messages and messages[0].role == "system":
+        messages[0] = plan.system_message
+    if native and plan.syntax != "native":
+        as_text_calls(messages, plan)
 
 
 def _open_stream(run: _Run) -> AsyncIterable[LLMChunk]:
@@ -294,8 +379,11 @@ async def _after_error(cfg: RunPlan, iteration: int, exc: Exception) -> str | No
 
 
 async def _response_complete(run: _Run, response: Response) -> None:
-    """The ``on_llm_call_complete`` observer (after the consumer saw the response's end)."""
+    """The ``on_llm_call_complete`` observer (after the consumer saw the response's end); a
+    fallback model that answered ends its cooldown."""
     cfg = run.cfg
+    if run.models is not None and response.synthetic is None:
+        run.models.answered()
     obs = cfg.observers
     if obs is None or obs.on_llm_call_complete is None:
         return
@@ -307,7 +395,7 @@ async def _response_complete(run: _Run, response: Response) -> None:
         response.finish,
         response.cost,
         response.synthetic is not None,
-        getattr(cfg.provider, "name", ""),
+        cfg.provider_name,
     )
     await call_observer(obs.on_llm_call_complete, done)
 
@@ -321,6 +409,10 @@ async def _next_turn(run: _Run, response: Response) -> None:
     native = tuple(response.tool_calls)
     if response.text_calls and cfg.syntax == "native":
         text, native = _as_tool_calls(run, text, native, response.text_calls)
+    if run.calls.kept and cfg.syntax == "native":  # calls of a failed model the next did not repeat
+        native += tuple(
+            ToolCall(r.invocation_id, r.gadget_name, json.dumps(r.parameters)) for r in run.calls.kept.values()
+        )
     messages.append(AssistantMessage("assistant", text, response.usage, tool_calls=native))
     # Every native call has its result here (the scheduler answers a call it did not run too):
     # providers refuse a conversation with a tool call left unanswered.
@@ -430,5 +522,7 @@ def _result(run: _Run) -> AgentResult:
         stop_reason=run.stop,
         messages=run.messages,
         repairs=dict(st.repairs),
+        models=st.models,
+        fallbacks=st.fallbacks,
         pending=list(run.pending),
     )

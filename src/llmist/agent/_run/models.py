@@ -25,11 +25,13 @@ def shared_registry() -> ModelRegistry:
     return _shared
 
 
-def resolve_agent_model(model: str | Provider, registry: Any = None) -> tuple[Provider, str]:
-    """``(provider, model_name)`` for a provider instance or a model string (``"mock"``,
-    ``"provider:model"``, an alias; see ``llmist.providers.resolve_model``)."""
+def resolve_agent_model(model: str | Provider | tuple[Provider, str], registry: Any = None) -> tuple[Provider, str]:
+    """``(provider, model_name)`` for a provider instance, a model string (``"mock"``,
+    ``"provider:model"``, an alias; see ``llmist.providers.resolve_model``) or such a pair."""
     if isinstance(model, str):
         return resolve_model(model, registry if isinstance(registry, ModelRegistry) else None)
+    if isinstance(model, tuple):
+        return model
     # What isinstance(model, Provider) checks, without the protocol machinery (which reads the
     # protocol's members again on every call before Python 3.12: a large part of building a plan).
     if not (hasattr(model, "name") and callable(getattr(model, "stream", None))):

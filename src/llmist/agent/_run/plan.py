@@ -33,11 +33,13 @@ from llmist.agent.prompt import (
 from llmist.gadgets import Gadget, GadgetOutputStore, GadgetOutputViewer, ModelClient, output_char_limit
 from llmist.providers.base import Message, Provider, ToolSpec, Usage
 from llmist.providers.client import LLMClient
+from llmist.providers.fallback import model_ref
 from llmist.providers.vision import sees_images
 from llmist.syntax import EmojiCallParser, GadgetCallParser, ProseParser
 
 if TYPE_CHECKING:
     from llmist.agent.spec import AgentSpec
+    from llmist.providers.fallback import FallbackModel
 
 logger = logging.getLogger("llmist.agent")
 
@@ -105,6 +107,14 @@ class RunPlan:
     """The registry that prices the model (``None``: none)."""
     by_name: dict[str, Gadget] = field(default_factory=dict)
     """``gadgets`` by name."""
+    provider_name: str = ""
+    """The provider's id (``"openai"``...; a test double's name)."""
+    model_ref: str = ""
+    """The model as results and events name it (``provider:model``; see ``providers.fallback.model_ref``)."""
+    chain: FallbackModel | None = None
+    """The agent's fallback models, when it has several (this plan is then the first one's)."""
+    members: tuple[RunPlan, ...] = ()
+    """With ``chain``: each model's own plan (its syntax, prompt and prices), in the chain's order."""
 
     def set_hooks(self, hooks: Hooks | None) -> None:
         """Use ``hooks``; each kind is kept only when one of its callbacks is set."""
@@ -113,11 +123,11 @@ class RunPlan:
         self.interceptors = hooks.interceptors if hooks is not None and _any_set(hooks.interceptors) else None
         self.controllers = hooks.controllers if hooks is not None and _any_set(hooks.controllers) else None
 
-    def with_hooks(self, extra: Sequence[Hooks]) -> RunPlan:
-        """A copy whose hooks are this plan's followed by ``extra`` (one run's own); the parser
-        pool and the output store stay shared."""
+    def with_hooks(self, extra: Sequence[Hooks], *, before: Sequence[Hooks] = ()) -> RunPlan:
+        """A copy whose hooks are this plan's followed by ``extra`` (one run's own), after
+        ``before`` (one run's that decide first); the parser pool and the output store stay shared."""
         plan = dataclasses.replace(self)
-        plan.set_hooks(merge_hooks(self.hooks, *extra))
+        plan.set_hooks(merge_hooks(*before, self.hooks, *extra))
         return plan
 
     def take_parser(self) -> CallParser:
@@ -181,7 +191,7 @@ def build_plan(spec: AgentSpec, gadgets: Sequence[Gadget], *, added: str | None 
         markers=prompt.markers,
         output_store=store,
         cost_of=pricer(registry, provider, model_name),
-        llm_client=settings.llm_client or LLMClient(model=spec.model, model_registry=registry),
+        llm_client=settings.llm_client or LLMClient(model=_client_model(spec.model), model_registry=registry),
         vision=sees_images(provider, model_name, registry),
         context_window=window,
         registry=registry,
@@ -190,6 +200,8 @@ def build_plan(spec: AgentSpec, gadgets: Sequence[Gadget], *, added: str | None 
         tools=tool_specs(shown) if syntax == "native" else (),
         viewer_tool=next(iter(tool_specs(listed[len(shown) :])), None) if syntax == "native" else None,
         by_name={g.name: g for g in listed},
+        provider_name=str(getattr(provider, "name", "") or ""),
+        model_ref=model_ref(provider, model_name),
     )
 
 
@@ -251,6 +263,12 @@ def _check_unique(gadgets: Sequence[Gadget], added: str) -> None:
 
 _ADDED = {"server": "an MCP server's tool", "feature": "a gadget a feature adds (the final answer of output_type)"}
 """What a gadget added to a run is, by who added it."""
+
+
+def _client_model(model: str | Provider | tuple[Provider, str]) -> str | Provider:
+    """The model of the client lent to gadgets (of a provider and model name: the provider; a
+    fallback chain replaces it with a client of the whole chain)."""
+    return model[0] if isinstance(model, tuple) else model
 
 
 def _any_set(obj: object) -> bool:

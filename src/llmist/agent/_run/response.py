@@ -15,7 +15,7 @@ from typing import Any, assert_never
 from llmist.agent._run.calls import ResponseCalls
 from llmist.agent._run.plan import CallParser, RunPlan
 from llmist.agent._run.state import RunState
-from llmist.agent.events import AgentEvent, LLMResponseEndEvent, ReasoningEvent
+from llmist.agent.events import AgentEvent, GadgetResultEvent, LLMResponseEndEvent, ReasoningEvent
 from llmist.agent.hooks import ChunkContext, call_observer
 from llmist.gadgets import AbortSignal
 from llmist.providers.base import LLMChunk, ToolCall, Usage
@@ -126,7 +126,13 @@ class Response:
             self.cost = self.cfg.cost_of(usage)
             st.usage = st.usage + usage
             st.llm_cost += self.cost
-        events.append(LLMResponseEndEvent(self.finish, usage))
+        model = None if self.synthetic is not None else self.cfg.model_ref
+        if model is not None:
+            by_model = st.models.get(model)
+            if by_model is None:
+                by_model = st.model_usage(model)
+            by_model.add(st.iteration, usage, self.cost)
+        events.append(LLMResponseEndEvent(self.finish, usage, model))
         return events
 
     def clear(self) -> None:
@@ -137,6 +143,16 @@ class Response:
         self.prose.clear()
         self.tool_calls.clear()
         self.text_calls = []
+
+    def restart(self, cfg: RunPlan, parser: CallParser, kept: int) -> None:
+        """The model failed and the next one (``cfg``, read with ``parser``) starts the response
+        over: what streamed is forgotten; the ``kept`` calls it had made count as its calls."""
+        self.cfg = cfg
+        self.parser = parser
+        self.clear()
+        self.n_calls = kept
+        self.usage = None
+        self.finish = None
 
     async def handle(self, events: Iterable[SyntaxEvent]) -> list[AgentEvent]:
         """Apply hooks to parser events, start each call at once, and add results finished so far."""
@@ -173,6 +189,10 @@ class Response:
 
     async def _call(self, ev: GadgetCallEvent) -> list[AgentEvent]:
         """Start a parsed call; the events of results known at once (a call not run)."""
+        if self.calls.kept:  # the response started over on another model: a kept call's repeat
+            answer = self.calls.kept_answer(ev.call)
+            if answer is not None:
+                return [GadgetResultEvent(answer)]
         self.n_calls += 1
         return [await self.calls.finished(r) for r in await self.calls.admit(ev.call, self.n_calls)]
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+from llmist.agent.events import ModelFallbackEvent
+from llmist.agent.result import ModelUsage
 from llmist.execution import GadgetExecutionResult
 from llmist.providers.base import Usage
 
@@ -13,7 +15,17 @@ __all__ = ["RunState"]
 class RunState:
     """Mutable totals of one run (the loop and the run's calls both add to them)."""
 
-    __slots__ = ("gadget_cost", "iteration", "llm_cost", "repairs", "results", "started", "usage")
+    __slots__ = (
+        "fallbacks",
+        "gadget_cost",
+        "iteration",
+        "llm_cost",
+        "models",
+        "repairs",
+        "results",
+        "started",
+        "usage",
+    )
 
     def __init__(self) -> None:
         self.iteration = 0
@@ -25,3 +37,14 @@ class RunState:
         self.started = time.perf_counter()
         self.repairs: dict[str, int] = {}
         """Repairs made, by kind."""
+        self.models: dict[str, ModelUsage] = {}
+        """What each model that answered did (``provider:model`` -> its responses, usage, cost)."""
+        self.fallbacks: list[ModelFallbackEvent] = []
+        """Each time a model failed and the next took over."""
+
+    def model_usage(self, model: str) -> ModelUsage:
+        """The record of ``model`` (made on its first response)."""
+        found = self.models.get(model)
+        if found is None:
+            found = self.models[model] = ModelUsage()
+        return found

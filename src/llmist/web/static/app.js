@@ -377,11 +377,20 @@ function handle(event) {
       applyPatch(page.state, event.delta);
       renderState(event.delta.map((op) => op.path));
       break;
+    case "STEP_STARTED":
+      // A fallback model's call starts before the switch is announced: keep where the previous began.
+      page.previousStart = page.responseStart;
+      page.responseStart = $("transcript").childElementCount;
+      break;
     case "CUSTOM":
       if (event.name === "llmist.approval_requested") {
         const record = page.state.calls[event.value.toolCallId];
         if (record) record.runId = event.value.runId;
         if (record && event.value.threadId) record.threadId = event.value.threadId;
+      } else if (event.name === "llmist.guardrail") {
+        guardrailNote(event.value);
+      } else if (event.name === "llmist.model_fallback") {
+        fallbackNote(event.value);
       }
       break;
     case "RUN_FINISHED": {
@@ -389,8 +398,19 @@ function handle(event) {
       const cancelled = event.outcome && event.outcome.type === "cancelled";
       const reason = result.stopReason || "no_calls";
       const plain = reason === "no_calls" || reason === "task_complete";
-      if (reason === "awaiting_approval" && !cancelled) add(el("div", "run-paused", "Waiting for your approval"));
-      else add(el("div", "run-end", cancelled ? "Stopped" : plain ? "Done" : "Done (stopped by " + reason.replace("_", " ") + ")"));
+      const trip = result.tripwire;
+      if (reason === "awaiting_approval" && !cancelled) {
+        add(el("div", "run-paused", "Waiting for your approval"));
+      } else {
+        const text = cancelled
+          ? "Stopped"
+          : trip
+            ? "Stopped by guardrail " + trip.name + ": " + (trip.reason || "tripped")
+            : plain
+              ? "Done"
+              : "Done (stopped by " + reason.replace("_", " ") + ")";
+        add(el("div", "run-end" + (trip ? " tripped" : ""), text));
+      }
       endRun();
       break;
     }
@@ -401,6 +421,29 @@ function handle(event) {
     default:
       break;
   }
+}
+
+// A guardrail's check that did something (passes are not shown).
+function guardrailNote(value) {
+  if (value.outcome === "pass") return;
+  const verb = { tripwire: "tripped", refuse: "refused", rewrite: "rewrote" }[value.outcome] || value.outcome;
+  const what = value.gadget ? value.gadget + " (" + value.toolCallId + ")" : value.kind.replace("_", " ");
+  const note = add(el("div", "note guardrail " + value.outcome));
+  note.dataset.guardrail = value.name;
+  note.textContent = "Guardrail " + value.name + " " + verb + " " + what + (value.reason ? ": " + value.reason : "");
+}
+
+// A model failed and the next one took over; with a restart, the text shown of the response is void.
+function fallbackNote(value) {
+  page.text = null;
+  if (value.restart) {
+    // The broken response's text: from its step's start to the next model's (which began first).
+    const nodes = Array.from($("transcript").children).slice(page.previousStart || 0, page.responseStart);
+    nodes.filter((n) => n.classList.contains("assistant")).forEach((n) => n.classList.add("void"));
+  }
+  const then = value.restart ? " starts the answer over" : " answers";
+  const note = add(el("div", "note fallback"));
+  note.textContent = value.failed + " failed (" + value.error + "); " + value.model + then;
 }
 
 function endRun() {
