@@ -54,3 +54,11 @@ def test_missing_file_is_a_clear_error() -> None:
     proc = llmist("parse", "no/such/file.txt")
     assert proc.returncode == 2
     assert "no such file: no/such/file.txt" in proc.stderr
+
+
+def test_a_number_past_the_int_limit_is_parsed_as_text() -> None:
+    big = "9" * 5000
+    proc = llmist("parse", "-", "--json", stdin=f"!!!GADGET_START:s\n!!!ARG:a\n{big}\n!!!GADGET_END\n")
+    assert proc.returncode == 0, proc.stderr
+    (line,) = [r for r in map(json.loads, proc.stdout.splitlines()) if r["type"] == "gadget_call"]
+    assert line["call"]["parameters"] == {"a": big}

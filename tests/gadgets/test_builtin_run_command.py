@@ -3,38 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-import os
+import contextlib
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from tests.gadgets.processes import wait_dead
 
-from llmist.gadgets import ExecutionContext
+from llmist.gadgets import AbortSignal, ExecutionContext, GadgetError
 from llmist.gadgets.builtins import RunCommand, builtin_gadgets
 from llmist.gadgets.builtins.command import RunCommandParams
 from llmist.testing import atest_gadget
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # a zombie still answers kill(0); read its state
-    try:
-        with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
-            return f.read().split(") ", 1)[1][0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
-async def _wait_dead(pid: int, within_s: float = 5.0) -> bool:
-    deadline = time.monotonic() + within_s
-    while time.monotonic() < deadline:
-        if not _alive(pid):
-            return True
-        await asyncio.sleep(0.05)
-    return False
 
 
 async def test_output_and_exit_code_are_returned(tmp_path: Path) -> None:
@@ -59,7 +39,7 @@ async def test_a_hanging_command_times_out_and_its_whole_group_is_killed(tmp_pat
         "GadgetError: The command timed out after 0.5 s and was killed: sleep 60 & echo $! > child.pid"
     )
     assert "Output before the timeout:\nstarted" in out.error
-    assert await _wait_dead(int((tmp_path / "child.pid").read_text()))
+    assert await wait_dead(int((tmp_path / "child.pid").read_text()))
 
 
 async def test_cancelling_the_call_kills_the_command(tmp_path: Path) -> None:
@@ -74,7 +54,7 @@ async def test_cancelling_the_call_kills_the_command(tmp_path: Path) -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert await _wait_dead(int(pid_file.read_text()))
+    assert await wait_dead(int(pid_file.read_text()))
 
 
 async def test_long_output_is_cut_in_the_middle(tmp_path: Path) -> None:
@@ -106,3 +86,30 @@ def test_builtin_gadgets_can_leave_commands_out(tmp_path: Path) -> None:
         "RunCommand",
     ]
     assert "RunCommand" not in [g.name for g in builtin_gadgets(tmp_path, allow_commands=False)]
+
+
+class _CountingSignal(AbortSignal):
+    """A run's signal that counts the listeners still attached to it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.attached = 0
+
+    def add_listener(self, listener: Callable[[object], object]) -> None:
+        self.attached += 1
+        super().add_listener(listener)
+
+    def remove_listener(self, listener: Callable[[object], object]) -> None:
+        self.attached -= 1
+        super().remove_listener(listener)
+
+
+async def test_a_command_that_ended_is_not_signalled_when_the_run_is_aborted_later(tmp_path: Path) -> None:
+    # Its process group id may belong to another process by then.
+    run_signal = _CountingSignal()
+    gadget = RunCommand(tmp_path)
+    for command in ("true", "exit 3", "sleep 60"):
+        ctx = ExecutionContext(gadget_name="RunCommand", signal=run_signal)
+        with contextlib.suppress(GadgetError):
+            await gadget.execute(RunCommandParams(command=command, timeout_s=0.2), ctx)
+    assert run_signal.attached == 0

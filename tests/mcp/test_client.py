@@ -218,6 +218,15 @@ async def test_a_server_that_died_is_started_again_by_the_next_run(toy: MCPServe
         assert (await agent.run("second")).gadget_results[0].result == "4"
 
 
+async def test_a_lone_surrogate_in_a_calls_arguments_reaches_the_server_as_a_replacement_character(
+    toy: MCPServerStdio,
+) -> None:
+    agent = Agent(model=MockModel([block("fail", reason="bad \ud800 byte"), "gave up"]), mcp_servers=[toy])
+    result = await agent.run("try")
+    error = result.gadget_results[0].error
+    assert error is not None and error.endswith("failed on purpose: bad \ufffd byte")
+
+
 async def test_compaction_runs_in_a_run_with_mcp_servers(toy: MCPServerStdio) -> None:
     from llmist.agent import CompactionContext, Hooks, Observers, SlidingWindow
 

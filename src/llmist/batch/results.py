@@ -9,6 +9,7 @@ written too (so the file says what happened) and run again next time; an id's la
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -16,6 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from llmist._text import clean
 from llmist.batch.tasks import BatchInputError
 from llmist.providers.base import Usage
 
@@ -59,7 +61,7 @@ class TaskResult:
             "error": self.error,
             "duration_s": round(self.duration_s, 6),
         }
-        return json.dumps(data, ensure_ascii=False, default=str)
+        return clean(json.dumps(data, ensure_ascii=False, default=str))  # lone surrogates: U+FFFD
 
     @classmethod
     def from_json(cls, line: str) -> TaskResult:
@@ -106,12 +108,19 @@ class ResultsFile:
             ) from None
 
     def append(self, result: TaskResult) -> None:
-        """Write ``result`` as one line, at once (a crash after this keeps it)."""
+        """Write ``result`` as one line, at once (a crash after this keeps it). A write that fails
+        (``OSError``: a full disk) leaves no part of the line behind."""
         data = (result.to_json() + "\n").encode("utf-8")
         view = memoryview(data)
-        while view:
-            written = os.write(self._fd, view)
-            view = view[written:]
+        end = os.lseek(self._fd, 0, os.SEEK_END)
+        try:
+            while view:
+                written = os.write(self._fd, view)
+                view = view[written:]
+        except OSError:  # a full disk: take back the part written, so the next line starts clean
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, end)
+            raise
         if result.ok:
             self.done[result.id] = result
 

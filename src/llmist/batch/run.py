@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import signal
 import threading
@@ -199,7 +200,11 @@ class BatchRun:
             )
         finally:
             self.running -= 1
-        file.append(result)
+        try:
+            file.append(result)
+        except OSError as exc:  # a full disk, a lost mount: the task failed, loudly, and the batch goes on
+            logger.error("Task %s: its result could not be written to %s: %s", task.id, file.path, exc)
+            result = dataclasses.replace(result, error=f"the result could not be written to {file.path}: {exc}")
         self._count(result)
         queue.put_nowait(result)
 

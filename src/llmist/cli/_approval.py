@@ -18,6 +18,7 @@ from typing import TextIO
 from rich.console import Console
 from rich.text import Text
 
+from llmist._text import visible
 from llmist.agent import GadgetContext, SkipGadget
 from llmist.gadgets import Gadget, approval_reason
 
@@ -69,7 +70,9 @@ class TerminalApprover:
         if not self.stdin.isatty():
             self.console.print(
                 Text.assemble(
-                    ("  ✗ ", "red bold"), (name, "bold"), " declined: it needs approval; run with --yes to allow it"
+                    ("  ✗ ", "red bold"),
+                    (visible(name), "bold"),
+                    " declined: it needs approval; run with --yes to allow it",
                 )
             )
             return SkipGadget(
@@ -102,28 +105,31 @@ class TerminalApprover:
         async with self._lock:
             self.pause()
             try:
-                self.console.print(Text.assemble(("? ", "bold yellow"), question))
+                self.console.print(Text.assemble(("? ", "bold yellow"), visible(question)))
                 self.console.print(Text("  answer: ", style="yellow"), end="")
                 return (await _read_line(self.stdin)).strip()
             finally:
                 self.resume()
 
     async def _ask(self, ctx: GadgetContext, reason: str) -> str:
+        """Show the call (every model-chosen string with its control characters made visible, so
+        that what the person approves is what runs) and why it needs approval, and read the answer."""
+        name, call_id = visible(ctx.gadget_name), visible(ctx.invocation_id)
         self.console.print(
             Text.assemble(
                 ("? ", "bold yellow"),
                 "Allow ",
-                (ctx.gadget_name, "bold"),
-                (f" ({ctx.invocation_id})", "dim"),
-                f"? ({reason})",
+                (name, "bold"),
+                (f" ({call_id})", "dim"),
+                f"? ({visible(reason)})",
             )
         )
         for key, value in ctx.parameters.items():
-            shown = value if isinstance(value, str) else repr(value)
-            lines = shown.splitlines() or [""]
+            shown = visible(value if isinstance(value, str) else repr(value))
+            lines = shown.split("\n")
             more = f" … (+{len(lines) - 8} lines)" if len(lines) > 8 else ""
             first, *rest = lines[:8]
-            self.console.print(Text.assemble(("    " + key + ": ", "bold"), first))
+            self.console.print(Text.assemble(("    " + visible(key) + ": ", "bold"), first))
             for line in rest:
                 self.console.print("      " + line, markup=False, highlight=False)
             if more:

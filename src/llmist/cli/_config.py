@@ -183,6 +183,7 @@ SETTINGS: dict[str, _Key] = {
     "root": _Key(_str, ".", "sandbox root of the built-in gadgets"),
     "command_timeout": _Key(_pos_num, 30.0, "seconds before RunCommand kills a command"),
     "mcp_servers": _Key(_mcp_servers, [], "MCP servers whose tools join the gadgets (commands or tables)"),
+    "mcp_timeout": _Key(_pos_num, 30.0, "seconds an MCP server has to start and answer"),
     "fallback": _Key(_model_list, [], "models to fall back to, in order, when the model fails"),
     "deny": _Key(_pattern_list, [], "regular expressions no gadget parameter may match (the call is refused)"),
     "allow_paths": _Key(_path_patterns, [], "the only paths the file gadgets may use (patterns under root)"),

@@ -29,6 +29,7 @@ import json
 import sys
 from typing import Any, TextIO
 
+from llmist._text import clean
 from llmist.agent import AgentEvent, AgentResult, GadgetPendingEvent, PendingCall, Progress, SubagentEvent
 from llmist.cli._view import declined
 from llmist.syntax import ArgsPartialEvent, GadgetCallEvent, ParsedCall, TextEvent
@@ -82,8 +83,9 @@ def event_record(event: AgentEvent | TextEvent | ArgsPartialEvent | GadgetCallEv
 
 
 def json_line(line: dict[str, Any]) -> str:
-    """One record as a line of JSON (without the newline)."""
-    return json.dumps(line, ensure_ascii=False, default=_plain)
+    """One record as a line of JSON (without the newline); a lone surrogate becomes U+FFFD, the
+    rule for text leaving the process (docs/limits.md)."""
+    return clean(json.dumps(line, ensure_ascii=False, default=_plain))
 
 
 def _plain(value: object) -> object:

@@ -16,6 +16,7 @@ from rich.spinner import Spinner
 from rich.table import Table
 from rich.text import Text
 
+from llmist._text import visible
 from llmist.agent import (
     AgentEvent,
     AgentResult,
@@ -140,10 +141,10 @@ class AgentView:
             self._print(
                 Text.assemble(
                     ("  ⤼ ", "yellow"),
-                    (event.gadget_name, "bold"),
-                    f" ({event.invocation_id}) skipped: it depends on ",
-                    (event.failed_dependency, "bold"),
-                    f", which failed ({event.failed_dependency_error})",
+                    (visible(event.gadget_name), "bold"),
+                    f" ({visible(event.invocation_id)}) skipped: it depends on ",
+                    (visible(event.failed_dependency), "bold"),
+                    f", which failed ({visible(event.failed_dependency_error)})",
                 )
             )
         elif isinstance(event, GadgetPendingEvent):
@@ -194,21 +195,24 @@ class AgentView:
         """A subagent's calls and results, one line each, under the path of the calls that led there
         (its prose stays in its own result, which the calling gadget returns)."""
         inner = event.event
-        where = " › ".join(step.split(":")[0] for step in event.path)
+        where = visible(" › ".join(step.split(":")[0] for step in event.path))
         if isinstance(inner, GadgetCallEvent):
             call = inner.call
-            self._print(Text.assemble(("  " * event.depth + "▷ ", "cyan"), (where, "dim"), f" {call.gadget_name}"))
+            self._print(
+                Text.assemble(("  " * event.depth + "▷ ", "cyan"), (where, "dim"), f" {visible(call.gadget_name)}")
+            )
         elif isinstance(inner, GadgetResultEvent):
             mark, style = ("✗", "red") if inner.result.error is not None else ("✓", "green")
             indent = "  " * event.depth
-            self._print(Text.assemble((f"{indent}{mark} ", style), (where, "dim"), f" {inner.result.gadget_name}"))
+            name = visible(inner.result.gadget_name)
+            self._print(Text.assemble((f"{indent}{mark} ", style), (where, "dim"), f" {name}"))
 
     def _text(self, content: str, *, thinking: bool = False) -> None:
         """Prose (or a reasoning model's thinking, dimmed) printed line by line as it streams."""
         if thinking != self._thinking:
             self._flush_text()
             self._thinking = thinking
-        *done, self._line = (self._line + content).split("\n")
+        *done, self._line = (self._line + visible(content)).split("\n")
         for line in done:
             self._print(Text(line, style=self._style()))
 
@@ -223,9 +227,11 @@ class AgentView:
 
     def _call(self, call: ParsedCall) -> None:
         self.running[call.invocation_id] = _Running(call.gadget_name, call.invocation_id, time.perf_counter())
-        head = Text.assemble(("▶ ", "cyan bold"), (call.gadget_name, "bold cyan"), (f" ({call.invocation_id})", "dim"))
+        head = Text.assemble(
+            ("▶ ", "cyan bold"), (visible(call.gadget_name), "bold cyan"), (f" ({visible(call.invocation_id)})", "dim")
+        )
         if call.dependencies:
-            head.append(f" after {', '.join(call.dependencies)}", style="dim")
+            head.append(f" after {visible(', '.join(call.dependencies))}", style="dim")
         lines = [head]
         if call.syntax == "emoji":
             params: dict[str, Any] = {}
@@ -236,7 +242,7 @@ class AgentView:
         else:
             params = call.parameters or {}
             if call.parse_error:
-                lines.append(Text(f"    parse error: {call.parse_error}", style="red"))
+                lines.append(Text(f"    parse error: {visible(call.parse_error)}", style="red"))
         for key, value in params.items():
             lines.append(_param_line(key, value))
         self._print(Group(*lines))
@@ -245,23 +251,18 @@ class AgentView:
         self.running.pop(r.invocation_id, None)
         self.results.append(r)
         took = f" {r.execution_time_ms:.0f} ms"
+        name, call_id = visible(r.gadget_name), f" ({visible(r.invocation_id)})"
         if r.error is not None:
-            head = Text.assemble(
-                ("  ✗ ", "red bold"), (r.gadget_name, "bold red"), (f" ({r.invocation_id})", "dim"), (took, "dim")
-            )
-            body = Text(_indent(fold(r.error)), style="red")
+            head = Text.assemble(("  ✗ ", "red bold"), (name, "bold red"), (call_id, "dim"), (took, "dim"))
+            body = Text(_indent(fold(visible(r.error))), style="red")
         elif declined(r):
-            head = Text.assemble(
-                ("  ⊘ ", "yellow bold"), (r.gadget_name, "bold yellow"), (f" ({r.invocation_id})", "dim"), " declined"
-            )
-            body = Text(_indent(fold(r.result or "")), style="dim")
+            head = Text.assemble(("  ⊘ ", "yellow bold"), (name, "bold yellow"), (call_id, "dim"), " declined")
+            body = Text(_indent(fold(visible(r.result or ""))), style="dim")
         else:
-            head = Text.assemble(
-                ("  ✓ ", "green bold"), (r.gadget_name, "bold green"), (f" ({r.invocation_id})", "dim"), (took, "dim")
-            )
+            head = Text.assemble(("  ✓ ", "green bold"), (name, "bold green"), (call_id, "dim"), (took, "dim"))
             if r.cost:
                 head.append(f" ${r.cost:.4f}", style="dim")
-            body = Text(_indent(fold(r.result or "(empty)")), style="dim")
+            body = Text(_indent(fold(visible(r.result or "(empty)"))), style="dim")
         self._print(Group(head, body))
 
     def _print(self, renderable: RenderableType) -> None:
@@ -310,7 +311,7 @@ class AgentView:
             )
             results = result.gadget_results
         else:
-            table.add_row("stop reason", f"[red]error[/]: {escape(error or 'unknown')}")
+            table.add_row("stop reason", f"[red]error[/]: {escape(visible(error or 'unknown'))}")
             results = self.results
         table.add_row("gadget calls", _call_counts(results))
         table.add_row("elapsed", f"{elapsed:.1f}s")
@@ -326,10 +327,12 @@ class AgentView:
                 refused[r.gadget_name] += declined(r)
                 ms[r.gadget_name] += int(r.execution_time_ms)
             for name in calls:
-                per.add_row(Text(name), str(calls[name]), str(errors[name]), str(refused[name]), f"{ms[name]} ms")
+                per.add_row(
+                    Text(visible(name)), str(calls[name]), str(errors[name]), str(refused[name]), f"{ms[name]} ms"
+                )
             self.console.print(per)
         if result is not None and result.stop_reason == "task_complete" and result.output:
-            self.console.print(Text.assemble(("Result: ", "bold green"), result.output))
+            self.console.print(Text.assemble(("Result: ", "bold green"), visible(str(result.output))))
 
 
 def _model_lines(result: AgentResult) -> str:
@@ -374,7 +377,9 @@ class _Bottom:
             grid.add_row(
                 run.spinner,
                 Text.assemble(
-                    (run.name, "bold"), f" ({run.invocation_id}) running", (f" {now - run.started:.1f}s", "dim")
+                    (visible(run.name), "bold"),
+                    f" ({visible(run.invocation_id)}) running",
+                    (f" {now - run.started:.1f}s", "dim"),
                 ),
             )
             rows.append(grid)
@@ -383,7 +388,8 @@ class _Bottom:
 
 
 def _param_line(key: str, value: Any) -> Text:
-    text = value if isinstance(value, str) else repr(value)
+    key = visible(key)
+    text = visible(value if isinstance(value, str) else repr(value))
     if "\n" in text.rstrip("\n"):
         shown = fold(text, _VALUE_LINES)
         return Text.assemble(("    " + key + ":\n", "bold"), (_indent(shown, 6), ""))

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shlex
 import signal
 import sys
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import Annotated, Any, Protocol
+from typing import Annotated, Any, Protocol, TextIO
 
 import typer
 from rich.console import Console
@@ -41,8 +43,10 @@ from llmist.cli._json_sink import JsonSink
 from llmist.cli._loader import load_gadgets, load_guardrails
 from llmist.cli._mock_script import load_mock_script, mock_script_path
 from llmist.cli._sessions import SessionDbOption, SessionUrlOption, session_store
+from llmist.cli._stdout import stdout_kept
 from llmist.cli._view import AgentView
 from llmist.cli.approvals_cmd import EXIT_AWAITING_APPROVAL, print_pending
+from llmist.execution import DEFAULT_CANCEL_GRACE_S
 from llmist.gadgets import Gadget, LlmistError
 from llmist.gadgets.builtins import builtin_gadgets, requires_approval
 from llmist.providers import ProviderError
@@ -122,21 +126,29 @@ def agent_command(
     flags["session_url"] = session_url_flag
     if prompt is None and session is None:
         fail("give a PROMPT (or --session NAME to continue a saved conversation)")
-    agent, sink, config = _prepare(profile, flags, as_json, yes)
-    if session is not None:
-        try:
-            agent.session = session_store(config).open(session, must_exist=prompt is None)
-        except CliError as exc:
-            fail(str(exc))
-        if not yes and not sys.stdin.isatty():  # nobody can be asked: a call that needs approval waits
-            agent.approvals = "defer"
-    raise typer.Exit(asyncio.run(_run(agent, prompt, sink, session)))
+    with stdout_kept() if as_json else contextlib.nullcontext(None) as json_out:
+        agent, sink, config = _prepare(profile, flags, json_out, yes)
+        if session is not None:
+            try:
+                agent.session = session_store(config).open(session, must_exist=prompt is None)
+            except CliError as exc:
+                fail(str(exc))
+            if not yes and not sys.stdin.isatty():  # nobody can be asked: a call that needs approval waits
+                agent.approvals = "defer"
+        code = _run_to_end(_run(agent, prompt, sink, session))
+    raise typer.Exit(code)
 
 
-def _prepare(profile: str | None, flags: dict[str, Any], as_json: bool, yes: bool) -> tuple[Agent, _Sink, Config]:
-    """The configured agent, the sink its events go to, and the configuration (a bad one ends
-    the command)."""
-    sink: _Sink = JsonSink() if as_json else AgentView(stdout, model="?", max_iterations=1, live=stdout.is_terminal)
+def _prepare(
+    profile: str | None, flags: dict[str, Any], json_out: TextIO | None, yes: bool
+) -> tuple[Agent, _Sink, Config]:
+    """The configured agent, the sink its events go to (JSON lines on ``json_out`` with ``--json``:
+    the real standard output, while what gadgets print goes to standard error; else the live
+    view) and the configuration. A bad configuration ends the command."""
+    as_json = json_out is not None
+    sink: _Sink = (
+        JsonSink(json_out) if as_json else AgentView(stdout, model="?", max_iterations=1, live=stdout.is_terminal)
+    )
     try:
         config = load_config(profile=profile, flags=flags)
         return _watched_agent(config, sink, stderr if as_json else stdout, yes), sink, config
@@ -225,6 +237,7 @@ def _mcp_servers(config: Config) -> list[Any]:
     from llmist.mcp import MCPServerHTTP, MCPServerStdio
 
     servers: list[Any] = []
+    timeout = float(config["mcp_timeout"])
     for entry in entries:
         if isinstance(entry, str):
             try:
@@ -232,9 +245,12 @@ def _mcp_servers(config: Config) -> list[Any]:
             except ValueError as exc:
                 source = config.values["mcp_servers"].source
                 raise CliError(f"MCP server command {entry!r} (from {source}) cannot be split: {exc}") from None
-            servers.append(MCPServerStdio(argv[0], argv[1:]))
+            servers.append(MCPServerStdio(argv[0], argv[1:], connect_timeout_s=timeout))
         elif "url" in entry:
-            servers.append(MCPServerHTTP(entry["url"], entry.get("headers"), tool_prefix=entry.get("tool_prefix", "")))
+            prefix = entry.get("tool_prefix", "")
+            servers.append(
+                MCPServerHTTP(entry["url"], entry.get("headers"), tool_prefix=prefix, connect_timeout_s=timeout)
+            )
         else:
             servers.append(
                 MCPServerStdio(
@@ -243,31 +259,33 @@ def _mcp_servers(config: Config) -> list[Any]:
                     entry.get("env"),
                     entry.get("cwd"),
                     tool_prefix=entry.get("tool_prefix", ""),
+                    connect_timeout_s=timeout,
                 )
             )
     return servers
 
 
 async def _run(agent: Agent, prompt: str | None, sink: _Sink, session: str | None = None) -> int:
-    """Stream the run into ``sink``; Ctrl-C cancels it (twice: quit at once). The exit code:
-    :data:`EXIT_AWAITING_APPROVAL` when calls wait for approval (listed for ``session``)."""
+    """Stream the run into ``sink``; Ctrl-C or SIGTERM cancels it (a second one: quit at once,
+    stopping MCP servers first). The exit code: :data:`EXIT_AWAITING_APPROVAL` when calls wait
+    for approval (listed for ``session``)."""
     stream = agent.stream(prompt)
     loop = asyncio.get_running_loop()
     presses = 0
+    cancelled_code = 130
 
-    def on_interrupt() -> None:
-        nonlocal presses
+    def interrupt(code: int) -> None:
+        nonlocal presses, cancelled_code
         presses += 1
+        cancelled_code = code
         if presses == 1:
             sink.note("Cancelling: running gadgets are being stopped (press Ctrl-C again to quit at once)")
             stream.cancel()
         else:
-            sink.stop()
-            sys.stdout.flush()
-            flush_pending(timeout_s=2.0)  # the session's completed iterations: os._exit skips atexit
-            os._exit(130)
+            _quit_now(sink, code)
 
-    loop.add_signal_handler(signal.SIGINT, on_interrupt)
+    loop.add_signal_handler(signal.SIGINT, interrupt, 130)
+    loop.add_signal_handler(signal.SIGTERM, interrupt, 143)
     sink.start()
     try:
         async for event in stream:
@@ -277,10 +295,42 @@ async def _run(agent: Agent, prompt: str | None, sink: _Sink, session: str | Non
         return 1
     finally:
         loop.remove_signal_handler(signal.SIGINT)
+        loop.remove_signal_handler(signal.SIGTERM)
     result = stream.result
     sink.summary(result)
     if result is not None and result.stop_reason == "awaiting_approval":
         if isinstance(sink, AgentView):
             print_pending(sink.console, session or "SESSION", result.pending)
         return EXIT_AWAITING_APPROVAL
-    return 130 if result is not None and result.stop_reason == "cancelled" else 0
+    return cancelled_code if result is not None and result.stop_reason == "cancelled" else 0
+
+
+def _quit_now(sink: _Sink, code: int) -> None:
+    """Leave at once (``os._exit``, which skips every cleanup), after what must not be lost or left
+    behind: the session's completed iterations, and the processes of stdio MCP servers."""
+    sink.stop()
+    sys.stdout.flush()
+    flush_pending(timeout_s=2.0)
+    mcp = sys.modules.get("llmist.mcp")
+    if mcp is not None:
+        mcp.stop_stdio_servers()
+    os._exit(code)
+
+
+def _run_to_end(main: Coroutine[Any, Any, int]) -> int:
+    """``asyncio.run(main)``, except that tasks still running when it returns (a gadget that
+    ignored its cancellation and was abandoned) get the cancellation grace period, not an
+    endless wait, before the loop closes."""
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(main)
+    finally:
+        try:
+            left = asyncio.all_tasks(loop)
+            for task in left:
+                task.cancel()
+            if left:
+                loop.run_until_complete(asyncio.wait(left, timeout=DEFAULT_CANCEL_GRACE_S))
+            loop.run_until_complete(loop.shutdown_asyncgens())
+        finally:
+            loop.close()

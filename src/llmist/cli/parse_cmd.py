@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
+from llmist._text import visible
 from llmist.cli._json_sink import event_record, json_line, record
 from llmist.syntax import (
     DEFAULT_ARG_PREFIX,
@@ -56,7 +57,19 @@ def parse_command(
     if as_json:
         sys.stdout.write("".join(json_line(line) + "\n" for line in records))
     else:
-        _render(records, file, syntax.value, chunk)
+        _render([_shown(record) for record in records], file, syntax.value, chunk)
+
+
+def _shown(value: Any, key: str = "") -> Any:
+    """A line with the control characters of its texts made visible, for the terminal (the
+    parameters are shown by their ``repr``, which escapes them already)."""
+    if isinstance(value, str):
+        return visible(value)
+    if isinstance(value, dict) and key != "parameters":
+        return {k: _shown(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_shown(v) for v in value]
+    return value
 
 
 def _read(file: str) -> str:
@@ -118,7 +131,9 @@ def _render(records: list[dict[str, Any]], file: str, syntax: str, chunk: int) -
             call = line["call"]
             n_calls += 1
             deps = ", ".join(call["dependencies"]) or "none"
-            title = f"[bold]{call['gadget_name']}[/]  id=[cyan]{call['invocation_id']}[/]  after: {deps}"
+            title = Text.assemble(
+                (call["gadget_name"], "bold"), "  id=", (call["invocation_id"], "cyan"), f"  after: {deps}"
+            )
             if call["syntax"] == "emoji":
                 body: Any = Group(
                     Text.assemble(("args: ", "bold"), call["raw_args"] or "(none)"),

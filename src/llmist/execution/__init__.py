@@ -9,11 +9,12 @@ from llmist.execution.controllers import (
     OnDependencySkipped,
     ParameterInterceptor,
 )
-from llmist.execution.executor import GadgetExecutor, HumanInputHandler
+from llmist.execution.executor import DEFAULT_CANCEL_GRACE_S, GadgetExecutor, HumanInputHandler
 from llmist.execution.results import GadgetDeferral, GadgetExecutionResult, GadgetSkip, ResultStatus
 from llmist.execution.scheduler import GadgetScheduler
 
 __all__ = [
+    "DEFAULT_CANCEL_GRACE_S",
     "BeforeGadget",
     "BeforeGadgetDecision",
     "DependencySkipDecision",

@@ -1,6 +1,8 @@
 """The three ways a gadget runs, behind one interface: ``runner(finisher, call, done) -> Started``.
 
-- async gadgets: a coroutine, for the caller to run as a task; the deadline cancels that task.
+- async gadgets: a coroutine, for the caller to run as a task; the deadline cancels that task,
+  and when the gadget ignores that for longer than its grace period, ``done`` gets the timeout
+  result and the task is left running (the caller stops waiting for it).
 - inline sync gadgets (``run_inline = True``): called right away on the loop's thread; no
   deadline can interrupt a call that holds the thread, so none is set.
 - other sync gadgets: a :class:`ThreadCall` already running in a worker thread, which hands its
@@ -11,6 +13,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol, TypeAlias
 
@@ -21,6 +24,8 @@ from llmist.gadgets import ExecutionContext, Gadget, GadgetTimeoutError, HumanIn
 from llmist.syntax import ParsedCall
 
 __all__ = ["Done", "Finisher", "PreparedCall", "Runner", "Started", "ThreadCall", "runner_for"]
+
+_log = logging.getLogger("llmist.execution")
 
 Done: TypeAlias = Callable[[GadgetExecutionResult], None]
 
@@ -44,14 +49,15 @@ class Finisher(Protocol):
 
     def context(self, prepared: PreparedCall, loop: asyncio.AbstractEventLoop) -> ExecutionContext: ...
     def timeout_s(self, gadget: Gadget) -> float | None: ...
+    def cancel_grace_s(self, gadget: Gadget) -> float: ...
     def settle(
-        self, prepared: PreparedCall, ctx: ExecutionContext, output: Any, exc: Exception | SystemExit | None
+        self, prepared: PreparedCall, ctx: ExecutionContext, output: Any, exc: BaseException | None
     ) -> GadgetExecutionResult | HumanInputRequired: ...
     async def ask(
         self, prepared: PreparedCall, ctx: ExecutionContext, question: HumanInputRequired
     ) -> GadgetExecutionResult: ...
     def timed_out(
-        self, prepared: PreparedCall, ctx: ExecutionContext, error: GadgetTimeoutError
+        self, prepared: PreparedCall, ctx: ExecutionContext, error: GadgetTimeoutError, left_running: bool = False
     ) -> GadgetExecutionResult: ...
 
 
@@ -68,35 +74,49 @@ def runner_for(gadget: Gadget) -> Runner:
 
 
 def run_async(f: Finisher, prepared: PreparedCall, done: Done) -> Started:
-    """An async gadget: a coroutine to run as its own task."""
-    return _async_call(f, prepared)
+    """An async gadget: a coroutine to run as its own task. If the gadget ignores its timeout's
+    cancellation for longer than its grace period, ``done`` gets the timeout result and the
+    task is left running (its eventual result is dropped)."""
+    return _async_call(f, prepared, done)
 
 
-async def _async_call(f: Finisher, prepared: PreparedCall) -> GadgetExecutionResult:
+async def _async_call(f: Finisher, prepared: PreparedCall, done: Done) -> GadgetExecutionResult:
     loop = asyncio.get_running_loop()
     ctx = f.context(prepared, loop)
+    gadget = prepared.gadget
     task = asyncio.current_task(loop)
     assert task is not None, "an async gadget runs in a task"
+    grace: asyncio.TimerHandle | None = None
 
-    def expire(_: GadgetTimeoutError) -> None:
+    def expire(error: GadgetTimeoutError) -> None:
+        nonlocal grace
         task.cancel()
+        grace = loop.call_later(f.cancel_grace_s(gadget), give_up, error)
 
-    deadline = Deadline(loop, f.timeout_s(prepared.gadget), ctx, expire)
+    def give_up(error: GadgetTimeoutError) -> None:
+        _log.warning("Gadget %s (%s) ignored its timeout; left running", gadget.name, prepared.call.invocation_id)
+        done(f.timed_out(prepared, ctx, error, True))
+
+    deadline = Deadline(loop, f.timeout_s(gadget), ctx, expire)
     output: Any = None
-    exc: Exception | SystemExit | None = None
+    exc: BaseException | None = None
     try:
-        output = await prepared.gadget.invocation().call(prepared.params, ctx)
-        if deadline.error is not None:  # the gadget swallowed its cancellation
+        output = await gadget.invocation().call(prepared.params, ctx)
+        if deadline.error is not None:  # the gadget swallowed its cancellation, then returned
             raise asyncio.CancelledError
     except asyncio.CancelledError:
         if deadline.error is not None and task.uncancel() == 0:
             return f.timed_out(prepared, ctx, deadline.error)
         ctx.signal.abort("cancelled")
         raise
-    except (Exception, SystemExit) as error:  # SystemExit: a library the gadget called quit
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # SystemExit, a BaseException of its own: the gadget's error
         exc = error
     finally:
         deadline.cancel()
+        if grace is not None:
+            grace.cancel()
     settled = f.settle(prepared, ctx, output, exc)
     if isinstance(settled, HumanInputRequired):
         return await f.ask(prepared, ctx, settled)
@@ -107,10 +127,12 @@ def run_inline(f: Finisher, prepared: PreparedCall, done: Done) -> Started:
     """An opt-in ``run_inline`` sync gadget: called right here, on the event loop's thread."""
     ctx = f.context(prepared, asyncio.get_running_loop())
     output: Any = None
-    exc: Exception | SystemExit | None = None
+    exc: BaseException | None = None
     try:
         output = prepared.gadget.invocation().call(prepared.params, ctx)
-    except (Exception, SystemExit) as error:
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        raise
+    except BaseException as error:  # whatever the gadget raises is its error (see settle)
         exc = error
     settled = f.settle(prepared, ctx, output, exc)
     if isinstance(settled, HumanInputRequired):
@@ -154,8 +176,8 @@ class ThreadCall:
             self._ctx.signal.abort("cancelled")
             self._done(call_result(self._prepared.call, None, RUN_CANCELLED, "cancelled"))
             return
-        if exc is not None and not isinstance(exc, (Exception, SystemExit)):
-            raise exc  # KeyboardInterrupt and the like end the program, as they would on the loop
+        if isinstance(exc, KeyboardInterrupt):
+            raise exc  # ends the program, as it would on the loop's thread
         settled = self._finisher.settle(self._prepared, self._ctx, output, exc)
         if isinstance(settled, HumanInputRequired):
             self.task = asyncio.get_running_loop().create_task(self._ask(settled))

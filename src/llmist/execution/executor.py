@@ -41,11 +41,15 @@ from llmist.gadgets import (
 )
 from llmist.syntax import ParsedCall
 
-__all__ = ["GadgetExecutor", "HumanInputHandler", "ThreadCall"]  # ThreadCall: see _runners
+__all__ = ["DEFAULT_CANCEL_GRACE_S", "GadgetExecutor", "HumanInputHandler", "ThreadCall"]  # ThreadCall: see _runners
 
 HumanInputHandler = Callable[[str], "str | Awaitable[str]"]
 """``(question) -> answer``, sync or async: asks the human running the agent. A sync handler
 (``input()``, say) runs in a worker thread, so other calls and the stream go on while it waits."""
+
+DEFAULT_CANCEL_GRACE_S = 1.0
+"""Seconds a cancelled async gadget is waited for before it is abandoned (its call then ends
+with a timeout or a cancellation, and the run goes on without it)."""
 
 _log = logging.getLogger("llmist.execution")
 _perf = time.perf_counter
@@ -58,6 +62,8 @@ class GadgetExecutor:
     Args:
         gadgets: gadget instances, classes or decorated functions (normalised by ``as_gadget``).
         default_timeout_s: timeout for gadgets without their own ``timeout_s`` (``None``: none).
+        cancel_grace_s: how long an async gadget cancelled (its timeout, or the run's end) is
+            waited for before it is abandoned, for gadgets without their own ``cancel_grace_s``.
         arg_prefix: the block-format argument marker in use (for schema-aware re-parsing).
         llm_client: lent to gadgets as ``ctx.llm``; its completion costs add to the call's cost.
         on_human_input: answers ``HumanInputRequired``; without it such calls fail with an error.
@@ -72,6 +78,7 @@ class GadgetExecutor:
         gadgets: Iterable[object] = (),
         *,
         default_timeout_s: float | None = None,
+        cancel_grace_s: float = DEFAULT_CANCEL_GRACE_S,
         arg_prefix: str = "!!!ARG:",
         llm_client: ModelClient | None = None,
         on_human_input: HumanInputHandler | None = None,
@@ -84,6 +91,7 @@ class GadgetExecutor:
         for obj in gadgets:
             self.register(obj)
         self.default_timeout_s = default_timeout_s
+        self.cancel_grace_s_default = cancel_grace_s
         self.arg_prefix = arg_prefix
         self.llm_client = llm_client
         self.on_human_input = on_human_input
@@ -141,7 +149,9 @@ class GadgetExecutor:
     async def execute(self, call: ParsedCall) -> GadgetExecutionResult:
         """Run ``call`` and return its result. Raises only ``CancelledError`` (run cancelled)."""
         future: asyncio.Future[GadgetExecutionResult] = asyncio.get_running_loop().create_future()
-        return await _outcome(self.start(call, future.set_result), future)
+        gadget = self._gadgets.get(call.gadget_name)
+        grace = self.cancel_grace_s_default if gadget is None else self.cancel_grace_s(gadget)
+        return await _outcome(self.start(call, future.set_result), future, grace)
 
     def start(self, call: ParsedCall, done: Done) -> Started:
         """Begin ``call`` without an event-loop turn; for schedulers.
@@ -166,7 +176,8 @@ class GadgetExecutor:
         if isinstance(ready, GadgetExecutionResult):
             return ready
         future: asyncio.Future[GadgetExecutionResult] = asyncio.get_running_loop().create_future()
-        return await _outcome(runner_for(ready.gadget)(self, ready, future.set_result), future)
+        began = runner_for(ready.gadget)(self, ready, future.set_result)
+        return await _outcome(began, future, self.cancel_grace_s(ready.gadget))
 
     # --- preparing: lookup, binding, interception, validation, before_gadget -----------------
 
@@ -238,11 +249,34 @@ class GadgetExecutor:
         """The gadget's own timeout, else the executor's default."""
         return gadget.timeout_s if gadget.timeout_s is not None else self.default_timeout_s
 
+    def cancel_grace_s(self, gadget: Gadget) -> float:
+        """How long a cancelled async gadget is waited for before it is abandoned: the gadget's
+        own ``cancel_grace_s``, else the executor's."""
+        own = gadget.cancel_grace_s
+        return own if own is not None else self.cancel_grace_s_default
+
     def settle(
-        self, prepared: PreparedCall, ctx: ExecutionContext, output: Any, exc: Exception | SystemExit | None
+        self, prepared: PreparedCall, ctx: ExecutionContext, output: Any, exc: BaseException | None
     ) -> GadgetExecutionResult | HumanInputRequired:
-        """The result of a finished gadget (its output or the exception it raised), or the
-        ``HumanInputRequired`` to put to the input handler."""
+        """The result of a finished gadget (its output or whatever it raised), or the
+        ``HumanInputRequired`` to put to the input handler. Never raises: an outcome that cannot
+        be read (a result whose ``str()`` fails, a cost that is not a number) is the call's error."""
+        try:
+            return self._settle(prepared, ctx, output, exc)
+        except Exception as problem:
+            _log.debug(
+                "Gadget %s (%s): outcome unreadable", prepared.gadget.name, prepared.call.invocation_id, exc_info=True
+            )
+            error = (
+                str(problem)
+                if isinstance(problem, _Unreadable)
+                else f"The gadget's outcome could not be used: {_describe(problem)}"
+            )
+            return self._result(prepared, ctx, None, error, "error", 0.0, False, None, False)
+
+    def _settle(
+        self, prepared: PreparedCall, ctx: ExecutionContext, output: Any, exc: BaseException | None
+    ) -> GadgetExecutionResult | HumanInputRequired:
         gadget = prepared.gadget
         question: str | None = None
         status: ResultStatus = "success"
@@ -251,15 +285,17 @@ class GadgetExecutor:
         breaks_loop = retry = False
         extra_cost = 0.0
         media: tuple[GadgetMedia, ...] = ()
+        # Read through Any: a gadget may fill a field with another type (GadgetResult(result=42)),
+        # and the compiled build would check the declared type on access instead of converting.
         if exc is None:
             if isinstance(output, GadgetResult):
-                result, extra_cost, media = output.result, output.cost, tuple(output.media)
-            elif isinstance(output, str):
-                result = output
+                given: Any = output
+                result, extra_cost, media = _as_text(given.result), float(given.cost), tuple(given.media)
             else:
-                result = "" if output is None else str(output)
+                result = _as_text(output)
         elif isinstance(exc, TaskCompletionSignal):
-            result, breaks_loop = exc.summary, True
+            signal_: Any = exc
+            result, breaks_loop = _as_text(signal_.summary), True
         elif isinstance(exc, ModelRetry):
             status, retry, error = "error", True, self._retry_text(gadget, exc.message)
         elif isinstance(exc, HumanInputRequired):
@@ -271,7 +307,7 @@ class GadgetExecutor:
         elif isinstance(exc, SystemExit):
             status, error = "error", _exit_text(exc)
         else:
-            status, error = "error", f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            status, error = "error", _describe(exc)
             _log.debug("Gadget %s (%s) raised", gadget.name, prepared.call.invocation_id, exc_info=exc)
         return self._result(prepared, ctx, result, error, status, extra_cost, breaks_loop, question, retry, media)
 
@@ -290,10 +326,15 @@ class GadgetExecutor:
         return self._result(prepared, ctx, result, error, status, 0.0, False, exc.question, False)
 
     def timed_out(
-        self, prepared: PreparedCall, ctx: ExecutionContext, error: GadgetTimeoutError
+        self, prepared: PreparedCall, ctx: ExecutionContext, error: GadgetTimeoutError, left_running: bool = False
     ) -> GadgetExecutionResult:
-        """The result of a call whose deadline passed."""
-        return self._result(prepared, ctx, None, str(error), "timeout", 0.0, False, None, False)
+        """The result of a call whose deadline passed (``left_running``: the gadget ignored its
+        cancellation for the whole grace period and was abandoned)."""
+        text = str(error)
+        if left_running:
+            grace = self.cancel_grace_s(prepared.gadget)
+            text += f"; it did not stop within {grace:g} s of being cancelled and was left running"
+        return self._result(prepared, ctx, None, text, "timeout", 0.0, False, None, False)
 
     def _result(
         self,
@@ -365,8 +406,14 @@ class GadgetExecutor:
         return logger
 
 
-async def _outcome(started: Started, future: asyncio.Future[GadgetExecutionResult]) -> GadgetExecutionResult:
-    """Wait for what :meth:`GadgetExecutor.start` began; ``future`` is the ``done`` it was given."""
+async def _outcome(
+    started: Started, future: asyncio.Future[GadgetExecutionResult], grace_s: float
+) -> GadgetExecutionResult:
+    """Wait for what :meth:`GadgetExecutor.start` began; ``future`` is the ``done`` it was given.
+
+    A coroutine runs as a task of its own, so that a result handed to ``done`` (an async gadget
+    left running past its timeout's grace period) ends the wait; cancelled, the wait gives the
+    task ``grace_s`` to finish its cleanup."""
     if isinstance(started, GadgetExecutionResult):
         return started
     if isinstance(started, ThreadCall):
@@ -375,7 +422,19 @@ async def _outcome(started: Started, future: asyncio.Future[GadgetExecutionResul
         except asyncio.CancelledError:
             started.abandon()
             raise
-    return await started
+    task = asyncio.ensure_future(started)
+    cancelled: asyncio.CancelledError | None = None
+    try:
+        await asyncio.wait((task, future), return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError as exc:
+        cancelled = exc
+    if cancelled is not None:
+        # Waited for outside the handler: the compiled build (mypyc) crashed on an await inside
+        # an ``except`` block followed by a bare ``raise``.
+        task.cancel()
+        await asyncio.wait((task,), timeout=grace_s)
+        raise cancelled
+    return future.result() if future.done() else task.result()
 
 
 def _not_awaitable(value: Any, hook: str) -> Any:
@@ -451,6 +510,33 @@ async def _answer(handler: HumanInputHandler, question: str) -> str:
     else:  # in the gadgets' worker threads: input() and the like block
         answer = await run_in_thread(handler, question)
     return await answer if inspect.isawaitable(answer) else answer
+
+
+class _Unreadable(Exception):
+    """A gadget's result that cannot be turned into text (its ``str()`` raised)."""
+
+
+def _as_text(value: object) -> str:
+    """A gadget's result as the text the model sees: ``None`` is empty, anything else its ``str()``."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    try:
+        return str(value)
+    except Exception as exc:
+        raise _Unreadable(
+            f"The gadget's result ({type(value).__name__}) could not be turned into text: {_describe(exc)}"
+        ) from exc
+
+
+def _describe(exc: BaseException) -> str:
+    """``Type: message`` (``Type`` alone without a message, or when the message itself fails)."""
+    try:
+        text = str(exc)
+    except Exception:
+        text = ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _exit_text(exc: SystemExit) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Iterable, Mapping
 from typing import Any
@@ -26,6 +27,8 @@ from llmist.syntax import ParsedCall
 __all__ = ["GadgetScheduler"]
 
 _WAITING, _READY, _RUNNING, _DONE = 0, 1, 2, 3
+
+_log = logging.getLogger("llmist.execution")
 
 
 class _Node:
@@ -94,6 +97,7 @@ class GadgetScheduler:
         self._outstanding = 0
         self._closed = False
         self._cancelled = False
+        self._grace = 0.0
         self._out: deque[GadgetExecutionResult] = deque()
         self._waiter: asyncio.Future[None] | None = None
 
@@ -161,13 +165,19 @@ class GadgetScheduler:
         self._wake()
 
     def cancel(self, reason: str = "cancelled") -> None:
-        """Cancel the run: running gadgets are signalled and cancelled, waiting calls end cancelled."""
+        """Cancel the run: running gadgets are signalled and cancelled, waiting calls end cancelled.
+
+        A running async gadget that ignores its cancellation for longer than its grace period
+        (``GadgetExecutor.cancel_grace_s``) ends cancelled without it and is left running."""
         self._closed = self._cancelled = True
         for task in list(self._tasks):
             task.cancel(reason)
+        grace = 0.0
         for node in self._nodes.values():
             if node.state in (_WAITING, _READY):
                 self._finish(node, call_result(node.call, None, f"Cancelled: {reason}", "cancelled"))
+            elif node.state == _RUNNING and node.gadget is not None:
+                grace = max(grace, self._executor.cancel_grace_s(node.gadget))
         threads, self._threads = self._threads, {}
         for call_id, handle in threads.items():
             handle.abandon()
@@ -177,7 +187,21 @@ class GadgetScheduler:
             self._done(self._nodes[call_id], call_result(self._nodes[call_id].call, None, RUN_CANCELLED, "cancelled"))
         self._ready.clear()
         self._blocked.clear()
+        self._grace = grace
+        if self._running:
+            asyncio.get_running_loop().call_later(grace, self._give_up)
         self._wake()
+
+    def _give_up(self) -> None:
+        """The grace period after a cancellation is over: calls still running are left behind."""
+        for node in self._nodes.values():
+            if node.state == _RUNNING:
+                _log.warning(
+                    "Gadget %s (%s) ignored its cancellation; left running",
+                    node.call.gadget_name,
+                    node.call.invocation_id,
+                )
+                self._done(node, call_result(node.call, None, RUN_CANCELLED, "cancelled"))
 
     # --- output -----------------------------------------------------------------------------
 
@@ -228,8 +252,8 @@ class GadgetScheduler:
     async def __aexit__(self, *exc_info: object) -> None:
         if self._outstanding:
             self.cancel("scheduler exited")
-            if self._tasks:
-                await asyncio.gather(*self._tasks, return_exceptions=True)
+            if self._tasks:  # their cleanup, up to the grace period (a gadget may ignore its cancellation)
+                await asyncio.wait(self._tasks, timeout=self._grace)
 
     # --- internals --------------------------------------------------------------------------
 
@@ -297,7 +321,7 @@ class GadgetScheduler:
         self._pumping = True  # a call finishing here frees others: the running _pump loop takes them
         try:
             try:
-                started = self._executor.start(call, lambda result: self._thread_done(node, result))
+                started = self._executor.start(call, lambda result: self._reported(node, result))
             except Exception as exc:  # the executor never raises for a gadget; this is our bug, keep it contained
                 started = _error(call, f"Internal error running the call: {type(exc).__name__}: {exc}")
             if isinstance(started, GadgetExecutionResult):
@@ -309,8 +333,11 @@ class GadgetScheduler:
         finally:
             self._pumping = False
 
-    def _thread_done(self, node: _Node, result: GadgetExecutionResult) -> None:
-        if self._threads.pop(node.call.invocation_id, None) is None:
+    def _reported(self, node: _Node, result: GadgetExecutionResult) -> None:
+        """A result handed over by the executor's ``done``: a worker thread's, or the timeout of
+        an async gadget left running past its grace period."""
+        self._threads.pop(node.call.invocation_id, None)
+        if node.state == _DONE:
             return  # cancelled meanwhile: already reported
         self._done(node, result)
         if not self._cancelled:
@@ -338,6 +365,8 @@ class GadgetScheduler:
             result = call_result(node.call, None, RUN_CANCELLED, "cancelled")
         except Exception as exc:  # the executor never raises for a gadget; this is our bug, keep it contained
             result = _error(node.call, f"Internal error running the call: {type(exc).__name__}: {exc}")
+        if node.state == _DONE:
+            return  # reported already (a timeout past the grace period, or the run's cancellation)
         self._done(node, result)
         if not self._cancelled:
             self._pump()

@@ -103,6 +103,10 @@ class Gadget:
     """The parameter schema."""
     timeout_s: float | None = None
     """Seconds before the call is cancelled; ``None`` means the executor's default."""
+    cancel_grace_s: float | None = None
+    """An async gadget cancelled (past its timeout, or when the run ends) gets this many seconds
+    to stop before the call ends without it and it is left running; ``None``: the executor's
+    default (1 s)."""
     examples: Sequence[GadgetExample] = ()
     """Example calls rendered into the prompt."""
     max_concurrent: int | None = None

@@ -15,10 +15,11 @@ most :data:`~llmist.syntax.MAX_PARAMETER_DEPTH` levels deep, JSON decoded into a
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -69,28 +70,51 @@ def _check_size(gadget: Gadget, call: ParsedCall) -> None:
 
 
 def validate_params(gadget: Gadget, raw: Mapping[str, Any]) -> BaseModel:
-    """Validate ``raw`` against ``gadget.Params``; raises :class:`InvalidParametersError`."""
+    """Validate ``raw`` against ``gadget.Params``; raises :class:`InvalidParametersError`.
+
+    A top-level name the schema does not have is an error (a misspelt optional parameter would
+    otherwise run with its default), unless ``Params`` sets ``model_config["extra"]`` itself
+    (``"allow"`` or ``"ignore"``: the gadget opts into extra fields)."""
+    params = gadget.Params
+    unknown = [key for key in raw if key not in params.model_fields] if params.model_config.get("extra") is None else []
+    if unknown:
+        unknown = [key for key in unknown if key not in _aliases(params)]
     try:
-        return gadget.Params.model_validate(raw)
+        model = params.model_validate(raw)
     except ValidationError as exc:
-        raise InvalidParametersError(format_validation_error(gadget, exc)) from None
+        raise InvalidParametersError(format_validation_error(gadget, exc, unknown)) from None
+    if unknown:
+        raise InvalidParametersError(format_validation_error(gadget, None, unknown))
+    return model
 
 
-def format_validation_error(gadget: Gadget, error: ValidationError) -> str:
-    """Name each wrong field, what it got and what was expected, then the parameter summary."""
+def _aliases(params: type[BaseModel]) -> set[str]:
+    """The names a model also takes its fields by (their validation aliases)."""
+    return {a for f in params.model_fields.values() for a in (f.alias, f.validation_alias) if isinstance(a, str)}
+
+
+def format_validation_error(gadget: Gadget, error: ValidationError | None, unknown: Sequence[str] = ()) -> str:
+    """Name each unknown parameter (with the closest known name), each wrong field, what it got
+    and what was expected, then the parameter summary."""
     lines = [f"Invalid parameters for {gadget.name}:"]
-    for item in error.errors(include_url=False):
+    lines += [_unknown_line(gadget, str(name)) for name in unknown]
+    for item in error.errors(include_url=False) if error is not None else ():
         path = "/".join(str(p) for p in item["loc"]) or "(parameters)"
         message = item["msg"]
         if item["type"] == "missing":
             lines.append(f"- {path}: missing (required)")
         elif item["type"] == "extra_forbidden":
-            lines.append(f"- {path}: unknown parameter (got {_short(item['input'])})")
+            lines.append(_unknown_line(gadget, path))
         else:
             lines.append(f"- {path}: {message} (got {_short(item['input'])})")
     summary = render_parameters(gadget)
     lines.append(f"Expected parameters:\n{summary}" if summary else "The gadget takes no parameters.")
     return "\n".join(lines)
+
+
+def _unknown_line(gadget: Gadget, name: str) -> str:
+    close = difflib.get_close_matches(name, list(gadget.Params.model_fields), n=1, cutoff=0.6)
+    return f"- {name}: unknown parameter; did you mean {close[0]!r}?" if close else f"- {name}: unknown parameter"
 
 
 def _short(value: Any) -> str:

@@ -9,11 +9,19 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError("llmist.mcp needs the official MCP SDK: pip install 'llmist[mcp]'") from exc
 
-from llmist.mcp._client import MCPServer, MCPServerError, MCPServerHTTP, MCPServerStdio
+from llmist.mcp._client import (
+    DEFAULT_CONNECT_TIMEOUT_S,
+    MCPServer,
+    MCPServerError,
+    MCPServerHTTP,
+    MCPServerStdio,
+    stop_stdio_servers,
+)
 from llmist.mcp._server import COST_META_KEY, build_mcp_server, serve_http, serve_stdio
 
 __all__ = [
     "COST_META_KEY",
+    "DEFAULT_CONNECT_TIMEOUT_S",
     "MCPServer",
     "MCPServerError",
     "MCPServerHTTP",
@@ -21,4 +29,5 @@ __all__ = [
     "build_mcp_server",
     "serve_http",
     "serve_stdio",
+    "stop_stdio_servers",
 ]

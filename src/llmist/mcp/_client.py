@@ -9,9 +9,11 @@ while an agent may connect in one task and disconnect in another (a cancelled ru
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import logging
 import re
+import signal
 import sys
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -23,14 +25,26 @@ import httpx2
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client, types
 from mcp.client.streamable_http import streamable_http_client
 
+from llmist._processes import MARKER, kill, new_marker
+from llmist._text import clean_value
 from llmist.gadgets import Gadget, GadgetError, GadgetResult, create_gadget
 from llmist.mcp._results import result_text, tool_result
 
-__all__ = ["MCPServer", "MCPServerError", "MCPServerHTTP", "MCPServerStdio"]
+__all__ = [
+    "DEFAULT_CONNECT_TIMEOUT_S",
+    "MCPServer",
+    "MCPServerError",
+    "MCPServerHTTP",
+    "MCPServerStdio",
+    "stop_stdio_servers",
+]
 
 logger = logging.getLogger("llmist.mcp")
 
 _BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_\-]")
+
+DEFAULT_CONNECT_TIMEOUT_S = 30.0
+"""Seconds an MCP server has, by default, to start and answer the MCP handshake."""
 
 
 class MCPServerError(GadgetError):
@@ -44,11 +58,19 @@ class MCPServer:
         tool_prefix: Put before each tool's name (``"time_"`` makes ``get_current_time`` the gadget
             ``time_get_current_time``), to keep two servers' tools apart.
         name: What errors and logs call this server (default: its command or URL).
+        connect_timeout_s: How long the server has to start and answer the MCP handshake before
+            :meth:`connect` gives up with an :class:`MCPServerError` (and stops it).
     """
 
-    def __init__(self, *, tool_prefix: str = "", name: str = "") -> None:
+    def __init__(
+        self, *, tool_prefix: str = "", name: str = "", connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S
+    ) -> None:
+        if connect_timeout_s <= 0:
+            raise ValueError(f"connect_timeout_s must be positive, got {connect_timeout_s}")
         self.tool_prefix = tool_prefix
         self.name = name
+        self.connect_timeout_s = connect_timeout_s
+        """Seconds the server has to start and answer the MCP handshake."""
         self._session: ClientSession | None = None
         self._task: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
@@ -65,7 +87,8 @@ class MCPServer:
         return self._session is not None and self._failure is None
 
     async def connect(self) -> None:
-        """Start (or reach) the server and open an MCP session; raises :class:`MCPServerError`.
+        """Start (or reach) the server and open an MCP session; raises :class:`MCPServerError`,
+        also when it does not answer within ``connect_timeout_s`` (the server is then stopped).
 
         Does nothing while connected; after the server died, starts a new connection.
         """
@@ -78,7 +101,13 @@ class MCPServer:
         self._failure = None
         self._task = asyncio.create_task(self._hold(ready), name=f"llmist-mcp:{self.name}")
         try:
-            await ready
+            await asyncio.wait_for(ready, self.connect_timeout_s)
+        except TimeoutError:
+            await self.close()
+            raise MCPServerError(
+                f"MCP server {self.name} did not answer within {self.connect_timeout_s:g} s (connect_timeout_s); "
+                "check that the command starts an MCP server, or give it more time"
+            ) from None
         except BaseException:
             await self.close()
             raise
@@ -90,6 +119,8 @@ class MCPServer:
             return
         assert self._stop is not None
         self._stop.set()
+        if self._session is None:  # still connecting (or it failed): nothing will see _stop
+            task.cancel()
         self._session = None
         self._tools = None
         # Shielded: a caller cancelled while closing still leaves the server to shut down cleanly.
@@ -158,7 +189,8 @@ class MCPServer:
     async def _call(self, name: str, arguments: Mapping[str, Any]) -> types.CallToolResult:
         session = self._live_session()
         try:
-            result = await session.call_tool(name, dict(arguments))
+            # Lone surrogates become U+FFFD: the rule for text leaving the process (JSON-RPC is UTF-8).
+            result = await session.call_tool(name, clean_value(dict(arguments)))
         except MCPError as exc:
             if exc.error.code != types.CONNECTION_CLOSED:
                 raise MCPServerError(f"MCP server {self.name} refused the call of {name}: {exc}") from exc
@@ -212,6 +244,11 @@ class MCPServer:
 class MCPServerStdio(MCPServer):
     """An MCP server run as a subprocess, speaking over its stdin and stdout.
 
+    The SDK starts it in a session of its own and ends that process group when the connection
+    closes. Its processes also carry a marker in their environment, so that
+    :func:`stop_stdio_servers` (at interpreter exit, or from ``llmist agent`` when a second
+    Ctrl-C quits at once) stops them even on exit paths that skip the close.
+
     Args:
         command: The program (``"python"``, ``"uvx"``, ``"mcp-server-time"``...).
         args: Its arguments.
@@ -228,17 +265,47 @@ class MCPServerStdio(MCPServer):
         *,
         tool_prefix: str = "",
         name: str = "",
+        connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
     ) -> None:
-        super().__init__(tool_prefix=tool_prefix, name=name or " ".join([command, *args]))
+        super().__init__(
+            tool_prefix=tool_prefix, name=name or " ".join([command, *args]), connect_timeout_s=connect_timeout_s
+        )
+        self._marker = new_marker()
         self.params = StdioServerParameters(
-            command=command, args=list(args), env=dict(env) if env is not None else None, cwd=cwd
+            command=command, args=list(args), env={**(env or {}), MARKER: self._marker}, cwd=cwd
         )
 
     def _transport(self) -> AbstractAsyncContextManager[Any]:
-        return stdio_client(self.params, errlog=_real_stderr())
+        return _registered(self._marker, stdio_client(self.params, errlog=_real_stderr()))
 
     def __repr__(self) -> str:
         return f"MCPServerStdio({self.name!r})"
+
+
+_live_markers: set[str] = set()
+"""Markers of the stdio servers whose processes may be running."""
+
+
+@contextlib.asynccontextmanager
+async def _registered(marker: str, transport: AbstractAsyncContextManager[Any]) -> AsyncIterator[Any]:
+    _live_markers.add(marker)
+    try:
+        async with transport as streams:
+            yield streams
+    finally:
+        _live_markers.discard(marker)
+
+
+@atexit.register
+def stop_stdio_servers() -> int:
+    """Stop (SIGKILL) every process of the stdio MCP servers still connected in this process: for
+    exit paths that skip closing them (``os._exit``, an unhandled signal). Runs at interpreter
+    exit. How many processes it reached."""
+    reached = 0
+    for marker in list(_live_markers):
+        reached += len(kill(None, marker, signal.SIGKILL))
+    _live_markers.clear()
+    return reached
 
 
 class MCPServerHTTP(MCPServer):
@@ -250,9 +317,15 @@ class MCPServerHTTP(MCPServer):
     """
 
     def __init__(
-        self, url: str, headers: Mapping[str, str] | None = None, *, tool_prefix: str = "", name: str = ""
+        self,
+        url: str,
+        headers: Mapping[str, str] | None = None,
+        *,
+        tool_prefix: str = "",
+        name: str = "",
+        connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
     ) -> None:
-        super().__init__(tool_prefix=tool_prefix, name=name or url)
+        super().__init__(tool_prefix=tool_prefix, name=name or url, connect_timeout_s=connect_timeout_s)
         self.url = url
         self.headers = dict(headers or {})
 

@@ -17,6 +17,7 @@ from typing import Any
 from mcp import types
 from mcp.server.lowlevel import Server
 
+from llmist._text import clean
 from llmist.execution import GadgetExecutor
 from llmist.gadgets import Gadget, GadgetOutputStore, GadgetOutputViewer, as_gadget
 from llmist.syntax import ParsedCall
@@ -74,9 +75,10 @@ async def _call(executor: GadgetExecutor, name: str, arguments: dict[str, Any]) 
     )
     outcome = await executor.execute(call)
     meta = {COST_META_KEY: outcome.cost} if outcome.cost else None
+    # Lone surrogates become U+FFFD: the rule for text leaving the process (JSON-RPC is UTF-8).
     if outcome.error is not None:
-        return types.CallToolResult(content=[types.TextContent(text=outcome.error)], is_error=True, _meta=meta)
-    return types.CallToolResult(content=[types.TextContent(text=outcome.result or "")], _meta=meta)
+        return types.CallToolResult(content=[types.TextContent(text=clean(outcome.error))], is_error=True, _meta=meta)
+    return types.CallToolResult(content=[types.TextContent(text=clean(outcome.result or ""))], _meta=meta)
 
 
 async def serve_stdio(server: Server[Any]) -> None:

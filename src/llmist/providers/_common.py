@@ -27,6 +27,7 @@ from llmist.providers.errors import (
     ServerNotListeningError,
 )
 from llmist.providers.retry import RateLimiter, RetryPolicy, parse_retry_after, reliable_stream
+from llmist.syntax import loads_arguments
 
 ChatRole = Literal["user", "assistant"]
 
@@ -168,7 +169,7 @@ def arguments_object(arguments: str) -> dict[str, Any]:
     ``args``); ``{}`` for arguments that are not a JSON object (a model's malformed call, whose
     result already tells the model what was wrong)."""
     try:
-        value = json.loads(arguments) if arguments.strip() else {}
+        value = loads_arguments(arguments) if arguments.strip() else {}
     except json.JSONDecodeError:
         return {}
     return value if isinstance(value, dict) else {}

@@ -9,7 +9,7 @@ from llmist.syntax.block import (
 )
 from llmist.syntax.emoji import EmojiCallParser
 from llmist.syntax.events import ArgsPartialEvent, GadgetCallEvent, ParsedCall, SyntaxEvent, TextEvent
-from llmist.syntax.native import ProseParser, native_call
+from llmist.syntax.native import ProseParser, loads_arguments, native_call
 from llmist.syntax.pointers import MAX_PARAMETER_DEPTH, BlockParseError, Schema, parse_block_params
 
 COMPILED: bool = not str(_block.__file__).endswith(".py")
@@ -32,6 +32,7 @@ __all__ = [
     "Schema",
     "SyntaxEvent",
     "TextEvent",
+    "loads_arguments",
     "native_call",
     "parse_block_params",
 ]

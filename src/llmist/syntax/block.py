@@ -29,6 +29,7 @@ from llmist.syntax._tolerance import (
 )
 from llmist.syntax.events import ArgsPartialEvent, GadgetCallEvent, SyntaxEvent
 from llmist.syntax.pointers import BlockParseError, arguments_span, assemble_params, parse_block_span, stripped_span
+from llmist.syntax.writing import block_escape_char
 
 __all__ = ["DEFAULT_ARG_PREFIX", "DEFAULT_END_PREFIX", "DEFAULT_START_PREFIX", "GadgetCallParser"]
 
@@ -183,6 +184,7 @@ class GadgetCallParser(TextStretches):
         "_carry",
         "_common",
         "_end",
+        "_escape",
         "_fast",
         "_header",
         "_line",
@@ -228,6 +230,8 @@ class GadgetCallParser(TextStretches):
         # No marker can occur in text that lacks the markers' common prefix ("!!!" by default).
         self._common = os.path.commonprefix(list(self._markers))  # noqa: RUF071 (characters, not paths)
         self._spelling = None if typescript_compat else MarkerSpelling.create(self._markers)
+        self._escape = None if typescript_compat else block_escape_char(arg_prefix)
+        """The character of escaped value lines (``\\!ARG:``); the original format has none."""
         self.reset()
 
     def reset(self) -> None:
@@ -520,8 +524,8 @@ class GadgetCallParser(TextStretches):
         or ``None`` and what was wrong with them."""
         try:
             if arguments is None:
-                return parse_block_span(raw, a, b, self._arg), None
-            return assemble_params(arguments), None
+                return parse_block_span(raw, a, b, self._arg, None, self._escape), None
+            return assemble_params(arguments, self._escape), None
         except BlockParseError as exc:
             return None, str(exc)
 

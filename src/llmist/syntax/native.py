@@ -17,8 +17,9 @@ from typing import Any
 
 from llmist.syntax._base import next_auto_id
 from llmist.syntax.events import ParsedCall, SyntaxEvent, TextEvent
+from llmist.syntax.pointers import int_or_text
 
-__all__ = ["ProseParser", "native_call"]
+__all__ = ["ProseParser", "loads_arguments", "native_call"]
 
 
 class ProseParser:
@@ -58,12 +59,22 @@ def native_call(name: str, arguments: str, invocation_id: str = "") -> ParsedCal
     )
 
 
+def loads_arguments(text: str) -> Any:
+    """``json.loads(text)``, except that an integer too long for Python to read (past
+    ``sys.get_int_max_str_digits()``) stays its digits, a string, as in the text syntaxes."""
+    return json.loads(text, parse_int=_int_or_digits)
+
+
+def _int_or_digits(digits: str) -> int | str:
+    return int_or_text(digits, digits)
+
+
 def _decode(arguments: str) -> tuple[dict[str, Any] | None, str | None]:
     """The arguments as a dict, or ``None`` and what was wrong with them."""
     if not arguments.strip():
         return {}, None
     try:
-        value = json.loads(arguments)
+        value = loads_arguments(arguments)
     except json.JSONDecodeError as exc:
         return None, (
             f"the arguments are not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); "

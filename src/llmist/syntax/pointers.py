@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from llmist.errors import LlmistError
 from llmist.syntax.schema import JsonSchema, Schema, json_schema
+from llmist.syntax.writing import block_escape_char, unescape_block_value
 
 __all__ = [
     "MAX_PARAMETER_DEPTH",
@@ -38,6 +39,7 @@ _TypeHint: TypeAlias = Literal["string", "number", "integer", "boolean", "unknow
 
 _NUMBER: Final = re.compile(r"-?[0-9]+(?:\.[0-9]+)?").fullmatch
 _NUMBER_START: Final = frozenset("-0123456789")
+_INF: Final = float("inf")
 
 
 # An ordinary Python class even in the compiled wheel: it derives from llmist.errors, which is not compiled.
@@ -56,7 +58,7 @@ def parse_block_params(content: str, *, arg_prefix: str = "!!!ARG:", schema: Sch
     deeper than :data:`MAX_PARAMETER_DEPTH`.
     """
     hints = _schema_hints(schema) if schema is not None else None
-    return parse_block_span(content, 0, len(content), arg_prefix, hints)
+    return parse_block_span(content, 0, len(content), arg_prefix, hints, block_escape_char(arg_prefix))
 
 
 def parse_block_body(body: str, *, arg_prefix: str = "!!!ARG:", schema: Schema | None = None) -> dict[str, Any]:
@@ -64,7 +66,8 @@ def parse_block_body(body: str, *, arg_prefix: str = "!!!ARG:", schema: Schema |
     :func:`arguments_span` (a markdown fence around them dropped), then assembled as
     :func:`parse_block_params` does."""
     a, b, _ = arguments_span(body, 0, len(body), arg_prefix)
-    return parse_block_span(body, a, b, arg_prefix, _schema_hints(schema) if schema is not None else None)
+    hints = _schema_hints(schema) if schema is not None else None
+    return parse_block_span(body, a, b, arg_prefix, hints, block_escape_char(arg_prefix))
 
 
 def arguments_span(
@@ -121,8 +124,12 @@ def _closes_nothing(s: str, a: int, b: int, arg_prefix: str) -> bool:
     return fences % 2 == 1
 
 
-def parse_block_span(s: str, a: int, b: int, arg_prefix: str, hints: _SchemaHints | None = None) -> dict[str, Any]:
-    """:func:`parse_block_params` of ``s[a:b]``, slicing each value straight out of ``s``."""
+def parse_block_span(
+    s: str, a: int, b: int, arg_prefix: str, hints: _SchemaHints | None = None, escape: str | None = None
+) -> dict[str, Any]:
+    """:func:`parse_block_params` of ``s[a:b]``, slicing each value straight out of ``s``
+    (``escape``: the character of escaped value lines, :func:`~llmist.syntax.writing.block_escape_char`;
+    ``None`` reads backslashes as written)."""
     result: dict[str, Any] = {}
     seen: set[str] = set()
     step = len(arg_prefix)
@@ -134,26 +141,29 @@ def parse_block_span(s: str, a: int, b: int, arg_prefix: str, hints: _SchemaHint
         stop = b if at < 0 else at
         newline = s.find("\n", begin, stop)
         if newline < 0:
-            _put(result, seen, s[begin:stop].strip(), "", hints)
+            _put(result, seen, s[begin:stop].strip(), "", hints, escape)
         else:
             end = stop - 1 if stop > newline + 1 and s[stop - 1] == "\n" else stop
-            _put(result, seen, s[begin:newline].strip(), s[newline + 1 : end], hints)
+            _put(result, seen, s[begin:newline].strip(), s[newline + 1 : end], hints, escape)
     return result
 
 
-def assemble_params(arguments: list[tuple[str, str]]) -> dict[str, Any]:
+def assemble_params(arguments: list[tuple[str, str]], escape: str | None = None) -> dict[str, Any]:
     """:func:`parse_block_params` of arguments already cut out of a block: ``(pointer, value)``
     pairs in order, each pointer stripped and each value without the newline before the next
     argument (the streaming parser tracks them as they arrive, so it need not scan the body again)."""
     result: dict[str, Any] = {}
     seen: set[str] = set()
     for pointer, value in arguments:
-        _put(result, seen, pointer, value, None)
+        _put(result, seen, pointer, value, None, escape)
     return result
 
 
-def _put(result: dict[str, Any], seen: set[str], pointer: str, text: str, hints: _SchemaHints | None) -> None:
-    """Coerce one argument's value (multi-line values never are) and set it at its pointer in ``result``."""
+def _put(
+    result: dict[str, Any], seen: set[str], pointer: str, text: str, hints: _SchemaHints | None, escape: str | None
+) -> None:
+    """Coerce one argument's value (multi-line values never are; escaped lines are read first)
+    and set it at its pointer in ``result``."""
     if not pointer:
         raise BlockParseError("Empty pointer: an argument needs a parameter name after the argument marker")
     if pointer in seen:
@@ -161,6 +171,8 @@ def _put(result: dict[str, Any], seen: set[str], pointer: str, text: str, hints:
     segments = pointer.split("/") if "/" in pointer else None
     if segments is not None:
         _check_segments(pointer, segments)
+    if escape is not None:
+        text = unescape_block_value(text, escape)
     value = _coerce(text, "unknown" if hints is None else hints.hint(pointer))
     seen.add(pointer)
     if segments is not None:
@@ -244,10 +256,25 @@ def _coerce(value: str, hint: _TypeHint) -> Any:
     if trimmed == "false":
         return False
     if trimmed.isdigit() and trimmed.isascii():  # the common number, without the regex
-        return int(trimmed)
+        return int_or_text(trimmed, value)
     if trimmed and trimmed[0] in _NUMBER_START and _NUMBER(trimmed):
-        return float(trimmed) if "." in trimmed else int(trimmed)
+        return _finite_or_text(trimmed, value) if "." in trimmed else int_or_text(trimmed, value)
     return value
+
+
+def int_or_text(digits: str, original: str) -> int | str:
+    """``int(digits)``, or ``original`` when Python refuses to read that many digits
+    (``sys.get_int_max_str_digits()``, 4,300 by default): a model's number is never a crash."""
+    try:
+        return int(digits)
+    except ValueError:
+        return original
+
+
+def _finite_or_text(number: str, original: str) -> float | str:
+    """``float(number)``, or ``original`` when it is too large to be finite."""
+    value = float(number)
+    return original if value in (_INF, -_INF) else value
 
 
 def _parse_number(trimmed: str, original: str) -> Any:
@@ -303,10 +330,15 @@ def _list_slot(current: list[Any], segments: list[str], depth: int) -> int:
     segment = segments[depth]
     if not _is_index(segment):
         raise BlockParseError(f"Invalid array index: {segment}")
-    index = int(segment)
-    if index > len(current):
-        raise BlockParseError(f"Array index gap: expected {len(current)}, got {index}")
+    index = int_or_text(segment, segment) if len(segment) < _SHOWN_DIGITS else segment
+    if isinstance(index, str) or index > len(current):
+        shown = segment if len(segment) < _SHOWN_DIGITS else f"{segment[:12]}…({len(segment)} digits)"
+        raise BlockParseError(f"Array index gap: expected {len(current)}, got {shown}")
     return index
+
+
+_SHOWN_DIGITS: Final = 20
+"""An array index of this many digits or more is past any list: refused without reading it."""
 
 
 def _child(current: Any, key: Any, segments: list[str], depth: int) -> Any:

@@ -81,7 +81,7 @@ class JsonSchema:
             return self.resolve(properties[segment])
         if segment.isdigit() and segment.isascii():
             prefix = resolved.get("prefixItems")
-            if isinstance(prefix, list) and int(segment) < len(prefix):
+            if isinstance(prefix, list) and len(segment) < 10 and int(segment) < len(prefix):
                 return self.resolve(prefix[int(segment)])
             items = resolved.get("items")
             if isinstance(items, Mapping):

@@ -8,6 +8,13 @@ The emoji syntax has no quoting for its end marker: a body that contains ``🛠�
 the block there. So a body is written with every end marker escaped by a backslash after its
 ``[`` (``🛠️[\\/end]``); a marker that already has backslashes there gets one more, so any text
 survives the round trip. Binding a call to a gadget undoes it (:func:`read_emoji_body`).
+
+The block syntax has no quoting either, and its parser reads a marker written at a line start
+with a wrong count of ``!`` (``!ARG:``) as that marker. So a block value line that starts with
+the marker character (``!``), after any backslashes, is written with one more backslash before
+it, and the parser takes one off every value line that starts with backslashes and then that
+character (:func:`unescape_block_value`). A value that holds an exact marker (``!!!ARG:``
+anywhere) cannot be written at all: the format has no way to say it, so the writer refuses it.
 """
 
 from __future__ import annotations
@@ -20,8 +27,11 @@ from typing import Any, Final
 __all__ = [
     "EMOJI_END",
     "EMOJI_START",
+    "block_escape_char",
+    "escape_block_value",
     "escape_emoji_body",
     "read_emoji_body",
+    "unescape_block_value",
     "unescape_emoji_body",
     "write_block_call",
     "write_emoji_call",
@@ -54,6 +64,39 @@ def read_emoji_body(body: str) -> str:
     marker, end markers unescaped. (Gadget binding then drops one trailing ``\\r``, as it does
     from every value, so a CRLF line end goes too.)"""
     return unescape_emoji_body(body[:-1] if body.endswith("\n") else body)
+
+
+def block_escape_char(arg_prefix: str) -> str | None:
+    """The character whose value lines the block syntax escapes: the one the argument marker
+    starts with, when it is punctuation (``!`` for ``!!!ARG:``); ``None`` otherwise."""
+    first = arg_prefix[:1]
+    return first if first and not first.isalnum() and not first.isspace() and first != "\\" else None
+
+
+def escape_block_value(text: str, char: str) -> str:
+    """``text`` with one more backslash at the start of every line that starts with ``char``
+    after any backslashes (``!ARG:x`` becomes ``\\!ARG:x``)."""
+    return _line_start(char, "escape").sub("\\\\", text) if char in text else text
+
+
+def unescape_block_value(text: str, char: str) -> str:
+    """The inverse of :func:`escape_block_value`: one backslash fewer at the start of every line
+    that starts with backslashes and then ``char``."""
+    return _line_start(char, "unescape").sub("", text) if "\\" in text else text
+
+
+_LINE_STARTS: dict[tuple[str, str], re.Pattern[str]] = {}
+
+
+def _line_start(char: str, how: str) -> re.Pattern[str]:
+    """Where a backslash goes in (``escape``: a line start before backslashes and ``char``) or
+    comes out (``unescape``: the first of the backslashes before ``char`` at a line start)."""
+    pattern = _LINE_STARTS.get((char, how))
+    if pattern is None:
+        lookahead = f"(?=\\\\*{re.escape(char)})"
+        body = "^" + lookahead if how == "escape" else "^\\\\" + lookahead
+        pattern = _LINE_STARTS[(char, how)] = re.compile(body, re.MULTILINE)
+    return pattern
 
 
 def write_emoji_call(name: str, args: Sequence[str] = (), body: str | None = None) -> str:
@@ -105,16 +148,24 @@ def write_block_call(
     """A block-format call: a header (``name``, ``name:id`` or ``name:id:dep1,dep2``; without an
     id, dependencies go under the id ``name.lower()``), then one argument per leaf of ``params``
     (nested dicts and lists become pointer paths such as ``items/0/name``). No newline after the
-    end marker."""
+    end marker. Value lines that start with the marker character are escaped (see the module's
+    docstring); a value that holds one of the three markers raises ``ValueError``."""
     header = name
     if invocation_id is not None or deps:
         header += f":{invocation_id or name.lower()}"
     if deps:
         header += ":" + ",".join(deps)
     lines = [start_prefix + header]
+    char = block_escape_char(arg_prefix)
     for pointer, value in _flatten(params, ""):
+        for marker in (start_prefix, end_prefix, arg_prefix):
+            if marker in value:
+                raise ValueError(
+                    f"The value of {pointer!r} cannot be written in the block syntax: it holds the marker "
+                    f"{marker!r}, which would end it there (the format has no way to quote a marker)"
+                )
         lines.append(arg_prefix + pointer)
-        lines.append(value)
+        lines.append(escape_block_value(value, char) if char is not None else value)
     lines.append(end_prefix)
     return "\n".join(lines)
 

@@ -20,7 +20,9 @@ from typing import Any
 
 from ag_ui.core import BaseEvent
 from ag_ui.encoder import EventEncoder
+from pydantic_core import PydanticSerializationError
 
+from llmist._text import clean_value
 from llmist.agent import (
     Agent,
     AgentStream,
@@ -52,6 +54,15 @@ __all__ = ["LiveRun", "RunConflictError", "RunHub"]
 
 logger = logging.getLogger("llmist.web")
 _ENCODER = EventEncoder()
+
+
+def _encoded(event: BaseEvent) -> str:
+    """The event as a server-sent event; a lone surrogate in it (which UTF-8 JSON cannot hold)
+    is sent as U+FFFD, the rule for text leaving the process (docs/limits.md)."""
+    try:
+        return _ENCODER.encode(event)
+    except PydanticSerializationError:
+        return _ENCODER.encode(type(event).model_validate(clean_value(event.model_dump())))
 
 
 class RunConflictError(RuntimeError):
@@ -88,7 +99,7 @@ class LiveRun:
         """Send ``events`` to every follower (and keep them for later ones)."""
         added = False
         for event in events:
-            self.sent.append(_ENCODER.encode(event))
+            self.sent.append(_encoded(event))
             added = True
         if added:
             self._changed.set()

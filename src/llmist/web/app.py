@@ -33,6 +33,7 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from llmist._text import clean_value
 from llmist.agent import (
     Agent,
     AlreadyDecidedError,
@@ -166,8 +167,16 @@ class _Store:
         return await SQLiteSession.list_ids(self.path) if self.path is not None else []
 
 
+class _Json(JSONResponse):
+    """JSON with every lone surrogate written as U+FFFD, the rule for text leaving the process
+    (docs/limits.md): a conversation may hold one (a model's answer, a prompt's JSON escape)."""
+
+    def render(self, content: Any) -> bytes:
+        return super().render(clean_value(content))
+
+
 def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+    return _Json({"error": message}, status_code=status)
 
 
 class _Routes:
@@ -179,7 +188,7 @@ class _Routes:
 
     async def info(self, request: Request) -> Response:
         model = self.agent.model
-        return JSONResponse(
+        return _Json(
             {
                 "model": model if isinstance(model, str) else getattr(model, "name", type(model).__name__),
                 "gadgets": [g.name for g in self.agent.gadgets],
@@ -191,7 +200,7 @@ class _Routes:
         ids = await self.store.ids()
         live = set(self.hub.live)
         ids += sorted(live - set(ids))  # a run's first save may not have landed yet
-        return JSONResponse({"threads": [{"id": i, "live": i in live} for i in sorted(ids, reverse=True)]})
+        return _Json({"threads": [{"id": i, "live": i in live} for i in sorted(ids, reverse=True)]})
 
     async def thread(self, request: Request) -> Response:
         thread_id = request.path_params["thread_id"]
@@ -206,7 +215,7 @@ class _Routes:
         messages, calls = conversation_view(stored, self.agent.call_syntax, self.agent.markers, waiting, thread_id)
         if run is not None and run.prompt is not None:
             messages.append(run.prompt)
-        return JSONResponse(
+        return _Json(
             {
                 "id": thread_id,
                 "messages": messages,
@@ -259,14 +268,14 @@ class _Routes:
             return _error(409, str(exc))
         except InvalidDecisionError as exc:
             return _error(422, str(exc))
-        return JSONResponse({"decided": decision.action, "resumed": run.run_id if run is not None else None})
+        return _Json({"decided": decision.action, "resumed": run.run_id if run is not None else None})
 
     async def stop(self, request: Request) -> Response:
         run = self.hub.find(request.path_params["run_id"])
         if run is None:
             return _error(404, "no such run in progress (it may have ended)")
         run.stream.cancel()
-        return JSONResponse({"stopping": run.run_id})
+        return _Json({"stopping": run.run_id})
 
     async def decide(self, request: Request) -> Response:
         decision = await _decision(request)
@@ -282,7 +291,7 @@ class _Routes:
             return _error(404, str(exc))
         except InvalidDecisionError as exc:
             return _error(422, str(exc))
-        return JSONResponse({"decided": decision.action})
+        return _Json({"decided": decision.action})
 
 
 async def _decision(request: Request) -> Decision | Response:

@@ -8,9 +8,9 @@ lines. The rest of the file is only counted (in fixed-size blocks), so the notic
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 __all__ = ["LineWindow", "read_lines"]
 
@@ -34,13 +34,14 @@ class LineWindow:
     """The window stopped early because the next line would pass the byte budget."""
 
 
-def read_lines(path: Path, offset: int, limit: int, max_bytes: int, max_line_chars: int) -> LineWindow:
-    """Lines ``offset`` to ``offset + limit - 1`` of the UTF-8 file ``path``, at most ``max_bytes``
-    bytes of them (always at least one line), each cut to ``max_line_chars`` characters.
+def read_lines(file: BinaryIO, offset: int, limit: int, max_bytes: int, max_line_chars: int) -> LineWindow:
+    """Lines ``offset`` to ``offset + limit - 1`` of the UTF-8 ``file`` (open for reading,
+    binary), at most ``max_bytes`` bytes of them (always at least one line), each cut to
+    ``max_line_chars`` characters.
 
     Raises ``UnicodeDecodeError`` for a file that is not UTF-8 text.
     """
-    with path.open(encoding="utf-8", newline="") as f:
+    with io.TextIOWrapper(file, encoding="utf-8", newline="") as f:
         number = 0
         while number < offset - 1 and _skip_line(f):
             number += 1

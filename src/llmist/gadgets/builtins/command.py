@@ -10,14 +10,26 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
+from llmist._processes import MARKER, Leftover, kill, leftovers, new_marker
 from llmist.gadgets.base import Gadget, GadgetExample
 from llmist.gadgets.builtins._sandbox import Sandbox
 from llmist.gadgets.context import ExecutionContext
 from llmist.gadgets.errors import GadgetError
 
-__all__ = ["RunCommand"]
+__all__ = ["DEFAULT_MAX_OUTPUT_BYTES", "RunCommand"]
 
 _KILL_GRACE_S = 1.0
+"""Seconds between SIGTERM and SIGKILL."""
+
+DEFAULT_MAX_OUTPUT_BYTES = 10 * 1024 * 1024
+"""Output a command may write before it is stopped (10 MiB)."""
+
+_KEEP_AT_LEAST = 64 * 1024
+"""Bytes of the output's head and of its tail kept at least (more when ``max_output_chars`` asks)."""
+
+_LINGER_S = 0.5
+"""After the shell exits, how long the output may still flow before what the command left
+running is stopped."""
 
 
 class RunCommandParams(BaseModel):
@@ -32,15 +44,21 @@ class RunCommandParams(BaseModel):
 class RunCommand(Gadget):
     """Run a shell command in the sandbox root and return its exit code and output.
 
-    The command runs in its own process group; on timeout or cancellation the whole group is
-    sent SIGTERM, then SIGKILL after a grace period. Standard input is empty. Note that the
-    sandbox root is only the working directory: a command can reach anything the user can,
-    which is why each call needs approval.
+    The command runs in its own session and process group, with a marker in its environment
+    that the processes it starts inherit (see :mod:`llmist._processes`).
+    Standard input is empty. Output is read as it comes; only its first and last 64 KiB (or
+    ``2 × max_output_chars`` bytes) are kept (the rest is counted), and a command that writes
+    more than ``max_output_bytes`` is stopped. The call ends when the shell exits: processes
+    it left running (``sleep 100 &``, even ``setsid``) are stopped and named in the result. On
+    timeout or cancellation every process of the command gets SIGTERM, then SIGKILL after a
+    grace period. Note that the sandbox root is only the working directory: a command can
+    reach anything the user can, which is why each call needs approval.
     """
 
     description = (
         "Run a shell command (sh -c) in the working directory and return its exit code and "
-        "combined stdout/stderr. Long output is cut in the middle."
+        "combined stdout/stderr. Long output is cut in the middle. Processes left running in "
+        "the background are stopped when the command ends."
     )
     Params = RunCommandParams
     examples = (GadgetExample({"command": "python3 hello.py"}, output="$ python3 hello.py\nhello\n[exit code 0]"),)
@@ -52,9 +70,10 @@ class RunCommand(Gadget):
         command_timeout_s: float = 30.0,
         max_timeout_s: float = 600.0,
         max_output_chars: int = 20_000,
+        max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
     ) -> None:
-        if command_timeout_s <= 0 or max_timeout_s <= 0 or max_output_chars <= 0:
-            raise ValueError("command_timeout_s, max_timeout_s and max_output_chars must be positive")
+        if min(command_timeout_s, max_timeout_s, max_output_chars, max_output_bytes) <= 0:
+            raise ValueError("command_timeout_s, max_timeout_s, max_output_chars and max_output_bytes must be positive")
         self.sandbox = Sandbox(root)
         """The command's working directory."""
         self.command_timeout_s = command_timeout_s
@@ -63,16 +82,19 @@ class RunCommand(Gadget):
         """Largest ``timeout_s`` a call may ask for."""
         self.max_output_chars = max_output_chars
         """Output beyond this is cut in the middle (head and tail kept)."""
+        self.max_output_bytes = max_output_bytes
+        """A command that writes more output than this is stopped."""
 
     def requires_approval(self, parameters: dict[str, Any]) -> str:
         """Every call needs a person's approval: a command can reach anything the user can."""
         return "it runs a shell command"
 
     async def execute(self, params: RunCommandParams, ctx: ExecutionContext) -> str:
-        """Run the command; raise :class:`GadgetError` when it times out."""
+        """Run the command; raise :class:`GadgetError` when it times out or writes too much."""
         if not params.command.strip():
             raise GadgetError("`command` is empty; give a shell command line such as 'ls -la'")
         timeout = min(params.timeout_s or self.command_timeout_s, self.max_timeout_s)
+        marker = new_marker()
         proc = await asyncio.create_subprocess_shell(
             params.command,
             cwd=self.sandbox.root,
@@ -80,52 +102,172 @@ class RunCommand(Gadget):
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
             start_new_session=True,
+            env={**os.environ, MARKER: marker},
         )
-        ctx.signal.add_listener(lambda _reason: _kill_group(proc.pid, signal.SIGKILL))
-        output = bytearray()
-        reader = asyncio.create_task(_drain(proc, output))
+        command = _Command(proc, marker)
+
+        def on_abort(_reason: object) -> None:
+            kill(proc.pid, marker, signal.SIGKILL)
+
+        ctx.signal.add_listener(on_abort)
+        output = _Output(max(2 * self.max_output_chars, _KEEP_AT_LEAST))
+        reader = asyncio.create_task(_drain(proc, output, self.max_output_bytes))
         try:
-            await asyncio.wait_for(asyncio.shield(reader), timeout)
-            code = await proc.wait()
-        except TimeoutError:
-            await _terminate(proc)
+            ended = await command.wait(reader, timeout)
+        except asyncio.CancelledError:
+            await asyncio.shield(command.stop())
             reader.cancel()
-            text = self._limit(output.decode("utf-8", "replace"))
+            raise
+        finally:
+            # Once the command ended its process group id may be reused: an abort later in the
+            # run must not signal it.
+            ctx.signal.remove_listener(on_abort)
+        text = output.text(self.max_output_chars)
+        if ended == "timeout":
             raise GadgetError(
                 f"The command timed out after {timeout:g} s and was killed: {params.command}\n"
                 f"Output before the timeout:\n{text or '(none)'}"
-            ) from None
-        except asyncio.CancelledError:
-            await asyncio.shield(_terminate(proc))
-            reader.cancel()
-            raise
-        text = self._limit(output.decode("utf-8", "replace"))
-        return f"$ {params.command}\n{text}{'' if not text or text.endswith(chr(10)) else chr(10)}[exit code {code}]"
-
-    def _limit(self, text: str) -> str:
-        limit = self.max_output_chars
-        if len(text) <= limit:
-            return text
-        head, tail = text[: limit // 2], text[-(limit // 2) :]
-        return f"{head}\n... [{len(text) - len(head) - len(tail)} characters cut] ...\n{tail}"
+            )
+        if ended == "output":
+            raise GadgetError(
+                f"The command was stopped after writing more than {self.max_output_bytes:,} bytes of output "
+                f"(RunCommand max_output_bytes): {params.command}\nIts output, cut in the middle:\n{text}"
+            )
+        lines = [f"$ {params.command}", text.removesuffix("\n") if text else None, f"[exit code {proc.returncode}]"]
+        if command.stopped:
+            lines.append(_stopped_note(command.stopped))
+        return "\n".join(line for line in lines if line is not None)
 
 
-async def _drain(proc: asyncio.subprocess.Process, into: bytearray) -> None:
+class _Command:
+    """A running command: waits for it, and stops every process it started."""
+
+    def __init__(self, proc: asyncio.subprocess.Process, marker: str) -> None:
+        self.proc = proc
+        self.marker = marker
+        self.stopped: list[Leftover] = []
+        """Processes that were still running when the shell exited, and were stopped."""
+
+    async def wait(self, reader: asyncio.Task[bool], timeout: float) -> str:
+        """How the command ended: ``"exit"`` (the shell exited; what it left running is
+        stopped), ``"timeout"`` or ``"output"`` (past the byte limit; both stopped)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        shell = asyncio.ensure_future(_exited(self.proc))
+        pending: set[asyncio.Future[Any]] = {reader, shell}
+        while not shell.done():
+            done, pending = await asyncio.wait(pending, timeout=deadline - loop.time(), return_when="FIRST_COMPLETED")
+            if not done:
+                await self.stop()
+                return "timeout"
+            if reader in done and not reader.result():
+                await self.stop()
+                return "output"
+        if not reader.done():  # the output may still be flowing, or held open by a background process
+            await asyncio.wait((reader,), timeout=_LINGER_S)
+        if reader.done() and not reader.result():
+            await self.stop()
+            return "output"
+        self.stopped = await self.stop()
+        if not reader.done():  # its writers are gone now: the pipe ends
+            await asyncio.wait((reader,), timeout=_KILL_GRACE_S)
+        return "exit"
+
+    async def stop(self) -> list[Leftover]:
+        """SIGTERM every process of the command, SIGKILL what is left after a grace period, and
+        reap the shell; the processes (other than the shell) that were still running."""
+        proc = self.proc
+        reached = [p for p in kill(proc.pid, self.marker, signal.SIGTERM) if p.pid != proc.pid]
+        if not reached and proc.returncode is not None:
+            return []
+        loop = asyncio.get_running_loop()
+        until = loop.time() + _KILL_GRACE_S
+        while loop.time() < until and (proc.returncode is None or leftovers(proc.pid, self.marker)):
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(_exited(proc), 0.05)
+        kill(proc.pid, self.marker, signal.SIGKILL)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(_exited(proc), _KILL_GRACE_S)
+        return reached
+
+
+async def _exited(proc: asyncio.subprocess.Process) -> None:
+    """Until the shell has exited. Not ``proc.wait()``: before Python 3.12 it also waits for the
+    output pipe to close, which a background process may hold open for ever. A pidfd says when
+    the process ends (Linux); elsewhere its return code is polled."""
+    if proc.returncode is not None:
+        return
+    loop = asyncio.get_running_loop()
+    try:
+        pidfd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):  # no pidfd here, or the process is gone already
+        pidfd = -1
+    if pidfd >= 0:
+        ended: asyncio.Future[None] = loop.create_future()
+
+        def readable() -> None:
+            if not ended.done():
+                ended.set_result(None)
+
+        loop.add_reader(pidfd, readable)
+        try:
+            if proc.returncode is None:
+                await ended
+        finally:
+            loop.remove_reader(pidfd)
+            os.close(pidfd)
+    while proc.returncode is None:  # the child watcher reaps it and sets the code right after
+        await asyncio.sleep(0.01)
+
+
+def _stopped_note(stopped: list[Leftover]) -> str:
+    n = len(stopped)
+    names = ", ".join(sorted({p.name for p in stopped}))
+    if n == 1:
+        return f"[1 process it started was still running and was stopped ({names})]"
+    return f"[{n} processes it started were still running and were stopped ({names})]"
+
+
+class _Output:
+    """What a command wrote: its first and last ``keep`` bytes, and how many bytes in all."""
+
+    def __init__(self, keep: int) -> None:
+        self.keep = keep
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.keep - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail += chunk
+            if len(self.tail) > self.keep:
+                del self.tail[: len(self.tail) - self.keep]
+
+    def text(self, max_chars: int) -> str:
+        """The output as text, at most ``max_chars`` characters: cut in the middle, saying how
+        much was left out (in characters when all of it was kept, else in bytes)."""
+        if self.total == len(self.head) + len(self.tail):
+            whole = (self.head + self.tail).decode("utf-8", "replace")
+            if len(whole) <= max_chars:
+                return whole
+            head, tail = whole[: max_chars // 2], whole[-(max_chars // 2) :]
+            return f"{head}\n... [{len(whole) - len(head) - len(tail)} characters cut] ...\n{tail}"
+        head = self.head.decode("utf-8", "replace")[: max_chars // 2]
+        tail = self.tail.decode("utf-8", "replace")[-(max_chars // 2) :]
+        shown = len(head.encode("utf-8", "replace")) + len(tail.encode("utf-8", "replace"))
+        return f"{head}\n... [{self.total - shown:,} bytes cut] ...\n{tail}"
+
+
+async def _drain(proc: asyncio.subprocess.Process, into: _Output, limit: int) -> bool:
+    """Read the output to its end (``True``), or until more than ``limit`` bytes came (``False``)."""
     assert proc.stdout is not None
     while chunk := await proc.stdout.read(65536):
-        into += chunk
-
-
-def _kill_group(pid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, sig)
-
-
-async def _terminate(proc: asyncio.subprocess.Process) -> None:
-    """SIGTERM the process group, SIGKILL it after a grace period, and reap the shell."""
-    _kill_group(proc.pid, signal.SIGTERM)
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(proc.wait(), _KILL_GRACE_S)
-    _kill_group(proc.pid, signal.SIGKILL)
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(proc.wait(), _KILL_GRACE_S)
+        into.add(chunk)
+        if into.total > limit:
+            return False
+    return True

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
+import stat
+from pathlib import PurePosixPath
 from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, Field
 
+from llmist._text import clean
 from llmist.gadgets.base import Gadget, GadgetExample
 from llmist.gadgets.builtins._lines import LineWindow, read_lines
 from llmist.gadgets.builtins._sandbox import Sandbox, SandboxError
@@ -25,25 +27,6 @@ class _SandboxedGadget(Gadget):
     def __init__(self, root: str | os.PathLike[str] = ".") -> None:
         self.sandbox = Sandbox(root)
         """Where this gadget's paths are confined."""
-
-
-def _existing_file(sandbox: Sandbox, path: str) -> Path:
-    target = sandbox.resolve(path)
-    if target.is_dir():
-        raise GadgetError(f"{path!r} is a directory, not a file; use ListDirectory to see what it holds")
-    if not target.exists():
-        raise GadgetError(
-            f"No such file: {path!r} (relative to the sandbox root); use ListDirectory to see what exists"
-        )
-    return target
-
-
-def _read_text(sandbox: Sandbox, path: str) -> tuple[str, str]:
-    target = _existing_file(sandbox, path)
-    try:
-        return target.read_text(encoding="utf-8"), sandbox.relative(target)
-    except UnicodeDecodeError:
-        raise GadgetError(f"{path!r} is not UTF-8 text; only text files can be read") from None
 
 
 class ReadFileParams(BaseModel):
@@ -78,9 +61,9 @@ class ReadFile(_SandboxedGadget):
 
     def execute(self, params: ReadFileParams, ctx: ExecutionContext) -> str:
         """Return the requested lines, then a notice when the file has lines not shown."""
-        target = _existing_file(self.sandbox, params.path)
         try:
-            window = read_lines(target, params.offset, params.limit, self.max_bytes, self.max_line_chars)
+            with self.sandbox.open_file(params.path) as (file, _):
+                window = read_lines(file, params.offset, params.limit, self.max_bytes, self.max_line_chars)
         except UnicodeDecodeError:
             raise GadgetError(f"{params.path!r} is not UTF-8 text; only text files can be read") from None
         if window.last < window.first and window.total > 0:
@@ -121,14 +104,10 @@ class WriteFile(_SandboxedGadget):
 
     def execute(self, params: WriteFileParams, ctx: ExecutionContext) -> str:
         """Write the file and say what changed."""
-        target = self.sandbox.resolve(params.path)
-        if target.is_dir():
-            raise GadgetError(f"{params.path!r} is a directory; give the path of a file")
-        existed = target.exists()
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(params.content, encoding="utf-8")
+        content, replaced = _encoded(params.content)
+        rel, existed = self.sandbox.replace_file(params.path, content)
         what = "replaced" if existed else "created"
-        return f"Wrote {len(params.content)} characters to {self.sandbox.relative(target)} ({what})"
+        return f"Wrote {len(params.content)} characters to {rel} ({what}){_replaced_note(replaced)}"
 
 
 class EditFileParams(BaseModel):
@@ -148,6 +127,9 @@ class EditFile(_SandboxedGadget):
     )
     Params = EditFileParams
     examples = (GadgetExample({"path": "hello.py", "search": '"hello"', "replace": '"hello, world"'}),)
+    max_bytes: ClassVar[int] = 16 * 1024 * 1024
+    """Largest file EditFile reads and rewrites (it holds the whole file in memory); a larger one
+    is refused with an error. Set it on the class or an instance to change it."""
 
     def requires_approval(self, parameters: dict[str, Any]) -> str:
         """Every call needs a person's approval: it changes a file."""
@@ -157,7 +139,17 @@ class EditFile(_SandboxedGadget):
         """Apply the replacement or explain why it cannot be applied."""
         if not params.search:
             raise GadgetError("`search` is empty; give the exact text to replace")
-        text, rel = _read_text(self.sandbox, params.path)
+        with self.sandbox.open_file(params.path) as (file, rel):
+            size = os.fstat(file.fileno()).st_size
+            if size > self.max_bytes:
+                raise GadgetError(
+                    f"{rel} is {size:,} bytes, more than EditFile edits "
+                    f"({self.max_bytes:,} bytes, EditFile.max_bytes); use RunCommand with a tool made for large files"
+                )
+            try:
+                text = file.read(self.max_bytes + 1).decode("utf-8")
+            except UnicodeDecodeError:
+                raise GadgetError(f"{params.path!r} is not UTF-8 text; only text files can be read") from None
         count = text.count(params.search)
         if count == 0:
             raise GadgetError(
@@ -170,9 +162,24 @@ class EditFile(_SandboxedGadget):
                 f"The search text occurs {count} times in {rel} (at lines {', '.join(map(str, lines))}); "
                 f"include more surrounding text so that it matches exactly once"
             )
-        self.sandbox.resolve(params.path).write_text(text.replace(params.search, params.replace, 1), encoding="utf-8")
+        content, replaced = _encoded(text.replace(params.search, params.replace, 1))
+        self.sandbox.replace_file(params.path, content)
         line = _match_lines(text, params.search)[0]
-        return f"Edited {rel}: replaced {len(params.search)} characters at line {line}"
+        return f"Edited {rel}: replaced {len(params.search)} characters at line {line}{_replaced_note(replaced)}"
+
+
+def _encoded(text: str) -> tuple[bytes, int]:
+    """``text`` as UTF-8, each lone surrogate (which UTF-8 cannot hold) written as U+FFFD; and
+    how many there were."""
+    cleaned = clean(text)
+    replaced = 0 if cleaned is text else sum(1 for a, b in zip(text, cleaned, strict=True) if a != b)
+    return cleaned.encode("utf-8"), replaced
+
+
+def _replaced_note(replaced: int) -> str:
+    if not replaced:
+        return ""
+    return f"; {replaced} lone surrogate{'s' if replaced > 1 else ''} written as U+FFFD (not valid in UTF-8)"
 
 
 def _match_lines(text: str, search: str) -> list[int]:
@@ -200,23 +207,38 @@ class ListDirectory(_SandboxedGadget):
 
     def execute(self, params: ListDirectoryParams, ctx: ExecutionContext) -> str:
         """One entry per line, sorted, paths relative to the listed directory."""
-        target = self.sandbox.resolve(params.path)
-        if not target.is_dir():
-            raise GadgetError(f"{params.path!r} is not a directory (relative to the sandbox root)")
-        entries = sorted(target.rglob("*") if params.recursive else target.iterdir())
+        with self.sandbox.open_directory(params.path) as (fd, shown):
+            entries = sorted(_entries(fd, params.recursive), key=lambda e: PurePosixPath(e[0]).parts)
         lines: list[str] = []
-        for entry in entries[: self.max_entries]:
-            rel = entry.relative_to(target).as_posix()
-            if entry.is_symlink():
+        for rel, mode, size, link in entries[: self.max_entries]:
+            if link is not None:
                 try:
-                    self.sandbox.resolve(self.sandbox.relative(entry.parent) + "/" + entry.name)
-                    lines.append(f"{rel} -> {os.readlink(entry)}")
+                    self.sandbox.resolve(rel if shown == "." else f"{shown}/{rel}")
+                    lines.append(f"{rel} -> {link}")
                 except SandboxError:
                     lines.append(f"{rel} -> (outside the sandbox, not usable)")
-            elif entry.is_dir():
+            elif stat.S_ISDIR(mode):
                 lines.append(rel + "/")
             else:
-                lines.append(f"{rel} ({entry.stat().st_size} bytes)")
+                lines.append(f"{rel} ({size} bytes)")
         if len(entries) > self.max_entries:
             lines.append(f"... and {len(entries) - self.max_entries} more entries")
         return "\n".join(lines) if lines else "(empty directory)"
+
+
+def _entries(fd: int, recursive: bool) -> list[tuple[str, int, int, str | None]]:
+    """``(path, mode, size, link target or None)`` of what the directory ``fd`` holds (its whole
+    tree when ``recursive``), read through descriptors: no symlink is followed."""
+    found: list[tuple[str, int, int, str | None]] = []
+    for top, dirs, files, top_fd in os.fwalk(".", dir_fd=fd, follow_symlinks=False):
+        for name in dirs + files:
+            try:
+                st = os.stat(name, dir_fd=top_fd, follow_symlinks=False)
+                link = os.readlink(name, dir_fd=top_fd) if stat.S_ISLNK(st.st_mode) else None
+            except OSError:  # gone meanwhile
+                continue
+            rel = name if top == "." else f"{top[2:]}/{name}"
+            found.append((rel, st.st_mode, st.st_size, link))
+        if not recursive:
+            break
+    return found
