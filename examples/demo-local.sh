@@ -7,7 +7,9 @@ BIN="${1:-.venv-eval/bin}"
 cd "$(dirname "$0")/.."
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
-TASK="Write a Python script words.py that prints how many words the file poem.txt has, then run it with python and tell me the count."
+# The task names the gadgets: asked only to "write a script", the 0.5B model called a gadget named
+# after the file (`words.py`) until max_iterations.
+TASK="Use WriteFile to write words.py, a Python script that prints how many words the file poem.txt has. Then use RunCommand to run: python words.py. Tell me the count."
 printf 'Roses are red\nViolets are blue\nSugar is sweet\nAnd so are you\n' > "$WORK/poem.txt"
 cat <<MSG
 The model below is REAL: Qwen2.5-Coder-0.5B-Instruct (Apache-2.0), served by llama.cpp on a free

@@ -49,6 +49,16 @@ async def test_an_unknown_gadget_is_answered_with_the_closest_names() -> None:
     assert [(e.kind, e.iteration) for e in events] == [("unknown_gadget", 1)]
 
 
+async def test_a_call_repeated_after_another_call_succeeded_runs_again() -> None:
+    # The other call may have changed what the first returns (a file written between two runs of
+    # one command): the repeat is not answered from the earlier result.
+    RUNS.clear()
+    call = block_call("add", a=1, b=2)
+    result, _ = await _run(call, block_call("write_file", path="x", text="y"), call, "done")
+    assert RUNS == [3, 3]
+    assert result.repairs == {}  # type: ignore[attr-defined]
+
+
 async def test_a_gadget_name_in_another_spelling_runs_that_gadget() -> None:
     result, events = await _run(block_call("Get-Weather", city="Oslo"), "done")
     [r] = result.gadget_results  # type: ignore[attr-defined]

@@ -3,8 +3,8 @@
 - ``gadget_name``: a call names a gadget in another case or spelling (``Get-Weather`` for
   ``get_weather``) that matches exactly one gadget: the call runs as that gadget.
 - ``unknown_gadget``: a call names no gadget: the model is answered with the closest names.
-- ``repeated_call``: a call identical to an earlier successful one of the run: not run again;
-  the model gets the earlier result with a note.
+- ``repeated_call``: a call identical to an earlier successful one of the run, with no other
+  call succeeding in between: not run again; the model gets the earlier result with a note.
 - ``invented_result``: after its calls the model wrote a result itself: that text is dropped
   from the conversation and the model is told that results come from the system.
 - ``body_as_prose``: an emoji call without its end marker (``🛠️[add 1 2]`` and then prose)
@@ -320,10 +320,13 @@ class CallRepairs:
         return call
 
     def remember(self, r: GadgetExecutionResult) -> None:
-        """A call of the run finished: a successful one answers the same call made again."""
+        """A call of the run finished: a successful one answers the same call made again, until
+        another call succeeds. That one may have changed what the first would return now (a
+        command run, the file it reads written, the command run again), so from then on a repeat
+        runs."""
         signature = self._signatures.pop(r.invocation_id, None)
-        if signature is not None and r.ok and r.skip is None:
-            self._done.setdefault(signature, r)
+        if signature is not None and r.ok and r.skip is None and signature not in self._done:
+            self._done = {signature: r}
 
     def text_calls(self, prose: str) -> list[ParsedCall]:
         """Native tool calls the model wrote as JSON text in a response's ``prose`` (outside any
