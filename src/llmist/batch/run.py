@@ -218,7 +218,9 @@ class BatchRun:
 
     def _check_budget(self) -> None:
         """Before a run starts: halt once what the batch spent reaches the budget."""
-        if self._budget is not None and self.cost >= self._budget and self._halt is None:
+        # Costs are summed as floats: ten runs of $0.01 sum to $0.09999999999999999, which must
+        # count as the $0.10 budget spent, or one more run starts than the budget pays for.
+        if self._budget is not None and self.cost >= self._budget * (1 - 1e-9) and self._halt is None:
             logger.warning("Batch budget of $%.4f reached ($%.4f spent): no new runs start", self._budget, self.cost)
             self._halt = "budget"
 
