@@ -7,7 +7,7 @@ import pytest
 
 from llmist import Agent, gadget
 from llmist.agent import Hooks, Observers
-from llmist.agent.repairs import INVENTED_RESULT_NOTE, RepairEvent, RepairRefused, drop_invented_results
+from llmist.agent.repairs import INVENTED_RESULT_NOTE, NEXT_STEP_NOTE, RepairEvent, RepairRefused, drop_invented_results
 from llmist.testing import MockModel, block_call, emoji_call
 
 RUNS: list[int] = []
@@ -97,7 +97,8 @@ async def test_an_invented_result_is_dropped_and_the_result_after_it_says_result
     messages = result.messages  # type: ignore[attr-defined]
     assistant = next(m.text for m in messages if m.role == "assistant")
     assert "Result: 4" not in assistant and assistant.rstrip().endswith("!!!GADGET_END")
-    assert messages[-2].role == "gadget_result" and messages[-2].text.endswith(INVENTED_RESULT_NOTE)
+    assert messages[-2].role == "gadget_result"
+    assert messages[-2].text.endswith(f"{INVENTED_RESULT_NOTE}\n{NEXT_STEP_NOTE}")
     assert result.repairs == {"invented_result": 1}  # type: ignore[attr-defined]
     assert events[0].kind == "invented_result" and "Result: 4" in events[0].detail
 
@@ -197,7 +198,8 @@ async def test_a_number_in_place_of_the_gadget_name_is_answered_with_the_gadget_
     result, _ = await _run("!!!GADGET_START:1234\n!!!ARG:a\n1\n!!!GADGET_END", "done")
     [r] = result.gadget_results  # type: ignore[attr-defined]
     assert r.error.startswith("Unknown gadget '1234': that is not a gadget name. A call starts with the name")
-    assert r.error.endswith("exact name: GadgetOutputViewer, add, get_weather, write_file.")
+    # The output viewer is not listed: nothing is stored for it to read yet.
+    assert r.error.endswith("The gadgets you can call: add, get_weather, write_file.")
 
 
 async def test_prose_after_an_unclosed_emoji_call_whose_gadget_takes_no_body_is_not_its_body() -> None:
@@ -238,3 +240,42 @@ async def test_a_call_failing_twice_with_the_same_error_gets_a_different_answer_
     assert second.endswith(
         "llmist read your call as:\n!!!GADGET_START:add\n!!!ARG:a\n1\n!!!ARG:b\n750\nvalue\n!!!GADGET_END"
     )
+
+
+async def test_the_last_result_of_a_response_whose_calls_succeeded_says_what_to_do_next() -> None:
+    result, _ = await _run(block_call("add", a=1, b=2) + block_call("get_weather", city="Oslo"), "It is 3.")
+    first, last = (m.text for m in result.messages if m.role == "gadget_result")  # type: ignore[attr-defined]
+    assert NEXT_STEP_NOTE not in first and last.endswith(f"Oslo: sunny\n\n{NEXT_STEP_NOTE}")
+
+
+async def test_a_response_with_a_failed_call_gets_no_next_step_note() -> None:
+    # Told to say what the results show, Qwen2.5-Coder answered with the error text itself.
+    result, _ = await _run(block_call("add", a=1, b=2) + block_call("add", a="x", b=2), "done")
+    texts = [m.text for m in result.messages if m.role == "gadget_result"]  # type: ignore[attr-defined]
+    assert len(texts) == 2 and not any(NEXT_STEP_NOTE in t for t in texts)
+
+
+async def test_an_unknown_gadget_is_answered_without_asking_for_the_call_again() -> None:
+    result, _ = await _run(block_call("confirm", flag="dark_mode"), "done")
+    text = next(m.text for m in result.messages if m.role == "gadget_result")  # type: ignore[attr-defined]
+    assert "no gadget has this name, so the call did not run: do not call confirm again" in text.lower()
+    assert "Send the call again" not in text
+    assert text.endswith("The gadgets you can call: add, get_weather, write_file.")
+
+
+async def test_the_output_viewer_is_listed_for_an_unknown_gadget_once_an_output_is_stored() -> None:
+    @gadget(description="Read the log.")
+    def read_log() -> str:
+        return "\n".join(f"line {i}" for i in range(300))
+
+    agent = Agent(
+        model=MockModel([block_call("confirm"), block_call("read_log"), block_call("confirm"), "done"]),
+        gadgets=[read_log],
+        context_window=1000,
+        gadget_output_limit_percent=10,
+    )
+    result = await agent.run("read it")
+    before, stored, after = (r.error or r.result or "" for r in result.gadget_results)
+    assert before.endswith("The gadgets you can call: read_log.")
+    assert "GadgetOutputViewer" in stored
+    assert after.endswith("The gadgets you can call: GadgetOutputViewer, read_log.")

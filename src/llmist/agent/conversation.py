@@ -9,6 +9,7 @@ from __future__ import annotations
 from llmist.agent._run.media import media_content
 from llmist.agent.messages import GadgetResultMessage
 from llmist.execution import GadgetExecutionResult
+from llmist.execution.names import UNKNOWN_GADGET
 from llmist.syntax.writing import write_block_call
 
 __all__ = ["format_result", "not_run_message", "repeated_failure_note", "result_message"]
@@ -19,6 +20,8 @@ def format_result(r: GadgetExecutionResult) -> str:
     head = f"{r.gadget_name} (id {r.invocation_id})"
     if r.error is None:
         return f"Result of {head}:\n{r.result if r.result is not None else ''}"
+    if r.error.startswith(UNKNOWN_GADGET):  # its text says what to do instead: no call to send again
+        return f"Error in {head}:\n{r.error}"
     return f"Error in {head}:\n{r.error}\nSend the call again, changed where the error says what was wrong."
 
 

@@ -29,7 +29,6 @@ reports what it noted, and repairs a response's text (``invented_result``) itsel
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -38,12 +37,14 @@ from typing import ClassVar, Literal, TypeAlias
 
 from llmist.agent.errors import RepairRefused
 from llmist.execution import GadgetExecutionResult
+from llmist.execution.names import closest_names, same_name, unknown_gadget_text
 from llmist.execution.results import call_result
 from llmist.gadgets import Gadget, InvalidParametersError, bind_call
 from llmist.syntax import ParsedCall, native_call
 
 __all__ = [
     "INVENTED_RESULT_NOTE",
+    "NEXT_STEP_NOTE",
     "PARSER_REPAIRS",
     "CallRepairs",
     "RepairEvent",
@@ -89,7 +90,6 @@ INVENTED_RESULT_NOTE = (
 """Added to the last result of a response whose invented result was dropped. As a message of its
 own after the results, it left Qwen2.5-Coder's last turn a reproach: it answered "I'm sorry, but I
 can't assist with that request", or repeated the result and stopped (benchmarks/RESULTS.md)."""
-"""What the model is told when its invented result was dropped."""
 
 # What an invented result starts with: "Result: 3", "Output of add:", "The result is 6912",
 # "This will output ...", "Observation:", a chat template's result tag, an output fence.
@@ -101,6 +101,16 @@ _INVENTED = re.compile(
     r")",
     re.IGNORECASE,
 )
+
+
+NEXT_STEP_NOTE = (
+    "(If these results complete the task, answer now in plain text, saying what they show. "
+    "If not, make the next call.)"
+)
+"""Added to the last result of a response whose calls all succeeded (text syntaxes). Without it, Qwen2.5-Coder-1.5B often
+called again right after the result it needed (the same call, or the gadget with the result's
+id as a parameter), and ended chains with "The task is done." instead of the value
+(benchmarks/RESULTS.md, issue 23)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,38 +125,6 @@ class RepairEvent:
     """What was wrong and what the loop did about it."""
     invocation_id: str | None = None
     """The call repaired, when the repair was about one call."""
-
-
-def _key(name: str) -> str:
-    return re.sub(r"[\s_\-]", "", name).lower()
-
-
-def same_name(name: str, names: Iterable[str]) -> str | None:
-    """The one gadget name ``name`` matches ignoring case, spaces, ``_`` and ``-``; ``None`` when
-    none or several do."""
-    want = _key(name)
-    found = [n for n in names if _key(n) == want]
-    return found[0] if len(found) == 1 else None
-
-
-def closest_names(name: str, names: Sequence[str], n: int = 3) -> list[str]:
-    """Up to ``n`` gadget names closest to ``name``, best first."""
-    by_key = {_key(x): x for x in names}
-    close = difflib.get_close_matches(_key(name), list(by_key), n=n, cutoff=0.6)
-    return [by_key[k] for k in close]
-
-
-def unknown_gadget_text(name: str, names: Sequence[str]) -> str:
-    """The error a call of an unknown gadget gets: the closest names, then every name."""
-    listed = ", ".join(sorted(names)) or "none"
-    if not any(ch.isalpha() for ch in name):  # "1234": a value where the name goes, nothing to match
-        return (
-            f"Unknown gadget {name!r}: that is not a gadget name. A call starts with the name of the gadget "
-            f"to run; its arguments follow. Call one of the gadgets by its exact name: {listed}."
-        )
-    close = closest_names(name, names)
-    hint = f" The closest: {', '.join(close)}." if close else ""
-    return f"Unknown gadget {name!r}.{hint} Call one of the gadgets by its exact name: {listed}."
 
 
 def call_signature(call: ParsedCall) -> tuple[str, str, str]:
@@ -274,9 +252,13 @@ class CallRepairs:
     repair costs no coroutine.
     """
 
-    def __init__(self, gadgets: Mapping[str, Gadget]) -> None:
+    def __init__(self, gadgets: Mapping[str, Gadget], hidden: Iterable[str] = ()) -> None:
         self._gadgets = gadgets
         """The run's gadgets by name."""
+        self.hidden = set(hidden)
+        """Gadgets the model has not been offered yet (the output viewer, until an output is
+        stored): they run when called, but an unknown gadget's answer does not list them.
+        Offered in that list, Qwen2.5-Coder called the viewer with made-up ids."""
         self._signatures: dict[str, tuple[str, str, str]] = {}
         """Invocation id -> what the call wrote, for calls that may be repeated."""
         self._done: dict[tuple[str, str, str], GadgetExecutionResult] = {}
@@ -295,7 +277,7 @@ class CallRepairs:
             names = list(self._gadgets)
             fixed = same_name(name, names)
             if fixed is None:
-                text = unknown_gadget_text(name, names)
+                text = unknown_gadget_text(name, [n for n in names if n not in self.hidden])
                 self._note("unknown_gadget", text, call.invocation_id)
                 return call_result(call, None, text, "error")
             self._note("gadget_name", f"gadget {name!r} read as {fixed!r}", call.invocation_id)
