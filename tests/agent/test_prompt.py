@@ -17,7 +17,7 @@ log = logging.getLogger(__name__)
 def test_block_prompt_teaches_markers_ids_dependencies_and_finishing() -> None:
     prompt = Agent(model="mock", gadgets=[add]).system_prompt
     assert "!!!GADGET_START:" in prompt and "!!!ARG:" in prompt and "!!!GADGET_END" in prompt
-    assert "`!!!GADGET_START:add:first` is a call with the id first; `!!!GADGET_START:add:second:first` waits" in prompt
+    assert "`!!!GADGET_START:add:first` runs before `!!!GADGET_START:add:second:first`" in prompt
     assert "without any block" in prompt
     assert "## add" in prompt and "Add two integers." in prompt
 

@@ -237,8 +237,9 @@ async def test_a_call_failing_twice_with_the_same_error_gets_a_different_answer_
     assert "already failed" not in first
     assert second.split("\n", 1)[1].startswith(first.split("\n", 1)[1])  # the same error, then more
     assert "This call already failed with this same error. Sent again unchanged, it fails again" in second
-    assert second.endswith(
-        "llmist read your call as:\n!!!GADGET_START:add\n!!!ARG:a\n1\n!!!ARG:b\n750\nvalue\n!!!GADGET_END"
+    assert (
+        "llmist read your call as:\n!!!GADGET_START:add\n!!!ARG:a\n1\n!!!ARG:b\n750\nvalue\n!!!GADGET_END\n"
+        in second
     )
 
 
@@ -279,3 +280,23 @@ async def test_the_output_viewer_is_listed_for_an_unknown_gadget_once_an_output_
     assert before.endswith("The gadgets you can call: read_log.")
     assert "GadgetOutputViewer" in stored
     assert after.endswith("The gadgets you can call: GadgetOutputViewer, read_log.")
+
+
+async def test_a_call_failing_twice_is_shown_corrected_from_what_could_be_read() -> None:
+    # The placeholder line under a value (Qwen2.5-Coder's `750` then `value`) and a parameter
+    # the gadget does not have: the corrected block keeps the first line and leaves the name out.
+    wrong = "!!!GADGET_START:add\n!!!ARG:a\n1\n!!!ARG:b\n750\nvalue\n!!!ARG:c\n3\n!!!GADGET_END"
+    result, _ = await _run(wrong, wrong, "done")
+    first, second = (m.text for m in result.messages if m.role == "gadget_result")  # type: ignore[attr-defined]
+    assert "this call runs" not in first
+    assert second.endswith(
+        "With what it could not read left out, this call runs:\n"
+        "!!!GADGET_START:add\n!!!ARG:a\n1\n!!!ARG:b\n750\n!!!GADGET_END"
+    )
+
+
+async def test_no_corrected_call_is_made_up_when_a_required_value_is_missing() -> None:
+    wrong = "!!!GADGET_START:add\n!!!ARG:a\n1\n!!!GADGET_END"
+    result, _ = await _run(wrong, wrong, "done")
+    second = [m.text for m in result.messages if m.role == "gadget_result"][1]  # type: ignore[attr-defined]
+    assert "already failed" in second and "this call runs" not in second

@@ -105,9 +105,9 @@ Write one block per call. {form}
 `{e}`, written as is: no quotes, no escaping, several lines allowed.
 - Nested fields and lists use paths: `{a}config/timeout`, `{a}items/0`, `{a}items/1/name`.
 - Several blocks in one answer run in parallel.
-- A call that must wait for another without needing its result (a file written into a folder \
-made first): the gadget's name always comes first, then the call's own id, then the id of the call \
-it waits for. `{s}{one}:first` is a call with the id first; `{s}{two}:second:first` waits for it.
+- A call that must run after another without needing its result (a file written into a folder \
+made first): give the first call an id after its name, and put that id after the second call's \
+own id: `{s}{one}:first` runs before `{s}{two}:second:first`.
 {_CALL_RULES} without any block."""
 
 

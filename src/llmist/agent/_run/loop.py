@@ -59,6 +59,7 @@ from llmist.agent.result import AgentResult, StopReason
 from llmist.agent.spec import AgentSpec
 from llmist.execution import GadgetExecutionResult
 from llmist.gadgets import AbortSignal, GadgetOutputViewer
+from llmist.gadgets.binding import corrected_params
 from llmist.providers.base import ContentPart, LLMChunk, LLMRequest, Message, ToolCall, Usage
 from llmist.providers.errors import ProviderError
 from llmist.syntax import ParsedCall
@@ -475,8 +476,12 @@ def _said_again(run: _Run, message: GadgetResultMessage, r: GadgetExecutionResul
     if key not in run.failures:
         run.failures.add(key)
         return message
-    m = run.cfg.markers
-    note = repeated_failure_note(r, (m.start, m.end, m.arg) if run.cfg.syntax == "block" else None)
+    m, gadget = run.cfg.markers, run.cfg.by_name.get(r.gadget_name)
+    if run.cfg.syntax != "block":
+        note = repeated_failure_note(r)
+    else:
+        corrected = corrected_params(gadget, r.parameters) if gadget is not None and r.status == "error" else None
+        note = repeated_failure_note(r, (m.start, m.end, m.arg), corrected)
     return replace(message, content=with_text(message.content, note))
 
 
