@@ -300,3 +300,29 @@ async def test_no_corrected_call_is_made_up_when_a_required_value_is_missing() -
     result, _ = await _run(wrong, wrong, "done")
     second = [m.text for m in result.messages if m.role == "gadget_result"][1]  # type: ignore[attr-defined]
     assert "already failed" in second and "this call runs" not in second
+
+
+@gadget(description="Read the log.")
+def read_log() -> str:
+    return "disk full"
+
+
+async def test_a_gadget_that_takes_no_parameters_runs_without_those_written() -> None:
+    events: list[RepairEvent] = []
+    agent = Agent(
+        model=MockModel(["!!!GADGET_START:read_log\n!!!ARG:file/path/to/log.txt\n!!!GADGET_END", "done"]),
+        gadgets=[read_log],
+        hooks=Hooks(observers=Observers(on_repair=events.append)),
+    )
+    result = await agent.run("read the log")
+    [r] = result.gadget_results
+    assert (r.result, r.error) == ("disk full", None)
+    assert result.repairs == {"ignored_parameters": 1}
+    assert events[0].detail == "read_log takes no parameters: run without those written"
+
+
+async def test_parameters_of_a_gadget_that_takes_none_are_refused_in_strict_mode() -> None:
+    agent = Agent(model=MockModel([block_call("read_log", file="x"), "done"]), gadgets=[read_log], strict=True)
+    with pytest.raises(RepairRefused) as caught:
+        await agent.run("read the log")
+    assert caught.value.event.kind == "ignored_parameters"

@@ -9,6 +9,9 @@
   from the conversation and the model is told that results come from the system.
 - ``body_as_prose``: an emoji call without its end marker (``🛠️[add 1 2]`` and then prose)
   whose gadget has no parameter left for a body: the text after it is prose, not its body.
+- ``ignored_parameters``: a gadget that takes no parameters was called with some: it runs
+  without them (nothing they could mean; Qwen2.5-Coder sent ``!!!ARG:file/path/to/log.txt`` to
+  a log reader six times, whatever the error said).
 - ``json_call``: the model wrote a native tool call as text (``{"name": "add", "arguments":
   {...}}``, bare, fenced or in ``<tool_call>`` tags) naming one of the gadgets: it runs.
 
@@ -67,6 +70,7 @@ RepairKind: TypeAlias = Literal[
     "invented_result",
     "body_as_prose",
     "json_call",
+    "ignored_parameters",
     "marker_spelling",
     "fused_argument",
     "code_fence",
@@ -224,6 +228,15 @@ def _name_and_arguments(value: object) -> tuple[str, str] | None:
     return (value["name"], json.dumps(arguments)) if isinstance(arguments, dict) else None
 
 
+def _has_parameters(call: ParsedCall) -> bool:
+    """Whether ``call`` was written with any parameter (or anything where they go)."""
+    if call.syntax == "emoji":
+        return bool((call.raw_args or "").strip() or (call.body or "").strip())
+    if call.syntax == "native":
+        return bool(call.parameters) or call.parse_error is not None
+    return bool(call.parameters_raw.strip())
+
+
 def without_stray_body(gadget: Gadget, call: ParsedCall) -> ParsedCall | None:
     """``call`` without its body when that body is prose the model wrote after a call it never
     closed: an emoji call with no end marker, whose gadget binds the header alone but has no
@@ -284,6 +297,8 @@ class CallRepairs:
             call = dataclasses.replace(call, gadget_name=fixed)
         if call.repairs and call.syntax == "emoji":
             call = self._unclosed(call)
+        if _has_parameters(call):
+            call = self._without_parameters(call)
         signature = call_signature(call)
         earlier = self._done.get(signature)
         if earlier is not None and not earlier.breaks_loop:
@@ -331,6 +346,23 @@ class CallRepairs:
             kind, what = PARSER_REPAIRS.get(name, (None, name))
             if kind is not None:
                 self._note(kind, f"{call.gadget_name}: {what}", call.invocation_id)
+
+    def _without_parameters(self, call: ParsedCall) -> ParsedCall:
+        """``call`` without its parameters when its gadget takes none (and allows no extra ones)."""
+        params = self._gadgets[call.gadget_name].Params
+        if params.model_fields or params.model_config.get("extra") is not None:
+            return call
+        detail = f"{call.gadget_name} takes no parameters: run without those written"
+        self._note("ignored_parameters", detail, call.invocation_id)
+        emoji = call.syntax == "emoji"
+        return dataclasses.replace(
+            call,
+            parameters_raw="",
+            parameters={},
+            parse_error=None,
+            raw_args="" if emoji else call.raw_args,
+            body="" if emoji else call.body,
+        )
 
     def _unclosed(self, call: ParsedCall) -> ParsedCall:
         """``call`` without the prose the model wrote after it, when the call was never closed and
