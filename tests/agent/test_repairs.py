@@ -326,3 +326,41 @@ async def test_parameters_of_a_gadget_that_takes_none_are_refused_in_strict_mode
     with pytest.raises(RepairRefused) as caught:
         await agent.run("read the log")
     assert caught.value.event.kind == "ignored_parameters"
+
+
+@gadget(description="Translate a word to French.")
+def translate(key: str) -> str:
+    return {"hello": "bonjour"}.get(key, "?")
+
+
+async def _emoji_run(*responses: str) -> tuple[object, list[RepairEvent]]:
+    events: list[RepairEvent] = []
+    agent = Agent(
+        model=MockModel(list(responses)),
+        gadgets=[translate, get_weather],
+        hooks=Hooks(observers=Observers(on_repair=events.append)),
+        syntax="emoji",
+    )
+    return await agent.run("task"), events
+
+
+async def test_an_emoji_header_naming_the_parameter_takes_its_value_from_the_body() -> None:
+    for written in ("🛠️[translate key]\nhello\n🛠️[/end]", "🛠️[translate key]\nhello"):
+        result, events = await _emoji_run(written, "done")
+        [r] = result.gadget_results  # type: ignore[attr-defined]
+        assert (r.parameters, r.result) == ({"key": "hello"}, "bonjour")
+        assert "name_as_argument" in result.repairs  # type: ignore[attr-defined]
+        assert any(e.detail == "translate: a parameter's name in the header, its value in the body" for e in events)
+
+
+async def test_an_emoji_body_repeating_a_header_value_is_dropped() -> None:
+    result, _ = await _emoji_run('🛠️[get_weather city="Tokyo"]\nTokyo\n🛠️[/end]', "done")
+    [r] = result.gadget_results  # type: ignore[attr-defined]
+    assert (r.parameters, r.result) == ({"city": "Tokyo"}, "Tokyo: sunny")
+    assert result.repairs == {"repeated_body": 1}  # type: ignore[attr-defined]
+
+
+async def test_an_emoji_call_that_binds_as_written_is_left_alone() -> None:
+    result, _ = await _emoji_run("🛠️[translate]\nkey\n🛠️[/end]", "done")
+    [r] = result.gadget_results  # type: ignore[attr-defined]
+    assert r.parameters == {"key": "key"} and result.repairs == {}  # type: ignore[attr-defined]

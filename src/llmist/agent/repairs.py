@@ -12,6 +12,11 @@
 - ``ignored_parameters``: a gadget that takes no parameters was called with some: it runs
   without them (nothing they could mean; Qwen2.5-Coder sent ``!!!ARG:file/path/to/log.txt`` to
   a log reader six times, whatever the error said).
+- ``name_as_argument``: an emoji call with a parameter's name where its value goes and the value
+  in the body (``🛠️[translate key]`` then ``hello``): the body is that parameter's value.
+- ``repeated_body``: an emoji call whose body repeats a value its header already gave
+  (``🛠️[get_weather city="Tokyo"]`` then ``Tokyo``), for a gadget with no parameter left for a
+  body: the body is dropped.
 - ``json_call``: the model wrote a native tool call as text (``{"name": "add", "arguments":
   {...}}``, bare, fenced or in ``<tool_call>`` tags) naming one of the gadgets: it runs.
 
@@ -34,6 +39,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal, TypeAlias
@@ -42,8 +48,9 @@ from llmist.agent.errors import RepairRefused
 from llmist.execution import GadgetExecutionResult
 from llmist.execution.names import closest_names, same_name, unknown_gadget_text
 from llmist.execution.results import call_result
-from llmist.gadgets import Gadget, InvalidParametersError, bind_call
+from llmist.gadgets import Gadget, InvalidParametersError, bind_call, validate_params
 from llmist.syntax import ParsedCall, native_call
+from llmist.syntax.writing import read_emoji_body
 
 __all__ = [
     "INVENTED_RESULT_NOTE",
@@ -71,6 +78,8 @@ RepairKind: TypeAlias = Literal[
     "body_as_prose",
     "json_call",
     "ignored_parameters",
+    "name_as_argument",
+    "repeated_body",
     "marker_spelling",
     "fused_argument",
     "code_fence",
@@ -228,6 +237,48 @@ def _name_and_arguments(value: object) -> tuple[str, str] | None:
     return (value["name"], json.dumps(arguments)) if isinstance(arguments, dict) else None
 
 
+def emoji_header_repair(gadget: Gadget, call: ParsedCall) -> tuple[RepairKind, ParsedCall] | None:
+    """An emoji call with a body that does not bind as written, read as small models mean it:
+
+    - header arguments that are parameter names (``🛠️[translate key]`` then ``hello``): the
+      names are dropped from the header, so the body fills the parameter (``name_as_argument``);
+    - a body that repeats a value of the header (``🛠️[get_weather city="Tokyo"]`` then
+      ``Tokyo``): the body is dropped (``repeated_body``).
+
+    ``None`` when the call binds as written, or neither reading binds."""
+    try:
+        bind_call(gadget, call)
+        return None
+    except InvalidParametersError:
+        pass
+    try:
+        tokens = shlex.split(call.raw_args or "")
+    except ValueError:
+        return None
+    names = set(gadget.Params.model_fields)
+    body = read_emoji_body(call.body or "").strip()
+    kept = [t for t in tokens if t not in names]
+    if len(kept) < len(tokens):
+        fixed = dataclasses.replace(call, raw_args=shlex.join(kept))
+        if _binds(gadget, fixed):
+            return "name_as_argument", fixed
+    values = {t.split("=", 1)[1] if "=" in t else t for t in tokens}
+    if body in values:
+        fixed = dataclasses.replace(call, body="")
+        if _binds(gadget, fixed):
+            return "repeated_body", fixed
+    return None
+
+
+def _binds(gadget: Gadget, call: ParsedCall) -> bool:
+    """Whether ``call`` binds and validates for ``gadget``."""
+    try:
+        validate_params(gadget, bind_call(gadget, call))
+    except InvalidParametersError:
+        return False
+    return True
+
+
 def _has_parameters(call: ParsedCall) -> bool:
     """Whether ``call`` was written with any parameter (or anything where they go)."""
     if call.syntax == "emoji":
@@ -295,6 +346,8 @@ class CallRepairs:
                 return call_result(call, None, text, "error")
             self._note("gadget_name", f"gadget {name!r} read as {fixed!r}", call.invocation_id)
             call = dataclasses.replace(call, gadget_name=fixed)
+        if call.syntax == "emoji" and (call.body or "").strip():
+            call = self._emoji_header(call)
         if call.repairs and call.syntax == "emoji":
             call = self._unclosed(call)
         if _has_parameters(call):
@@ -346,6 +399,19 @@ class CallRepairs:
             kind, what = PARSER_REPAIRS.get(name, (None, name))
             if kind is not None:
                 self._note(kind, f"{call.gadget_name}: {what}", call.invocation_id)
+
+    def _emoji_header(self, call: ParsedCall) -> ParsedCall:
+        """``call`` with its header and body read as the model meant them, when they do not bind
+        as written (:func:`emoji_header_repair`)."""
+        repaired = emoji_header_repair(self._gadgets[call.gadget_name], call)
+        if repaired is None:
+            return call
+        kind, fixed = repaired
+        what = "a parameter's name in the header, its value in the body" if kind == "name_as_argument" else (
+            "the body repeats a value of the header: dropped"
+        )
+        self._note(kind, f"{call.gadget_name}: {what}", call.invocation_id)
+        return fixed
 
     def _without_parameters(self, call: ParsedCall) -> ParsedCall:
         """``call`` without its parameters when its gadget takes none (and allows no extra ones)."""
