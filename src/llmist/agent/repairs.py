@@ -55,6 +55,7 @@ from llmist.syntax.writing import read_emoji_body
 __all__ = [
     "INVENTED_RESULT_NOTE",
     "NEXT_STEP_NOTE",
+    "STORED_OUTPUT_NOTE",
     "PARSER_REPAIRS",
     "CallRepairs",
     "RepairEvent",
@@ -124,6 +125,14 @@ NEXT_STEP_NOTE = (
 called again right after the result it needed (the same call, or the gadget with the result's
 id as a parameter), and ended chains with "The task is done." instead of the value
 (benchmarks/RESULTS.md, issue 23)."""
+
+
+STORED_OUTPUT_NOTE = (
+    "(An output above was too long to show: read what the task needs from it with "
+    "GadgetOutputViewer and its id before you answer.)"
+)
+""":data:`NEXT_STEP_NOTE` in place when an output was stored instead of shown: told to say what
+the results show, Qwen2.5-Coder answered from the viewer's example ("High-priority TODOs")."""
 
 
 @dataclass(frozen=True, slots=True)

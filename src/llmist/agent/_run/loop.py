@@ -54,7 +54,7 @@ from llmist.agent.hooks import (
     call_observer,
 )
 from llmist.agent.messages import AssistantMessage, GadgetResultMessage
-from llmist.agent.repairs import INVENTED_RESULT_NOTE, NEXT_STEP_NOTE, drop_invented_results, without_json_calls
+from llmist.agent.repairs import INVENTED_RESULT_NOTE, NEXT_STEP_NOTE, STORED_OUTPUT_NOTE, drop_invented_results, without_json_calls
 from llmist.agent.result import AgentResult, StopReason
 from llmist.agent.spec import AgentSpec
 from llmist.execution import GadgetExecutionResult
@@ -429,7 +429,8 @@ async def _next_turn(run: _Run, response: Response) -> None:
         # says it: Qwen2.5-Coder answered with the error text itself when told to say what the
         # results show). The native syntax's tool results stay as the API's models expect them.
         if cfg.syntax != "native" and all(r.ok for r in results):
-            notes.append(NEXT_STEP_NOTE)
+            stored = any(r.result is not None and _VIEWER_NOTICE in r.result for r in results)
+            notes.append(STORED_OUTPUT_NOTE if stored else NEXT_STEP_NOTE)
         if notes:
             messages[-1] = replace(last, content=with_text(last.content, "\n".join(notes)))
     run.output = "".join(response.prose).strip()
