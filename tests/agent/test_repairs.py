@@ -238,8 +238,7 @@ async def test_a_call_failing_twice_with_the_same_error_gets_a_different_answer_
     assert second.split("\n", 1)[1].startswith(first.split("\n", 1)[1])  # the same error, then more
     assert "This call already failed with this same error. Sent again unchanged, it fails again" in second
     assert (
-        "llmist read your call as:\n!!!GADGET_START:add\n!!!ARG:a\n1\n!!!ARG:b\n750\nvalue\n!!!GADGET_END\n"
-        in second
+        "llmist read your call as:\n!!!GADGET_START:add\n!!!ARG:a\n1\n!!!ARG:b\n750\nvalue\n!!!GADGET_END\n" in second
     )
 
 

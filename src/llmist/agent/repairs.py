@@ -55,8 +55,8 @@ from llmist.syntax.writing import read_emoji_body
 __all__ = [
     "INVENTED_RESULT_NOTE",
     "NEXT_STEP_NOTE",
-    "STORED_OUTPUT_NOTE",
     "PARSER_REPAIRS",
+    "STORED_OUTPUT_NOTE",
     "CallRepairs",
     "RepairEvent",
     "RepairKind",
@@ -118,13 +118,12 @@ _INVENTED = re.compile(
 
 
 NEXT_STEP_NOTE = (
-    "(If these results complete the task, answer now in plain text, saying what they show. "
-    "If not, make the next call.)"
+    "(If these results complete the task, answer now in plain text, saying what they show. If not, make the next call.)"
 )
-"""Added to the last result of a response whose calls all succeeded (text syntaxes). Without it, Qwen2.5-Coder-1.5B often
-called again right after the result it needed (the same call, or the gadget with the result's
-id as a parameter), and ended chains with "The task is done." instead of the value
-(benchmarks/RESULTS.md, issue 23)."""
+"""Added to the last result of a response whose calls all succeeded (text syntaxes). Without
+it, Qwen2.5-Coder-1.5B often called again right after the result it needed (the same call, or
+the gadget with the result's id as a parameter), and ended chains with "The task is done."
+instead of the value (benchmarks/RESULTS.md, issue 23)."""
 
 
 STORED_OUTPUT_NOTE = (
@@ -416,8 +415,10 @@ class CallRepairs:
         if repaired is None:
             return call
         kind, fixed = repaired
-        what = "a parameter's name in the header, its value in the body" if kind == "name_as_argument" else (
-            "the body repeats a value of the header: dropped"
+        what = (
+            "a parameter's name in the header, its value in the body"
+            if kind == "name_as_argument"
+            else ("the body repeats a value of the header: dropped")
         )
         self._note(kind, f"{call.gadget_name}: {what}", call.invocation_id)
         return fixed

@@ -212,7 +212,13 @@ class GadgetExecutor:
     def _bind(self, call: ParsedCall, started: float) -> GadgetExecutionResult | tuple[Gadget, dict[str, Any]]:
         gadget = self._gadgets.get(call.gadget_name)
         if gadget is None:
-            return self._failure(call, call.gadget_name, call.parameters or {}, unknown_gadget_text(call.gadget_name, list(self._gadgets)), started)
+            return self._failure(
+                call,
+                call.gadget_name,
+                call.parameters or {},
+                unknown_gadget_text(call.gadget_name, list(self._gadgets)),
+                started,
+            )
         try:
             return gadget, bind_call(gadget, call, arg_prefix=self.arg_prefix)
         except InvalidParametersError as exc:

@@ -104,7 +104,7 @@ def corrected_params(gadget: Gadget, raw: Mapping[str, Any]) -> dict[str, Any] |
     try:
         gadget.Params.model_validate(fixed)
     except ValidationError as exc:
-        wrong = {item["loc"][0] for item in exc.errors() if len(item["loc"]) == 1}
+        wrong = {str(item["loc"][0]) for item in exc.errors() if len(item["loc"]) == 1}
         for key in wrong:
             value = fixed.get(key)
             if isinstance(value, str) and "\n" in value.strip():

@@ -54,7 +54,13 @@ from llmist.agent.hooks import (
     call_observer,
 )
 from llmist.agent.messages import AssistantMessage, GadgetResultMessage
-from llmist.agent.repairs import INVENTED_RESULT_NOTE, NEXT_STEP_NOTE, STORED_OUTPUT_NOTE, drop_invented_results, without_json_calls
+from llmist.agent.repairs import (
+    INVENTED_RESULT_NOTE,
+    NEXT_STEP_NOTE,
+    STORED_OUTPUT_NOTE,
+    drop_invented_results,
+    without_json_calls,
+)
 from llmist.agent.result import AgentResult, StopReason
 from llmist.agent.spec import AgentSpec
 from llmist.execution import GadgetExecutionResult
