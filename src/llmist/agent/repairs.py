@@ -14,9 +14,9 @@
   a log reader six times, whatever the error said).
 - ``name_as_argument``: an emoji call with a parameter's name where its value goes and the value
   in the body (``🛠️[translate key]`` then ``hello``): the body is that parameter's value.
-- ``repeated_body``: an emoji call whose body repeats a value its header already gave
-  (``🛠️[get_weather city="Tokyo"]`` then ``Tokyo``), for a gadget with no parameter left for a
-  body: the body is dropped.
+- ``extra_body``: an emoji call whose header fills every parameter and that has a body too
+  (``🛠️[get_weather city="Tokyo"]`` then ``Tokyo``, or the result it expects, ``🛠️[capital_of
+  country="France"]`` then ``Paris``): the body is dropped, as it has no parameter to go to.
 - ``json_call``: the model wrote a native tool call as text (``{"name": "add", "arguments":
   {...}}``, bare, fenced or in ``<tool_call>`` tags) naming one of the gadgets: it runs.
 
@@ -50,7 +50,6 @@ from llmist.execution.names import closest_names, same_name, unknown_gadget_text
 from llmist.execution.results import call_result
 from llmist.gadgets import Gadget, InvalidParametersError, bind_call, validate_params
 from llmist.syntax import ParsedCall, native_call
-from llmist.syntax.writing import read_emoji_body
 
 __all__ = [
     "INVENTED_RESULT_NOTE",
@@ -80,7 +79,7 @@ RepairKind: TypeAlias = Literal[
     "json_call",
     "ignored_parameters",
     "name_as_argument",
-    "repeated_body",
+    "extra_body",
     "marker_spelling",
     "fused_argument",
     "code_fence",
@@ -250,10 +249,13 @@ def emoji_header_repair(gadget: Gadget, call: ParsedCall) -> tuple[RepairKind, P
 
     - header arguments that are parameter names (``🛠️[translate key]`` then ``hello``): the
       names are dropped from the header, so the body fills the parameter (``name_as_argument``);
-    - a body that repeats a value of the header (``🛠️[get_weather city="Tokyo"]`` then
-      ``Tokyo``): the body is dropped (``repeated_body``).
+    - a body where the header already filled every parameter (``🛠️[get_weather city="Tokyo"]``
+      then ``Tokyo``): the body is dropped (``extra_body``).
 
-    ``None`` when the call binds as written, or neither reading binds."""
+    ``None`` when the call binds as written, or neither reading binds. (A body after a call never
+    closed is prose, not a body: :func:`without_stray_body`.)"""
+    if len(call.raw_args or "") + len(call.body or "") > gadget.max_parameter_chars:
+        return None  # too long to read: the limit's error, never a shorter call
     try:
         bind_call(gadget, call)
         return None
@@ -264,18 +266,15 @@ def emoji_header_repair(gadget: Gadget, call: ParsedCall) -> tuple[RepairKind, P
     except ValueError:
         return None
     names = set(gadget.Params.model_fields)
-    body = read_emoji_body(call.body or "").strip()
     kept = [t for t in tokens if t not in names]
     if len(kept) < len(tokens):
         fixed = dataclasses.replace(call, raw_args=shlex.join(kept))
         if _binds(gadget, fixed):
             return "name_as_argument", fixed
-    values = {t.split("=", 1)[1] if "=" in t else t for t in tokens}
-    if body in values:
-        fixed = dataclasses.replace(call, body="")
-        if _binds(gadget, fixed):
-            return "repeated_body", fixed
-    return None
+    if "missing_end" in call.repairs:  # prose after a call never closed: ``body_as_prose``'s
+        return None
+    fixed = dataclasses.replace(call, body="")
+    return ("extra_body", fixed) if _binds(gadget, fixed) else None
 
 
 def _binds(gadget: Gadget, call: ParsedCall) -> bool:
@@ -418,7 +417,7 @@ class CallRepairs:
         what = (
             "a parameter's name in the header, its value in the body"
             if kind == "name_as_argument"
-            else ("the body repeats a value of the header: dropped")
+            else "the header fills every parameter: the body dropped"
         )
         self._note(kind, f"{call.gadget_name}: {what}", call.invocation_id)
         return fixed
