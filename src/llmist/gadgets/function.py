@@ -286,6 +286,10 @@ def _has_description(annotation: Any, default: Any) -> bool:
     return False
 
 
+_CHECKED = "_llmist_checked"
+"""Set in a gadget instance's ``__dict__`` once :func:`as_gadget` has checked it."""
+
+
 def as_gadget(obj: object) -> Gadget:
     """Turn what a user passes in ``gadgets=[...]`` into a checked :class:`Gadget` instance.
 
@@ -294,6 +298,10 @@ def as_gadget(obj: object) -> Gadget:
     its docstring is the description).
     """
     if isinstance(obj, Gadget):
+        if obj.__dict__.get(_CHECKED):
+            # Checked once per instance: each run's executor takes the agent's gadgets again, and
+            # checking an example validates it (benchmarks/RESULTS.md, issue 25).
+            return obj
         instance = obj
     elif isinstance(obj, type) and issubclass(obj, Gadget):
         try:
@@ -309,4 +317,5 @@ def as_gadget(obj: object) -> Gadget:
             f"Expected a Gadget instance, a Gadget subclass or a function, got {type(obj).__name__}: {obj!r}"
         )
     _check(instance)
+    instance.__dict__[_CHECKED] = True
     return instance

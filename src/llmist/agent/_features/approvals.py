@@ -63,7 +63,9 @@ class DeferredApprovals(Feature):
     def wrap(self, run: RunContext, events: RunEvents) -> RunEvents:
         """A run of a session whose calls wait: end at once, or run the decided calls first."""
         session = run.spec.session
-        if not isinstance(session, ApprovalStore):
+        # `session is None` first: isinstance against a protocol reads the protocol's members on
+        # every call before Python 3.12, a tenth of a short run's time (benchmarks/RESULTS.md).
+        if session is None or not isinstance(session, ApprovalStore):
             if run.spec.approvals == "defer":
                 where = "no session" if session is None else f"session {session!r}, which cannot keep them"
                 raise ValueError(
