@@ -188,7 +188,8 @@ class Calls:
         call_id = f"call_{len(self.records) + 1}"
         try:
             params = gadget.Params.model_validate(arguments)
-            out = gadget.execute(params, ExecutionContext(gadget_name=gadget.name, invocation_id=call_id))
+            ctx = ExecutionContext(gadget_name=gadget.name, invocation_id=call_id)
+            out = gadget.invocation().call(params, ctx)  # a function gadget's own signature, as the executor calls it
             if asyncio.iscoroutine(out):
                 out = asyncio.run(out)
             text = out.result if isinstance(out, GadgetResult) else str(out)

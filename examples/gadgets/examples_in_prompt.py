@@ -46,9 +46,10 @@ class StringProcessor(Gadget):
 def main() -> None:
     block = render_gadget(calculator, "block")
     assert "!!!GADGET_START:Calculator\n!!!ARG:operation\nadd\n!!!ARG:a\n15\n!!!ARG:b\n23\n!!!GADGET_END" in block
-    assert "Example (Add two numbers), answered with the result '38':" in block and "Output:" not in block
+    # An example's output stays out of the prompt: a model copies it as its own answer.
+    assert "Example (Add two numbers):\n!!!GADGET_START:Calculator" in block and "38" not in block
     emoji = render_gadget(StringProcessor(), "emoji")
-    assert "answered with the result 'olleH':\n🛠️[StringProcessor Hello reverse]\n🛠️[/end]" in emoji
+    assert "Example (Reverse a string):\n🛠️[StringProcessor Hello reverse]\n🛠️[/end]" in emoji
     print(block, emoji, sep="\n\n")
 
 

@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 
 from llmist import Agent, gadget
+from llmist.agent.repairs import NEXT_STEP_NOTE, STORED_OUTPUT_NOTE
 from llmist.providers.base import Message
 from llmist.testing import MockModel, block_call
 
@@ -23,7 +24,7 @@ def _script(messages: Sequence[Message]) -> str:
     found = re.search(r'id "([^"]+)"', last)
     if found and "GadgetOutputViewer" in last:
         return block_call("GadgetOutputViewer", id=found.group(1), patterns=[{"regex": "ERROR"}], limit="3-")
-    return "Done: " + last.splitlines()[-1]
+    return "Done: " + last.removesuffix(f"\n\n{NEXT_STEP_NOTE}").splitlines()[-1]
 
 
 async def test_large_output_is_stored_and_read_back_with_the_viewer() -> None:
@@ -54,3 +55,14 @@ async def test_limit_off_passes_outputs_whole_and_hides_the_viewer() -> None:
     result = await agent.run("q")
     assert (result.gadget_results[0].result or "").count("\n") == 1999
     assert "GadgetOutputViewer" not in agent.system_prompt
+
+
+async def test_a_stored_output_asks_for_the_viewer_before_an_answer() -> None:
+    # Told "if these results complete the task, answer", Qwen2.5-Coder answered from the viewer's
+    # example instead of reading the output it had not seen.
+    model = MockModel(_script)
+    agent = Agent(model=model, gadgets=[big_log], context_window=1000, gadget_output_limit_percent=10)
+    result = await agent.run("find errors")
+    notice, viewed = (m.text for m in result.messages if m.role == "gadget_result")
+    assert notice.endswith(STORED_OUTPUT_NOTE) and NEXT_STEP_NOTE not in notice
+    assert viewed.endswith(NEXT_STEP_NOTE)

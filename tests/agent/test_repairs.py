@@ -7,7 +7,7 @@ import pytest
 
 from llmist import Agent, gadget
 from llmist.agent import Hooks, Observers
-from llmist.agent.repairs import INVENTED_RESULT_NOTE, RepairEvent, RepairRefused, drop_invented_results
+from llmist.agent.repairs import INVENTED_RESULT_NOTE, NEXT_STEP_NOTE, RepairEvent, RepairRefused, drop_invented_results
 from llmist.testing import MockModel, block_call, emoji_call
 
 RUNS: list[int] = []
@@ -97,7 +97,8 @@ async def test_an_invented_result_is_dropped_and_the_result_after_it_says_result
     messages = result.messages  # type: ignore[attr-defined]
     assistant = next(m.text for m in messages if m.role == "assistant")
     assert "Result: 4" not in assistant and assistant.rstrip().endswith("!!!GADGET_END")
-    assert messages[-2].role == "gadget_result" and messages[-2].text.endswith(INVENTED_RESULT_NOTE)
+    assert messages[-2].role == "gadget_result"
+    assert messages[-2].text.endswith(f"{INVENTED_RESULT_NOTE}\n{NEXT_STEP_NOTE}")
     assert result.repairs == {"invented_result": 1}  # type: ignore[attr-defined]
     assert events[0].kind == "invented_result" and "Result: 4" in events[0].detail
 
@@ -197,7 +198,8 @@ async def test_a_number_in_place_of_the_gadget_name_is_answered_with_the_gadget_
     result, _ = await _run("!!!GADGET_START:1234\n!!!ARG:a\n1\n!!!GADGET_END", "done")
     [r] = result.gadget_results  # type: ignore[attr-defined]
     assert r.error.startswith("Unknown gadget '1234': that is not a gadget name. A call starts with the name")
-    assert r.error.endswith("exact name: GadgetOutputViewer, add, get_weather, write_file.")
+    # The output viewer is not listed: nothing is stored for it to read yet.
+    assert r.error.endswith("The gadgets you can call: add, get_weather, write_file.")
 
 
 async def test_prose_after_an_unclosed_emoji_call_whose_gadget_takes_no_body_is_not_its_body() -> None:
@@ -235,6 +237,131 @@ async def test_a_call_failing_twice_with_the_same_error_gets_a_different_answer_
     assert "already failed" not in first
     assert second.split("\n", 1)[1].startswith(first.split("\n", 1)[1])  # the same error, then more
     assert "This call already failed with this same error. Sent again unchanged, it fails again" in second
-    assert second.endswith(
-        "llmist read your call as:\n!!!GADGET_START:add\n!!!ARG:a\n1\n!!!ARG:b\n750\nvalue\n!!!GADGET_END"
+    assert (
+        "llmist read your call as:\n!!!GADGET_START:add\n!!!ARG:a\n1\n!!!ARG:b\n750\nvalue\n!!!GADGET_END\n" in second
     )
+
+
+async def test_the_last_result_of_a_response_whose_calls_succeeded_says_what_to_do_next() -> None:
+    result, _ = await _run(block_call("add", a=1, b=2) + block_call("get_weather", city="Oslo"), "It is 3.")
+    first, last = (m.text for m in result.messages if m.role == "gadget_result")  # type: ignore[attr-defined]
+    assert NEXT_STEP_NOTE not in first and last.endswith(f"Oslo: sunny\n\n{NEXT_STEP_NOTE}")
+
+
+async def test_a_response_with_a_failed_call_gets_no_next_step_note() -> None:
+    # Told to say what the results show, Qwen2.5-Coder answered with the error text itself.
+    result, _ = await _run(block_call("add", a=1, b=2) + block_call("add", a="x", b=2), "done")
+    texts = [m.text for m in result.messages if m.role == "gadget_result"]  # type: ignore[attr-defined]
+    assert len(texts) == 2 and not any(NEXT_STEP_NOTE in t for t in texts)
+
+
+async def test_an_unknown_gadget_is_answered_without_asking_for_the_call_again() -> None:
+    result, _ = await _run(block_call("confirm", flag="dark_mode"), "done")
+    text = next(m.text for m in result.messages if m.role == "gadget_result")  # type: ignore[attr-defined]
+    assert "no gadget has this name, so the call did not run: do not call confirm again" in text.lower()
+    assert "Send the call again" not in text
+    assert text.endswith("The gadgets you can call: add, get_weather, write_file.")
+
+
+async def test_the_output_viewer_is_listed_for_an_unknown_gadget_once_an_output_is_stored() -> None:
+    @gadget(description="Read the log.")
+    def read_log() -> str:
+        return "\n".join(f"line {i}" for i in range(300))
+
+    agent = Agent(
+        model=MockModel([block_call("confirm"), block_call("read_log"), block_call("confirm"), "done"]),
+        gadgets=[read_log],
+        context_window=1000,
+        gadget_output_limit_percent=10,
+    )
+    result = await agent.run("read it")
+    before, stored, after = (r.error or r.result or "" for r in result.gadget_results)
+    assert before.endswith("The gadgets you can call: read_log.")
+    assert "GadgetOutputViewer" in stored
+    assert after.endswith("The gadgets you can call: GadgetOutputViewer, read_log.")
+
+
+async def test_a_call_failing_twice_is_shown_corrected_from_what_could_be_read() -> None:
+    # The placeholder line under a value (Qwen2.5-Coder's `750` then `value`) and a parameter
+    # the gadget does not have: the corrected block keeps the first line and leaves the name out.
+    wrong = "!!!GADGET_START:add\n!!!ARG:a\n1\n!!!ARG:b\n750\nvalue\n!!!ARG:c\n3\n!!!GADGET_END"
+    result, _ = await _run(wrong, wrong, "done")
+    first, second = (m.text for m in result.messages if m.role == "gadget_result")  # type: ignore[attr-defined]
+    assert "this call runs" not in first
+    assert second.endswith(
+        "With what it could not read left out, this call runs:\n"
+        "!!!GADGET_START:add\n!!!ARG:a\n1\n!!!ARG:b\n750\n!!!GADGET_END"
+    )
+
+
+async def test_no_corrected_call_is_made_up_when_a_required_value_is_missing() -> None:
+    wrong = "!!!GADGET_START:add\n!!!ARG:a\n1\n!!!GADGET_END"
+    result, _ = await _run(wrong, wrong, "done")
+    second = [m.text for m in result.messages if m.role == "gadget_result"][1]  # type: ignore[attr-defined]
+    assert "already failed" in second and "this call runs" not in second
+
+
+@gadget(description="Read the log.")
+def read_log() -> str:
+    return "disk full"
+
+
+async def test_a_gadget_that_takes_no_parameters_runs_without_those_written() -> None:
+    events: list[RepairEvent] = []
+    agent = Agent(
+        model=MockModel(["!!!GADGET_START:read_log\n!!!ARG:file/path/to/log.txt\n!!!GADGET_END", "done"]),
+        gadgets=[read_log],
+        hooks=Hooks(observers=Observers(on_repair=events.append)),
+    )
+    result = await agent.run("read the log")
+    [r] = result.gadget_results
+    assert (r.result, r.error) == ("disk full", None)
+    assert result.repairs == {"ignored_parameters": 1}
+    assert events[0].detail == "read_log takes no parameters: run without those written"
+
+
+async def test_parameters_of_a_gadget_that_takes_none_are_refused_in_strict_mode() -> None:
+    agent = Agent(model=MockModel([block_call("read_log", file="x"), "done"]), gadgets=[read_log], strict=True)
+    with pytest.raises(RepairRefused) as caught:
+        await agent.run("read the log")
+    assert caught.value.event.kind == "ignored_parameters"
+
+
+@gadget(description="Translate a word to French.")
+def translate(key: str) -> str:
+    return {"hello": "bonjour"}.get(key, "?")
+
+
+async def _emoji_run(*responses: str) -> tuple[object, list[RepairEvent]]:
+    events: list[RepairEvent] = []
+    agent = Agent(
+        model=MockModel(list(responses)),
+        gadgets=[translate, get_weather],
+        hooks=Hooks(observers=Observers(on_repair=events.append)),
+        syntax="emoji",
+    )
+    return await agent.run("task"), events
+
+
+async def test_an_emoji_header_naming_the_parameter_takes_its_value_from_the_body() -> None:
+    for written in ("🛠️[translate key]\nhello\n🛠️[/end]", "🛠️[translate key]\nhello"):
+        result, events = await _emoji_run(written, "done")
+        [r] = result.gadget_results  # type: ignore[attr-defined]
+        assert (r.parameters, r.result) == ({"key": "hello"}, "bonjour")
+        assert "name_as_argument" in result.repairs  # type: ignore[attr-defined]
+        assert any(e.detail == "translate: a parameter's name in the header, its value in the body" for e in events)
+
+
+async def test_an_emoji_body_with_no_parameter_left_for_it_is_dropped() -> None:
+    # The value again, or the result the model expects: either way nothing it could fill.
+    for body in ("Tokyo", "Tokyo: 24°C"):
+        result, _ = await _emoji_run(f'🛠️[get_weather city="Tokyo"]\n{body}\n🛠️[/end]', "done")
+        [r] = result.gadget_results  # type: ignore[attr-defined]
+        assert (r.parameters, r.result) == ({"city": "Tokyo"}, "Tokyo: sunny")
+        assert result.repairs == {"extra_body": 1}  # type: ignore[attr-defined]
+
+
+async def test_an_emoji_call_that_binds_as_written_is_left_alone() -> None:
+    result, _ = await _emoji_run("🛠️[translate]\nkey\n🛠️[/end]", "done")
+    [r] = result.gadget_results  # type: ignore[attr-defined]
+    assert r.parameters == {"key": "key"} and result.repairs == {}  # type: ignore[attr-defined]

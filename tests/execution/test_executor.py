@@ -60,7 +60,10 @@ async def test_success_result_carries_validated_parameters() -> None:
 
 async def test_unknown_gadget_suggests_close_name() -> None:
     result = await GadgetExecutor([Add]).execute(call("Ad"))
-    assert result.error == "Unknown gadget 'Ad'. Did you mean 'Add'? Available gadgets: Add."
+    assert result.error == (
+        "Unknown gadget 'Ad'. The closest: Add. No gadget has this name, so the call did not run: "
+        "do not call Ad again. The gadgets you can call: Add."
+    )
 
 
 async def test_exception_becomes_error_result_with_type_and_message() -> None:

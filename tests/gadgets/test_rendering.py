@@ -46,7 +46,8 @@ def test_nested_fields_are_indented_under_their_parent() -> None:
 def test_block_example_uses_configured_markers() -> None:
     text = render_gadget(CreateFile(), "block", start_prefix="<<S:", end_prefix="<<E", arg_prefix="<<A:")
     assert '<<S:CreateFile\n<<A:path\nscript.py\n<<A:content\nprint("Hello World")\n<<E' in text
-    assert "Example (A script), answered with the result 'written':" in text and "Output:" not in text
+    # The example's output stays out of the prompt: a model copies it as its own answer.
+    assert "Example (A script):" in text and "written" not in text and "Output:" not in text
 
 
 def test_emoji_example_puts_body_field_in_the_body() -> None:

@@ -173,7 +173,7 @@ async def test_a_vision_mock_model_receives_gadget_images_as_image_parts() -> No
     result = await Agent(model=model, gadgets=[draw_chart]).run("Chart 1,2,3.")
     content = model.requests[1].messages[-1].content
     assert not isinstance(content, str)
-    assert [type(p) for p in content] == [TextPart, TextPart, ImagePart]
+    assert [type(p) for p in content] == [TextPart, TextPart, ImagePart, TextPart]  # the last: what next
     assert content[2] == ImagePart(PNG, "image/png", None, "chart.png")
     assert result.messages[-2].content == content
 

@@ -6,9 +6,13 @@ do next, so a model can correct its call in the following response.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from llmist.agent._run.media import media_content
 from llmist.agent.messages import GadgetResultMessage
 from llmist.execution import GadgetExecutionResult
+from llmist.execution.names import UNKNOWN_GADGET
 from llmist.syntax.writing import write_block_call
 
 __all__ = ["format_result", "not_run_message", "repeated_failure_note", "result_message"]
@@ -19,6 +23,8 @@ def format_result(r: GadgetExecutionResult) -> str:
     head = f"{r.gadget_name} (id {r.invocation_id})"
     if r.error is None:
         return f"Result of {head}:\n{r.result if r.result is not None else ''}"
+    if r.error.startswith(UNKNOWN_GADGET):  # its text says what to do instead: no call to send again
+        return f"Error in {head}:\n{r.error}"
     return f"Error in {head}:\n{r.error}\nSend the call again, changed where the error says what was wrong."
 
 
@@ -49,10 +55,16 @@ def not_run_message(limit: int) -> str:
     )
 
 
-def repeated_failure_note(r: GadgetExecutionResult, block_markers: tuple[str, str, str] | None = None) -> str:
+def repeated_failure_note(
+    r: GadgetExecutionResult,
+    block_markers: tuple[str, str, str] | None = None,
+    corrected: Mapping[str, Any] | None = None,
+) -> str:
     """What a failed call's message adds when the run already had this call fail with this very
     error: the same answer twice taught Qwen2.5-Coder nothing (it sent the same call six times).
-    With ``block_markers`` (start, end, arg: the block syntax), the call as llmist read it."""
+    With ``block_markers`` (start, end, arg: the block syntax), the call as llmist read it, and
+    the ``corrected`` parameters (:func:`~llmist.gadgets.binding.corrected_params`) as a block
+    that runs."""
     note = (
         "This call already failed with this same error. Sent again unchanged, it fails again: "
         "change what the error names, or answer without this gadget."
@@ -62,6 +74,13 @@ def repeated_failure_note(r: GadgetExecutionResult, block_markers: tuple[str, st
     start, end, arg = block_markers
     try:
         read = write_block_call(r.gadget_name, r.parameters, start_prefix=start, end_prefix=end, arg_prefix=arg)
+        fixed = (
+            None
+            if corrected is None
+            else write_block_call(r.gadget_name, corrected, start_prefix=start, end_prefix=end, arg_prefix=arg)
+        )
     except (TypeError, ValueError):  # parameters no block can hold: the note alone
         return note
-    return f"{note}\nllmist read your call as:\n{read}"
+    if fixed is None:
+        return f"{note}\nllmist read your call as:\n{read}"
+    return f"{note}\nllmist read your call as:\n{read}\nWith what it could not read left out, this call runs:\n{fixed}"

@@ -9,6 +9,14 @@
   from the conversation and the model is told that results come from the system.
 - ``body_as_prose``: an emoji call without its end marker (``🛠️[add 1 2]`` and then prose)
   whose gadget has no parameter left for a body: the text after it is prose, not its body.
+- ``ignored_parameters``: a gadget that takes no parameters was called with some: it runs
+  without them (nothing they could mean; Qwen2.5-Coder sent ``!!!ARG:file/path/to/log.txt`` to
+  a log reader six times, whatever the error said).
+- ``name_as_argument``: an emoji call with a parameter's name where its value goes and the value
+  in the body (``🛠️[translate key]`` then ``hello``): the body is that parameter's value.
+- ``extra_body``: an emoji call whose header fills every parameter and that has a body too
+  (``🛠️[get_weather city="Tokyo"]`` then ``Tokyo``, or the result it expects, ``🛠️[capital_of
+  country="France"]`` then ``Paris``): the body is dropped, as it has no parameter to go to.
 - ``json_call``: the model wrote a native tool call as text (``{"name": "add", "arguments":
   {...}}``, bare, fenced or in ``<tool_call>`` tags) naming one of the gadgets: it runs.
 
@@ -29,22 +37,25 @@ reports what it noted, and repairs a response's text (``invented_result``) itsel
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import json
 import re
+import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal, TypeAlias
 
 from llmist.agent.errors import RepairRefused
 from llmist.execution import GadgetExecutionResult
+from llmist.execution.names import closest_names, same_name, unknown_gadget_text
 from llmist.execution.results import call_result
-from llmist.gadgets import Gadget, InvalidParametersError, bind_call
+from llmist.gadgets import Gadget, InvalidParametersError, bind_call, validate_params
 from llmist.syntax import ParsedCall, native_call
 
 __all__ = [
     "INVENTED_RESULT_NOTE",
+    "NEXT_STEP_NOTE",
     "PARSER_REPAIRS",
+    "STORED_OUTPUT_NOTE",
     "CallRepairs",
     "RepairEvent",
     "RepairKind",
@@ -66,6 +77,9 @@ RepairKind: TypeAlias = Literal[
     "invented_result",
     "body_as_prose",
     "json_call",
+    "ignored_parameters",
+    "name_as_argument",
+    "extra_body",
     "marker_spelling",
     "fused_argument",
     "code_fence",
@@ -89,7 +103,6 @@ INVENTED_RESULT_NOTE = (
 """Added to the last result of a response whose invented result was dropped. As a message of its
 own after the results, it left Qwen2.5-Coder's last turn a reproach: it answered "I'm sorry, but I
 can't assist with that request", or repeated the result and stopped (benchmarks/RESULTS.md)."""
-"""What the model is told when its invented result was dropped."""
 
 # What an invented result starts with: "Result: 3", "Output of add:", "The result is 6912",
 # "This will output ...", "Observation:", a chat template's result tag, an output fence.
@@ -101,6 +114,23 @@ _INVENTED = re.compile(
     r")",
     re.IGNORECASE,
 )
+
+
+NEXT_STEP_NOTE = (
+    "(If these results complete the task, answer now in plain text, saying what they show. If not, make the next call.)"
+)
+"""Added to the last result of a response whose calls all succeeded (text syntaxes). Without
+it, Qwen2.5-Coder-1.5B often called again right after the result it needed (the same call, or
+the gadget with the result's id as a parameter), and ended chains with "The task is done."
+instead of the value (benchmarks/RESULTS.md, issue 23)."""
+
+
+STORED_OUTPUT_NOTE = (
+    "(An output above was too long to show: read what the task needs from it with "
+    "GadgetOutputViewer and its id before you answer.)"
+)
+""":data:`NEXT_STEP_NOTE` in place when an output was stored instead of shown: told to say what
+the results show, Qwen2.5-Coder answered from the viewer's example ("High-priority TODOs")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,38 +145,6 @@ class RepairEvent:
     """What was wrong and what the loop did about it."""
     invocation_id: str | None = None
     """The call repaired, when the repair was about one call."""
-
-
-def _key(name: str) -> str:
-    return re.sub(r"[\s_\-]", "", name).lower()
-
-
-def same_name(name: str, names: Iterable[str]) -> str | None:
-    """The one gadget name ``name`` matches ignoring case, spaces, ``_`` and ``-``; ``None`` when
-    none or several do."""
-    want = _key(name)
-    found = [n for n in names if _key(n) == want]
-    return found[0] if len(found) == 1 else None
-
-
-def closest_names(name: str, names: Sequence[str], n: int = 3) -> list[str]:
-    """Up to ``n`` gadget names closest to ``name``, best first."""
-    by_key = {_key(x): x for x in names}
-    close = difflib.get_close_matches(_key(name), list(by_key), n=n, cutoff=0.6)
-    return [by_key[k] for k in close]
-
-
-def unknown_gadget_text(name: str, names: Sequence[str]) -> str:
-    """The error a call of an unknown gadget gets: the closest names, then every name."""
-    listed = ", ".join(sorted(names)) or "none"
-    if not any(ch.isalpha() for ch in name):  # "1234": a value where the name goes, nothing to match
-        return (
-            f"Unknown gadget {name!r}: that is not a gadget name. A call starts with the name of the gadget "
-            f"to run; its arguments follow. Call one of the gadgets by its exact name: {listed}."
-        )
-    close = closest_names(name, names)
-    hint = f" The closest: {', '.join(close)}." if close else ""
-    return f"Unknown gadget {name!r}.{hint} Call one of the gadgets by its exact name: {listed}."
 
 
 def call_signature(call: ParsedCall) -> tuple[str, str, str]:
@@ -246,6 +244,57 @@ def _name_and_arguments(value: object) -> tuple[str, str] | None:
     return (value["name"], json.dumps(arguments)) if isinstance(arguments, dict) else None
 
 
+def emoji_header_repair(gadget: Gadget, call: ParsedCall) -> tuple[RepairKind, ParsedCall] | None:
+    """An emoji call with a body that does not bind as written, read as small models mean it:
+
+    - header arguments that are parameter names (``🛠️[translate key]`` then ``hello``): the
+      names are dropped from the header, so the body fills the parameter (``name_as_argument``);
+    - a body where the header already filled every parameter (``🛠️[get_weather city="Tokyo"]``
+      then ``Tokyo``): the body is dropped (``extra_body``).
+
+    ``None`` when the call binds as written, or neither reading binds. (A body after a call never
+    closed is prose, not a body: :func:`without_stray_body`.)"""
+    if len(call.raw_args or "") + len(call.body or "") > gadget.max_parameter_chars:
+        return None  # too long to read: the limit's error, never a shorter call
+    try:
+        bind_call(gadget, call)
+        return None
+    except InvalidParametersError:
+        pass
+    try:
+        tokens = shlex.split(call.raw_args or "")
+    except ValueError:
+        return None
+    names = set(gadget.Params.model_fields)
+    kept = [t for t in tokens if t not in names]
+    if len(kept) < len(tokens):
+        fixed = dataclasses.replace(call, raw_args=shlex.join(kept))
+        if _binds(gadget, fixed):
+            return "name_as_argument", fixed
+    if "missing_end" in call.repairs:  # prose after a call never closed: ``body_as_prose``'s
+        return None
+    fixed = dataclasses.replace(call, body="")
+    return ("extra_body", fixed) if _binds(gadget, fixed) else None
+
+
+def _binds(gadget: Gadget, call: ParsedCall) -> bool:
+    """Whether ``call`` binds and validates for ``gadget``."""
+    try:
+        validate_params(gadget, bind_call(gadget, call))
+    except InvalidParametersError:
+        return False
+    return True
+
+
+def _has_parameters(call: ParsedCall) -> bool:
+    """Whether ``call`` was written with any parameter (or anything where they go)."""
+    if call.syntax == "emoji":
+        return bool((call.raw_args or "").strip() or (call.body or "").strip())
+    if call.syntax == "native":
+        return bool(call.parameters) or call.parse_error is not None
+    return bool(call.parameters_raw.strip())
+
+
 def without_stray_body(gadget: Gadget, call: ParsedCall) -> ParsedCall | None:
     """``call`` without its body when that body is prose the model wrote after a call it never
     closed: an emoji call with no end marker, whose gadget binds the header alone but has no
@@ -274,9 +323,13 @@ class CallRepairs:
     repair costs no coroutine.
     """
 
-    def __init__(self, gadgets: Mapping[str, Gadget]) -> None:
+    def __init__(self, gadgets: Mapping[str, Gadget], hidden: Iterable[str] = ()) -> None:
         self._gadgets = gadgets
         """The run's gadgets by name."""
+        self.hidden = set(hidden)
+        """Gadgets the model has not been offered yet (the output viewer, until an output is
+        stored): they run when called, but an unknown gadget's answer does not list them.
+        Offered in that list, Qwen2.5-Coder called the viewer with made-up ids."""
         self._signatures: dict[str, tuple[str, str, str]] = {}
         """Invocation id -> what the call wrote, for calls that may be repeated."""
         self._done: dict[tuple[str, str, str], GadgetExecutionResult] = {}
@@ -295,13 +348,17 @@ class CallRepairs:
             names = list(self._gadgets)
             fixed = same_name(name, names)
             if fixed is None:
-                text = unknown_gadget_text(name, names)
+                text = unknown_gadget_text(name, [n for n in names if n not in self.hidden])
                 self._note("unknown_gadget", text, call.invocation_id)
                 return call_result(call, None, text, "error")
             self._note("gadget_name", f"gadget {name!r} read as {fixed!r}", call.invocation_id)
             call = dataclasses.replace(call, gadget_name=fixed)
+        if call.syntax == "emoji" and (call.body or "").strip():
+            call = self._emoji_header(call)
         if call.repairs and call.syntax == "emoji":
             call = self._unclosed(call)
+        if _has_parameters(call):
+            call = self._without_parameters(call)
         signature = call_signature(call)
         earlier = self._done.get(signature)
         if earlier is not None and not earlier.breaks_loop:
@@ -349,6 +406,38 @@ class CallRepairs:
             kind, what = PARSER_REPAIRS.get(name, (None, name))
             if kind is not None:
                 self._note(kind, f"{call.gadget_name}: {what}", call.invocation_id)
+
+    def _emoji_header(self, call: ParsedCall) -> ParsedCall:
+        """``call`` with its header and body read as the model meant them, when they do not bind
+        as written (:func:`emoji_header_repair`)."""
+        repaired = emoji_header_repair(self._gadgets[call.gadget_name], call)
+        if repaired is None:
+            return call
+        kind, fixed = repaired
+        what = (
+            "a parameter's name in the header, its value in the body"
+            if kind == "name_as_argument"
+            else "the header fills every parameter: the body dropped"
+        )
+        self._note(kind, f"{call.gadget_name}: {what}", call.invocation_id)
+        return fixed
+
+    def _without_parameters(self, call: ParsedCall) -> ParsedCall:
+        """``call`` without its parameters when its gadget takes none (and allows no extra ones)."""
+        params = self._gadgets[call.gadget_name].Params
+        if params.model_fields or params.model_config.get("extra") is not None:
+            return call
+        detail = f"{call.gadget_name} takes no parameters: run without those written"
+        self._note("ignored_parameters", detail, call.invocation_id)
+        emoji = call.syntax == "emoji"
+        return dataclasses.replace(
+            call,
+            parameters_raw="",
+            parameters={},
+            parse_error=None,
+            raw_args="" if emoji else call.raw_args,
+            body="" if emoji else call.body,
+        )
 
     def _unclosed(self, call: ParsedCall) -> ParsedCall:
         """``call`` without the prose the model wrote after it, when the call was never closed and

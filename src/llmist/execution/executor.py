@@ -8,7 +8,6 @@ gadget (sync ones in a worker thread) under its timeout, turn whatever happens i
 from __future__ import annotations
 
 import asyncio
-import difflib
 import inspect
 import logging
 import time
@@ -21,6 +20,7 @@ from llmist._callables import accepts_positional
 from llmist.execution._runners import Done, PreparedCall, Started, ThreadCall, runner_for
 from llmist.execution._threads import run_in_thread
 from llmist.execution.controllers import BeforeGadget, BeforeGadgetDecision, GadgetCallInfo, ParameterInterceptor
+from llmist.execution.names import unknown_gadget_text
 from llmist.execution.results import GadgetDeferral, GadgetExecutionResult, ResultStatus
 from llmist.gadgets import (
     ExecutionContext,
@@ -212,7 +212,13 @@ class GadgetExecutor:
     def _bind(self, call: ParsedCall, started: float) -> GadgetExecutionResult | tuple[Gadget, dict[str, Any]]:
         gadget = self._gadgets.get(call.gadget_name)
         if gadget is None:
-            return self._failure(call, call.gadget_name, call.parameters or {}, self._unknown_text(call), started)
+            return self._failure(
+                call,
+                call.gadget_name,
+                call.parameters or {},
+                unknown_gadget_text(call.gadget_name, list(self._gadgets)),
+                started,
+            )
         try:
             return gadget, bind_call(gadget, call, arg_prefix=self.arg_prefix)
         except InvalidParametersError as exc:
@@ -381,13 +387,6 @@ class GadgetExecutor:
             execution_time_ms=_ms(started),
             status="error",
         )
-
-    def _unknown_text(self, call: ParsedCall) -> str:
-        names = sorted(self._gadgets)
-        close = difflib.get_close_matches(call.gadget_name, names, n=1, cutoff=0.6)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        available = ", ".join(names) if names else "none"
-        return f"Unknown gadget {call.gadget_name!r}.{hint} Available gadgets: {available}."
 
     def _retry_text(self, gadget: Gadget, message: str) -> str:
         used = self._retries.get(gadget.name, 0) + 1

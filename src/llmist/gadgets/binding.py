@@ -33,7 +33,7 @@ from llmist.syntax.pointers import coercion_agrees, nesting_error, parse_block_b
 from llmist.syntax.schema import JsonSchema, json_schema
 from llmist.syntax.writing import read_emoji_body
 
-__all__ = ["bind_call", "format_validation_error", "prepare_params", "validate_params"]
+__all__ = ["bind_call", "corrected_params", "format_validation_error", "prepare_params", "validate_params"]
 
 _NAMED = re.compile(r"([A-Za-z_][A-Za-z0-9_\-]*)=(.*)", re.DOTALL)
 
@@ -86,6 +86,34 @@ def validate_params(gadget: Gadget, raw: Mapping[str, Any]) -> BaseModel:
     if unknown:
         raise InvalidParametersError(format_validation_error(gadget, None, unknown))
     return model
+
+
+def corrected_params(gadget: Gadget, raw: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The parameters of a call that failed validation, corrected from what could be read, or
+    ``None`` when that gives no valid call different from ``raw``.
+
+    Two corrections, the mistakes small models make most: a name the gadget does not have is left
+    out (Qwen2.5-Coder called a gadget that takes no parameters with ``file/path/to/log.txt``), and
+    a field that got several lines where one value is wanted keeps the first line (it copied a
+    placeholder line under its value: ``750`` then ``value``). No value is ever made up: a
+    required field that is missing stays missing, and then there is no corrected call.
+    """
+    fields = gadget.Params.model_fields
+    extra_allowed = gadget.Params.model_config.get("extra") is not None
+    fixed = {k: v for k, v in raw.items() if extra_allowed or k in fields or k in _aliases(gadget.Params)}
+    try:
+        gadget.Params.model_validate(fixed)
+    except ValidationError as exc:
+        wrong = {str(item["loc"][0]) for item in exc.errors() if len(item["loc"]) == 1}
+        for key in wrong:
+            value = fixed.get(key)
+            if isinstance(value, str) and "\n" in value.strip():
+                fixed[key] = value.strip().splitlines()[0]
+        try:
+            gadget.Params.model_validate(fixed)
+        except ValidationError:
+            return None
+    return None if fixed == dict(raw) else fixed
 
 
 def _aliases(params: type[BaseModel]) -> set[str]:

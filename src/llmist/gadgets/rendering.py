@@ -41,13 +41,11 @@ def render_gadget(
     params = render_parameters(gadget)
     lines.append(f"Parameters:\n{params}" if params else "Parameters: none")
     for example in gadget.examples:
-        title = f"Example ({example.comment})" if example.comment else "Example"
-        if example.output is not None:
-            # Before the call, not after it: a model continues the pattern it is shown, and an
-            # `Output: 5` line after each example call made Qwen2.5-Coder write a result of its
-            # own after every call it made (benchmarks/RESULTS.md).
-            title += f", answered with the result {' '.join(example.output.split())!r}"
-        title += ":"
+        # The call alone, without the example's output: a model continues the pattern it is
+        # shown. An `Output: 5` line after each example call made Qwen2.5-Coder write a result of
+        # its own after every call; the output in the title ("answered with the result 'Lima:
+        # 21°C, mist'") made it answer a question in that form without calling (benchmarks/RESULTS.md).
+        title = f"Example ({example.comment}):" if example.comment else "Example:"
         try:
             call = render_call(
                 gadget, example.params, syntax, start_prefix=start_prefix, end_prefix=end_prefix, arg_prefix=arg_prefix

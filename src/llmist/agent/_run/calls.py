@@ -36,7 +36,7 @@ from llmist.execution import (
     GadgetScheduler,
 )
 from llmist.execution.results import call_result
-from llmist.gadgets import AbortSignal, validate_gadget_params
+from llmist.gadgets import AbortSignal, GadgetOutputViewer, validate_gadget_params
 from llmist.syntax import ParsedCall
 
 __all__ = ["ResponseCalls", "result_event"]
@@ -70,7 +70,8 @@ class ResponseCalls:
         self._resp: list[GadgetExecutionResult] = []
         self.completion: str | None = None
         """The ``TaskCompletionSignal`` summary, once a gadget raised it."""
-        self.repairs = CallRepairs(cfg.by_name)
+        offered_later = cfg.viewer_entry is not None or cfg.viewer_tool is not None
+        self.repairs = CallRepairs(cfg.by_name, hidden=(GadgetOutputViewer.name,) if offered_later else ())
         """The loop's repairs of the run's calls."""
         self.kept: dict[tuple[str, str], GadgetExecutionResult] | None = None
         """After a model failed mid-response (fallback): the calls it had started, by gadget and

@@ -54,11 +54,18 @@ from llmist.agent.hooks import (
     call_observer,
 )
 from llmist.agent.messages import AssistantMessage, GadgetResultMessage
-from llmist.agent.repairs import INVENTED_RESULT_NOTE, drop_invented_results, without_json_calls
+from llmist.agent.repairs import (
+    INVENTED_RESULT_NOTE,
+    NEXT_STEP_NOTE,
+    STORED_OUTPUT_NOTE,
+    drop_invented_results,
+    without_json_calls,
+)
 from llmist.agent.result import AgentResult, StopReason
 from llmist.agent.spec import AgentSpec
 from llmist.execution import GadgetExecutionResult
 from llmist.gadgets import AbortSignal, GadgetOutputViewer
+from llmist.gadgets.binding import corrected_params
 from llmist.providers.base import ContentPart, LLMChunk, LLMRequest, Message, ToolCall, Usage
 from llmist.providers.errors import ProviderError
 from llmist.syntax import ParsedCall
@@ -416,13 +423,22 @@ async def _next_turn(run: _Run, response: Response) -> None:
     messages.append(AssistantMessage("assistant", text, response.usage, tool_calls=native))
     # Every native call has its result here (the scheduler answers a call it did not run too):
     # providers refuse a conversation with a tool call left unanswered.
-    messages.extend(_result_message(run, r, bool(native)) for r in run.calls.ordered())
+    results = run.calls.ordered()
+    messages.extend(_result_message(run, r, bool(native)) for r in results)
     if invented:
         detail = f"dropped the result the model wrote itself: {invented[0][:80]!r}"
         await run.calls.note_repair("invented_result", detail)
-        last = messages[-1]
-        if isinstance(last, GadgetResultMessage):
-            messages[-1] = replace(last, content=with_text(last.content, INVENTED_RESULT_NOTE))
+    last = messages[-1]
+    if isinstance(last, GadgetResultMessage):
+        notes = [INVENTED_RESULT_NOTE] if invented else []
+        # What to do next, once every call of the response succeeded (after an error, the error
+        # says it: Qwen2.5-Coder answered with the error text itself when told to say what the
+        # results show). The native syntax's tool results stay as the API's models expect them.
+        if cfg.syntax != "native" and all(r.ok for r in results):
+            stored = any(r.result is not None and _VIEWER_NOTICE in r.result for r in results)
+            notes.append(STORED_OUTPUT_NOTE if stored else NEXT_STEP_NOTE)
+        if notes:
+            messages[-1] = replace(last, content=with_text(last.content, "\n".join(notes)))
     run.output = "".join(response.prose).strip()
     await _iteration_done(run, n_calls, run.calls.pending)
     run.stop = _stop_reason(run, n_calls)
@@ -467,8 +483,12 @@ def _said_again(run: _Run, message: GadgetResultMessage, r: GadgetExecutionResul
     if key not in run.failures:
         run.failures.add(key)
         return message
-    m = run.cfg.markers
-    note = repeated_failure_note(r, (m.start, m.end, m.arg) if run.cfg.syntax == "block" else None)
+    m, gadget = run.cfg.markers, run.cfg.by_name.get(r.gadget_name)
+    if run.cfg.syntax != "block":
+        note = repeated_failure_note(r)
+    else:
+        corrected = corrected_params(gadget, r.parameters) if gadget is not None and r.status == "error" else None
+        note = repeated_failure_note(r, (m.start, m.end, m.arg), corrected)
     return replace(message, content=with_text(message.content, note))
 
 
@@ -478,6 +498,7 @@ def _taught(run: _Run, message: GadgetResultMessage, r: GadgetExecutionResult) -
     if run.viewer_taught or r.result is None or _VIEWER_NOTICE not in r.result:
         return message
     run.viewer_taught = True
+    run.calls.repairs.hidden.discard(GadgetOutputViewer.name)
     entry = run.cfg.viewer_entry
     return message if entry is None else replace(message, content=with_text(message.content, entry))
 
