@@ -5,7 +5,7 @@ from collections.abc import Sequence
 
 from llmist import Agent, gadget
 from llmist.providers import Message
-from llmist.testing import MockModel, block_call
+from llmist.testing import MockModel, block_call, result_text
 
 
 @gadget
@@ -20,7 +20,7 @@ def model(messages: Sequence[Message]) -> str:
         return block_call("divide", a=1, b=0)  # a first, wrong call
     if "Error" in last.text:
         return block_call("divide", a=1, b=4)  # the corrected retry
-    return f"The answer is {last.text.splitlines()[-1]}."
+    return f"The answer is {result_text(last)}."  # the result without the loop's notes
 
 
 async def test_the_agent_recovers_from_a_gadget_error() -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from llmist import Agent, GadgetResult, gadget
 from llmist.providers import RateLimitError
 from llmist.providers.base import Message
-from llmist.testing import MockModel, block_call
+from llmist.testing import MockModel, block_call, result_text
 
 TASK_COST = 0.01
 """USD each run's gadget call reports."""
@@ -58,7 +58,7 @@ class Script:
             return block_call("add", a=n, b=1, invocation_id=f"add_{n}")  # no process-wide counter in the text
         self.requests.append((now, "final"))
         self.active -= 1
-        return f"sum {messages[-1].text.rsplit(chr(10), 1)[-1]}"
+        return f"sum {result_text(messages[-1])}"
 
 
 def scripted_agent(script: Script | None = None, *, delay_s: float = 0.0) -> Agent:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from llmist.agent import GadgetResultMessage
+from llmist.agent.repairs import NEXT_STEP_NOTE
 from tests.cli.helpers import llmist
 from tests.sessions.stores import Store
 
@@ -74,7 +75,7 @@ def test_one_process_pauses_another_decides_a_third_resumes(store: Store, tmp_pa
     ]  # fmt: skip
     results = [m for m in transcript if isinstance(m, GadgetResultMessage)]
     assert [(m.invocation_id, m.text) for m in results] == [
-        ("p1", "Result of peek (id p1):\n(empty)"),
+        ("p1", f"Result of peek (id p1):\n(empty)\n\n{NEXT_STEP_NOTE}"),
         ("w1", "Result of append (id w1):\nappended 'one'"),
         ("w2", "Result of append (id w2):\nNot run: the user declined this append call: keep the log short."),
     ]

@@ -11,11 +11,12 @@ from typing import Any
 
 from llmist.agent._run.media import media_content
 from llmist.agent.messages import GadgetResultMessage
+from llmist.agent.repairs import INVENTED_RESULT_NOTE, NEXT_STEP_NOTE, STORED_OUTPUT_NOTE
 from llmist.execution import GadgetExecutionResult
 from llmist.execution.names import UNKNOWN_GADGET
 from llmist.syntax.writing import write_block_call
 
-__all__ = ["format_result", "not_run_message", "repeated_failure_note", "result_message"]
+__all__ = ["format_result", "not_run_message", "repeated_failure_note", "result_message", "result_text"]
 
 
 def format_result(r: GadgetExecutionResult) -> str:
@@ -26,6 +27,32 @@ def format_result(r: GadgetExecutionResult) -> str:
     if r.error.startswith(UNKNOWN_GADGET):  # its text says what to do instead: no call to send again
         return f"Error in {head}:\n{r.error}"
     return f"Error in {head}:\n{r.error}\nSend the call again, changed where the error says what was wrong."
+
+
+_LOOP_NOTES = tuple(
+    f"\n\n{note}"
+    for note in (
+        f"{INVENTED_RESULT_NOTE}\n{NEXT_STEP_NOTE}",
+        f"{INVENTED_RESULT_NOTE}\n{STORED_OUTPUT_NOTE}",
+        NEXT_STEP_NOTE,
+        STORED_OUTPUT_NOTE,
+        INVENTED_RESULT_NOTE,
+    )
+)
+"""What the loop may add after a response's last result (see ``_next_turn`` in ``agent/_run/loop.py``)."""
+
+
+def result_text(message: GadgetResultMessage) -> str:
+    """A ``gadget_result`` message's result (or error) as the gadget gave it: without the line
+    naming the call and the notes the loop adds for the model after a response's last result.
+    What a scripted test model reads (``result_text(messages[-1])``), and what the web page shows."""
+    text = message.text
+    for notes in _LOOP_NOTES:
+        if text.endswith(notes):
+            text = text[: -len(notes)]
+            break
+    head, sep, rest = text.partition("\n")
+    return rest if sep and head.startswith(("Result of ", "Error in ")) else text
 
 
 def result_message(

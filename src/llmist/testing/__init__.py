@@ -11,6 +11,7 @@
     model.assert_complete()
 """
 
+from llmist.agent.conversation import result_text
 from llmist.providers.mock import MockModel, MockModelExhausted, MockReply, estimate_tokens
 from llmist.testing.asserts import (
     assert_gadget_called,
@@ -39,6 +40,7 @@ __all__ = [
     "estimate_tokens",
     "gadget_calls",
     "override",
+    "result_text",
     "test_gadget",
     "tool_call",
 ]

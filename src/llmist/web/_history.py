@@ -32,7 +32,7 @@ from ag_ui.core import (
 )
 
 from llmist.agent import AssistantMessage, CompactionSummary, GadgetResultMessage, Markers, PendingCall
-from llmist.agent.repairs import NEXT_STEP_NOTE, STORED_OUTPUT_NOTE
+from llmist.agent.conversation import result_text
 from llmist.providers.base import ImagePart as LlmistImage
 from llmist.providers.base import Message
 from llmist.syntax import EmojiCallParser, GadgetCallEvent, GadgetCallParser, ParsedCall, TextEvent
@@ -197,8 +197,4 @@ def _orphan(r: GadgetResultMessage, n: int, calls: dict[str, dict[str, Any]]) ->
 def _result_text(r: GadgetResultMessage) -> str:
     """The result as the gadget gave it (the model also read a line naming the call, and after
     a response's last result what to do next)."""
-    text = r.text
-    for note in (NEXT_STEP_NOTE, STORED_OUTPUT_NOTE):
-        text = text.removesuffix(f"\n\n{note}")
-    head, sep, rest = text.partition("\n")
-    return rest if sep and head.startswith(("Result of ", "Error in ")) else text
+    return result_text(r)
