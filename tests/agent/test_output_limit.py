@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from llmist import Agent, gadget
 from llmist.agent.repairs import NEXT_STEP_NOTE, STORED_OUTPUT_NOTE
 from llmist.providers.base import Message
-from llmist.testing import MockModel, block_call
+from llmist.testing import MockModel, block_call, result_text
 
 
 @gadget
@@ -24,7 +24,7 @@ def _script(messages: Sequence[Message]) -> str:
     found = re.search(r'id "([^"]+)"', last)
     if found and "GadgetOutputViewer" in last:
         return block_call("GadgetOutputViewer", id=found.group(1), patterns=[{"regex": "ERROR"}], limit="3-")
-    return "Done: " + last.removesuffix(f"\n\n{NEXT_STEP_NOTE}").splitlines()[-1]
+    return "Done: " + result_text(messages[-1]).splitlines()[-1]
 
 
 async def test_large_output_is_stored_and_read_back_with_the_viewer() -> None:

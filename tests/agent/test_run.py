@@ -12,8 +12,7 @@ from llmist import (
     TextEvent,
 )
 from llmist.agent import GadgetContext
-from llmist.agent.repairs import NEXT_STEP_NOTE
-from llmist.testing import MockModel, block_call, collect_events, emoji_call
+from llmist.testing import MockModel, block_call, collect_events, emoji_call, result_text
 
 from .conftest import Echo, add
 
@@ -163,7 +162,7 @@ async def test_concurrent_runs_of_one_agent_stay_apart() -> None:
         n = int(messages[1].text)
         if messages[-1].role == "user":
             return "thinking\n" + block_call("add", a=n, b=n)
-        return "answer " + messages[-1].text.removesuffix(f"\n\n{NEXT_STEP_NOTE}").splitlines()[-1]
+        return "answer " + result_text(messages[-1])
 
     agent = Agent(model=MockModel(model, chunk_size=5, delay_s=0.001), gadgets=[add])
     results = await asyncio.gather(*(agent.run(str(n)) for n in range(10)))

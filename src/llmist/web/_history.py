@@ -185,16 +185,10 @@ def _calls_message(
         status = "cancelled" if result is None else ("failed" if result.is_error else "done")
         calls[iid] = {"gadget": call.gadget_name, "status": status, "dependencies": list(call.dependencies)}
         if result is not None:
-            answers.append(ToolMessage(id=f"h{n}-{iid}", tool_call_id=iid, content=_result_text(result)))
+            answers.append(ToolMessage(id=f"h{n}-{iid}", tool_call_id=iid, content=result_text(result)))
     return [AguiAssistant(id=f"h{n}", tool_calls=tool_calls), *answers]
 
 
 def _orphan(r: GadgetResultMessage, n: int, calls: dict[str, dict[str, Any]]) -> list[Any]:
     call = ParsedCall(r.gadget_name, r.invocation_id, "", r.parameters, None, ())
     return _calls_message([(call, r)], n, calls)
-
-
-def _result_text(r: GadgetResultMessage) -> str:
-    """The result as the gadget gave it (the model also read a line naming the call, and after
-    a response's last result what to do next)."""
-    return result_text(r)
