@@ -286,6 +286,12 @@ def _binds(gadget: Gadget, call: ParsedCall) -> bool:
     return True
 
 
+def _takes_no_parameters(gadget: Gadget) -> bool:
+    """Whether ``gadget`` takes no parameters and allows no extra ones."""
+    params = gadget.Params
+    return not params.model_fields and params.model_config.get("extra") is None
+
+
 def _has_parameters(call: ParsedCall) -> bool:
     """Whether ``call`` was written with any parameter (or anything where they go)."""
     if call.syntax == "emoji":
@@ -326,6 +332,9 @@ class CallRepairs:
     def __init__(self, gadgets: Mapping[str, Gadget], hidden: Iterable[str] = ()) -> None:
         self._gadgets = gadgets
         """The run's gadgets by name."""
+        self._no_parameters = frozenset(name for name, gadget in gadgets.items() if _takes_no_parameters(gadget))
+        """The gadgets that take no parameters and allow no extra ones (the ``ignored_parameters``
+        repair's gadgets)."""
         self.hidden = set(hidden)
         """Gadgets the model has not been offered yet (the output viewer, until an output is
         stored): they run when called, but an unknown gadget's answer does not list them.
@@ -357,7 +366,7 @@ class CallRepairs:
             call = self._emoji_header(call)
         if call.repairs and call.syntax == "emoji":
             call = self._unclosed(call)
-        if _has_parameters(call):
+        if call.gadget_name in self._no_parameters and _has_parameters(call):
             call = self._without_parameters(call)
         signature = call_signature(call)
         earlier = self._done.get(signature)
@@ -423,10 +432,7 @@ class CallRepairs:
         return fixed
 
     def _without_parameters(self, call: ParsedCall) -> ParsedCall:
-        """``call`` without its parameters when its gadget takes none (and allows no extra ones)."""
-        params = self._gadgets[call.gadget_name].Params
-        if params.model_fields or params.model_config.get("extra") is not None:
-            return call
+        """``call`` without its parameters (its gadget takes none)."""
         detail = f"{call.gadget_name} takes no parameters: run without those written"
         self._note("ignored_parameters", detail, call.invocation_id)
         emoji = call.syntax == "emoji"

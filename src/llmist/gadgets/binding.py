@@ -76,7 +76,8 @@ def validate_params(gadget: Gadget, raw: Mapping[str, Any]) -> BaseModel:
     otherwise run with its default), unless ``Params`` sets ``model_config["extra"]`` itself
     (``"allow"`` or ``"ignore"``: the gadget opts into extra fields)."""
     params = gadget.Params
-    unknown = [key for key in raw if key not in params.model_fields] if params.model_config.get("extra") is None else []
+    fields = params.model_fields  # a property in pydantic 2.11+: read once, not once per key
+    unknown = [key for key in raw if key not in fields] if params.model_config.get("extra") is None else []
     if unknown:
         unknown = [key for key in unknown if key not in _aliases(params)]
     try:
