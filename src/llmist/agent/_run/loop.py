@@ -433,8 +433,11 @@ async def _next_turn(run: _Run, response: Response) -> None:
         notes = [INVENTED_RESULT_NOTE] if invented else []
         # What to do next, once every call of the response succeeded (after an error, the error
         # says it: Qwen2.5-Coder answered with the error text itself when told to say what the
-        # results show). The native syntax's tool results stay as the API's models expect them.
-        if cfg.syntax != "native" and all(r.ok for r in results):
+        # results show). Native tool results stay as the API's models expect them, unless the
+        # model wrote its calls as text (a server such as llama.cpp's that returns them so): then
+        # it is a text model in all but name, and answered the result with `{}}` or the same calls.
+        as_text = cfg.syntax != "native" or bool(response.text_calls)
+        if as_text and all(r.ok for r in results):
             stored = any(r.result is not None and _VIEWER_NOTICE in r.result for r in results)
             notes.append(STORED_OUTPUT_NOTE if stored else NEXT_STEP_NOTE)
         if notes:
