@@ -11,6 +11,7 @@ import pytest
 from llmist import Agent, gadget
 from llmist.agent import GadgetResultMessage, Hooks, Observers
 from llmist.agent.messages import dumps_messages, loads_messages
+from llmist.agent.repairs import INVENTED_RESULT_NOTE, NEXT_STEP_NOTE
 from llmist.execution import GadgetExecutionResult
 from llmist.gadgets import GadgetExample
 from llmist.models import ModelRegistry, ModelSpec
@@ -247,3 +248,36 @@ async def test_a_call_written_as_text_is_recorded_as_a_real_tool_call_and_answer
     assert isinstance(answer, GadgetResultMessage) and answer.tool_call_id == call.id
     assert result.repairs == {"json_call": 1}
     assert model.requests[1].messages[2] is assistant
+
+
+async def test_results_of_calls_written_as_text_say_what_to_do_next() -> None:
+    # A server that returns calls as text serves a text model in all but name: after its result,
+    # Qwen2.5-Coder answered `{}}` or wrote the same calls again until told what to do next.
+    agent, _ = _native('```json\n{"name": "add", "arguments": {"a": 2, "b": 3}}\n```', "It is 5.")
+    result = await agent.run("2 + 3?")
+    answer = result.messages[3]
+    assert isinstance(answer, GadgetResultMessage) and answer.text.endswith(f"5\n\n{NEXT_STEP_NOTE}")
+
+
+async def test_results_of_real_tool_calls_stay_as_the_api_gave_them() -> None:
+    agent, _ = _native(MockReply("", [tool_call("add", a=2, b=3)]), "It is 5.")
+    result = await agent.run("2 + 3?")
+    answer = result.messages[3]
+    assert isinstance(answer, GadgetResultMessage) and NEXT_STEP_NOTE not in answer.text
+
+
+async def test_a_result_written_after_a_call_written_as_text_is_dropped() -> None:
+    # Qwen2.5-Coder wrote {"result": "tismll"} under its call, then answered with its own result.
+    written = '```json\n{"name": "add", "arguments": {"a": 2, "b": 3}}\n```\n\n```json\n{"result": "6"}\n```'
+    agent, model = _native(written, "It is 5.")
+    result = await agent.run("2 + 3?")
+    assistant, answer = result.messages[2], result.messages[3]
+    assert assistant.text == "" and "6" not in model.requests[1].messages[2].text
+    assert isinstance(answer, GadgetResultMessage) and answer.text.endswith(f"{INVENTED_RESULT_NOTE}\n{NEXT_STEP_NOTE}")
+    assert result.repairs == {"json_call": 1, "invented_result": 1}
+
+
+async def test_prose_after_a_call_written_as_text_is_kept() -> None:
+    agent, _ = _native('{"name": "add", "arguments": {"a": 2, "b": 3}}\nThen I will say the sum.', "It is 5.")
+    result = await agent.run("2 + 3?")
+    assert result.messages[2].text == "Then I will say the sum." and result.repairs == {"json_call": 1}

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -117,3 +119,32 @@ def test_the_server_is_stopped_when_the_block_ends(fake_env: dict[str, str]) -> 
     with _server(fake_env, "answer") as server:
         assert server.alive
     assert not server.alive
+
+
+HOLDER = """
+import sys, time
+from pathlib import Path
+from llmist.evals.local import LlamaCppServer
+
+env = dict(__import__("os").environ, FAKE_LLAMA_MODE="answer")
+with LlamaCppServer(Path("model.gguf"), python=sys.executable, alias="fake", start_timeout_s=60, env=env) as server:
+    print(server.pid, flush=True)
+    time.sleep(120)
+"""
+
+
+def test_a_process_terminated_while_it_serves_stops_its_server(fake_env: dict[str, str]) -> None:
+    # With SIGTERM's default handler the process died at once and left its server running.
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER], env=fake_env, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None
+    server_pid = int(holder.stdout.readline())
+    holder.send_signal(signal.SIGTERM)
+    assert holder.wait(timeout=30) == 143
+    with pytest.raises(ProcessLookupError):
+        os.kill(server_pid, 0)
+
+
+def test_the_sigterm_handler_is_given_back_when_the_server_stops(fake_env: dict[str, str]) -> None:
+    with _server(fake_env, "answer"):
+        assert signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL

@@ -111,6 +111,7 @@ _INVENTED = re.compile(
     r"(?:the\s+)?(?:tool\s+|gadget\s+)?(?:result|results|output|observation|response)s?\b[^\n]{0,60}?(?::|=|\bis\b)"
     r"|this\s+will\s+(?:output|return|print)"
     r"|<tool_response>|<result>|```(?:output|result)"
+    r'|(?:```(?:json)?\s*)?\{\s*"(?:result|output|response)"\s*:'  # after a call written as JSON
     r")",
     re.IGNORECASE,
 )
@@ -200,19 +201,30 @@ _WRAP_BEFORE = re.compile(r"(?:```(?:json)?|<tool_call>|<tools>)\s*$")
 _WRAP_AFTER = re.compile(r"\s*(?:```|</tool_call>|</tools>)")  # matched at the call's end
 
 
-def without_json_calls(text: str, names: Sequence[str]) -> str:
+def without_json_calls(text: str, names: Sequence[str]) -> tuple[str, list[str]]:
     """``text`` without the tool calls :func:`json_calls` reads in it (and the fence or
-    ``<tool_call>`` tags around each): the prose that is left once they are real tool calls."""
+    ``<tool_call>`` tags around each), and without a result the model wrote after a call (as
+    :func:`drop_invented_results` drops them: ``{"result": ...}`` too); and those results. The
+    prose that is left once the calls are real tool calls."""
     kept: list[str] = []
+    dropped: list[str] = []
     pos = 0
     for start, end, _ in _json_call_spans(text, names):
         before = text[pos:start]
         wrap = _WRAP_BEFORE.search(before)
-        kept.append(before[: wrap.start()] if wrap else before)
+        before = before[: wrap.start()] if wrap else before
+        if pos and before.strip() and _INVENTED.match(before):  # what follows the previous call
+            dropped.append(before.strip())
+            before = "\n"
+        kept.append(before)
         after = _WRAP_AFTER.match(text, end)
         pos = after.end() if after else end
-    kept.append(text[pos:])
-    return "".join(kept).strip()
+    rest = text[pos:]
+    if pos and rest.strip() and _INVENTED.match(rest):
+        dropped.append(rest.strip())
+        rest = ""
+    kept.append(rest)
+    return "".join(kept).strip(), dropped
 
 
 def _json_call_spans(text: str, names: Sequence[str]) -> list[tuple[int, int, ParsedCall]]:

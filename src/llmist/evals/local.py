@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -110,11 +111,17 @@ class LlamaCppServer:
         self._proc: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
         self._stopping = False
+        self._sigterm: Callable[..., object] | int | None = None
 
     @property
     def base_url(self) -> str:
         """The server's OpenAI-compatible API root (``LLAMACPP_BASE_URL``)."""
         return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def pid(self) -> int | None:
+        """The server process's id (``None`` when it is not running)."""
+        return None if self._proc is None else self._proc.pid
 
     @property
     def alive(self) -> bool:
@@ -160,6 +167,7 @@ class LlamaCppServer:
         # The server logs a lot to stderr: into a file, as an unread pipe would fill up and stall it.
         self._log = tempfile.NamedTemporaryFile(prefix="llama-server-", suffix=".log")  # closed in __exit__
         env = None if self.env is None else dict(self.env)
+        self._exit_on_sigterm()
         self._proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, env=env)
         try:
             self._wait_ready()
@@ -167,6 +175,21 @@ class LlamaCppServer:
             self.__exit__(None, None, None)
             raise
         return self
+
+    def _exit_on_sigterm(self) -> None:
+        """While the server runs, SIGTERM exits this process as Ctrl-C does (``SystemExit(143)``),
+        so the ``with`` block ends and stops the server. Killed with the default handler, an eval
+        left its server running on, orphaned. Only a default handler is replaced, and only in the
+        main thread (the one place Python runs signal handlers); :meth:`__exit__` puts it back."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+        if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+            return
+
+        def exit_143(signum: int, frame: object) -> None:
+            raise SystemExit(128 + signum)
+
+        self._sigterm = signal.signal(signal.SIGTERM, exit_143)
 
     def _wait_ready(self) -> None:
         deadline = time.monotonic() + self.start_timeout_s
@@ -195,6 +218,9 @@ class LlamaCppServer:
         if self._log is not None:
             self._log.close()
             self._log = None
+        if self._sigterm is not None:
+            signal.signal(signal.SIGTERM, self._sigterm)
+            self._sigterm = None
 
 
 def run_eval(server: LlamaCppServer, label: str, args: list[str]) -> int:

@@ -415,7 +415,7 @@ async def _next_turn(run: _Run, response: Response) -> None:
     text, invented = _without_invented_results(run, "".join(response.raw), n_calls)
     native = tuple(response.tool_calls)
     if response.text_calls and cfg.syntax == "native":
-        text, native = _as_tool_calls(run, text, native, response.text_calls)
+        text, native, invented = _as_tool_calls(run, text, native, response.text_calls)
     if run.calls.kept and cfg.syntax == "native":  # calls of a failed model the next did not repeat
         native += tuple(
             ToolCall(r.invocation_id, r.gadget_name, json.dumps(r.parameters)) for r in run.calls.kept.values()
@@ -433,8 +433,11 @@ async def _next_turn(run: _Run, response: Response) -> None:
         notes = [INVENTED_RESULT_NOTE] if invented else []
         # What to do next, once every call of the response succeeded (after an error, the error
         # says it: Qwen2.5-Coder answered with the error text itself when told to say what the
-        # results show). The native syntax's tool results stay as the API's models expect them.
-        if cfg.syntax != "native" and all(r.ok for r in results):
+        # results show). Native tool results stay as the API's models expect them, unless the
+        # model wrote its calls as text (a server such as llama.cpp's that returns them so): then
+        # it is a text model in all but name, and answered the result with `{}}` or the same calls.
+        as_text = cfg.syntax != "native" or bool(response.text_calls)
+        if as_text and all(r.ok for r in results):
             stored = any(r.result is not None and _VIEWER_NOTICE in r.result for r in results)
             notes.append(STORED_OUTPUT_NOTE if stored else NEXT_STEP_NOTE)
         if notes:
@@ -448,15 +451,17 @@ async def _next_turn(run: _Run, response: Response) -> None:
 
 def _as_tool_calls(
     run: _Run, text: str, native: tuple[ToolCall, ...], written: Sequence[ParsedCall]
-) -> tuple[str, tuple[ToolCall, ...]]:
+) -> tuple[str, tuple[ToolCall, ...], list[str]]:
     """Calls the model wrote as JSON text (a server that returns them as text, as llama.cpp's
-    does for Qwen), recorded as the real tool calls they stand for, and the text without them:
-    the model's chat template then shows its call and the result as it was trained to see them."""
+    does for Qwen), recorded as the real tool calls they stand for, the text without them, and
+    the results the model wrote after them (dropped from the text): the model's chat template
+    then shows its call and the result as it was trained to see them."""
     names = {r.invocation_id: r.gadget_name for r in run.calls.ordered()}
     calls = tuple(
         ToolCall(c.invocation_id, names.get(c.invocation_id, c.gadget_name), c.parameters_raw) for c in written
     )
-    return without_json_calls(text, [g.name for g in run.cfg.gadgets]), native + calls
+    prose, invented = without_json_calls(text, [g.name for g in run.cfg.gadgets])
+    return prose, native + calls, invented
 
 
 def _without_invented_results(run: _Run, text: str, n_calls: int) -> tuple[str, list[str]]:
