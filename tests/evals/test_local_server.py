@@ -145,6 +145,23 @@ def test_a_process_terminated_while_it_serves_stops_its_server(fake_env: dict[st
 
 
 def test_the_sigterm_handler_is_given_back_when_the_server_stops(fake_env: dict[str, str]) -> None:
-    with _server(fake_env, "answer"):
-        assert signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
-    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    before = signal.signal(signal.SIGTERM, signal.SIG_DFL)  # an earlier test (Ray) may have set one
+    try:
+        with _server(fake_env, "answer"):
+            assert signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
+def test_a_sigterm_handler_of_the_program_is_left_alone(fake_env: dict[str, str]) -> None:
+    def own(signum: int, frame: object) -> None:
+        pass
+
+    before = signal.signal(signal.SIGTERM, own)
+    try:
+        with _server(fake_env, "answer"):
+            assert signal.getsignal(signal.SIGTERM) is own
+        assert signal.getsignal(signal.SIGTERM) is own
+    finally:
+        signal.signal(signal.SIGTERM, before)
