@@ -208,22 +208,23 @@ def without_json_calls(text: str, names: Sequence[str]) -> tuple[str, list[str]]
     prose that is left once the calls are real tool calls."""
     kept: list[str] = []
     dropped: list[str] = []
+
+    def after_call(stretch: str) -> str:
+        """What follows a call, or a line break in place of a result the model wrote there."""
+        if stretch.strip() and _INVENTED.match(stretch):
+            dropped.append(stretch.strip())
+            return "\n"
+        return stretch
+
     pos = 0
     for start, end, _ in _json_call_spans(text, names):
         before = text[pos:start]
         wrap = _WRAP_BEFORE.search(before)
         before = before[: wrap.start()] if wrap else before
-        if pos and before.strip() and _INVENTED.match(before):  # what follows the previous call
-            dropped.append(before.strip())
-            before = "\n"
-        kept.append(before)
+        kept.append(after_call(before) if pos else before)  # the text before the first call is prose
         after = _WRAP_AFTER.match(text, end)
         pos = after.end() if after else end
-    rest = text[pos:]
-    if pos and rest.strip() and _INVENTED.match(rest):
-        dropped.append(rest.strip())
-        rest = ""
-    kept.append(rest)
+    kept.append(after_call(text[pos:]) if pos else text[pos:])
     return "".join(kept).strip(), dropped
 
 
