@@ -7,7 +7,9 @@ import pytest
 
 from llmist import Agent, gadget
 from llmist.agent import Hooks, Observers
+from llmist.agent.events import GadgetResultEvent
 from llmist.agent.repairs import INVENTED_RESULT_NOTE, NEXT_STEP_NOTE, RepairEvent, RepairRefused, drop_invented_results
+from llmist.syntax import ArgsPartialEvent, GadgetCallEvent, ParsedCall
 from llmist.testing import MockModel, block_call, emoji_call
 
 RUNS: list[int] = []
@@ -365,3 +367,148 @@ async def test_an_emoji_call_that_binds_as_written_is_left_alone() -> None:
     result, _ = await _emoji_run("🛠️[translate]\nkey\n🛠️[/end]", "done")
     [r] = result.gadget_results  # type: ignore[attr-defined]
     assert r.parameters == {"key": "key"} and result.repairs == {}  # type: ignore[attr-defined]
+
+
+# --- ids and dependencies as Qwen2.5-Coder wrote them (issue 23) ----------------------------
+
+NOTES: dict[str, str] = {}
+ORDER: list[str] = []
+
+
+@gadget(description="Save a note under a key.")
+async def save_note(key: str, text: str) -> str:
+    ORDER.append(f"save {key}")
+    NOTES[key] = text
+    return f"saved {key}"
+
+
+@gadget(description="Read the note saved under a key.")
+def read_note(key: str) -> str:
+    ORDER.append(f"read {key}")
+    return NOTES[key]
+
+
+async def _notes_run(*responses: str, strict: bool = False) -> tuple[object, list[RepairEvent]]:
+    NOTES.clear()
+    ORDER.clear()
+    events: list[RepairEvent] = []
+    agent = Agent(
+        model=MockModel(list(responses)),
+        gadgets=[save_note, read_note, add],
+        hooks=Hooks(observers=Observers(on_repair=events.append)),
+        strict=strict,
+    )
+    return await agent.run("task"), events
+
+
+SAVE_BY_ID = "!!!GADGET_START:save\n!!!ARG:key\ntodo\n!!!ARG:text\nbuy milk\n!!!GADGET_END\n"
+READ_WAITING_IN_OWN_ID = "!!!GADGET_START:read_note:save\n!!!ARG:key\ntodo\n!!!GADGET_END\n"
+
+
+async def test_an_id_written_for_the_name_and_for_the_own_id_reads_as_the_call_and_its_dependency() -> None:
+    # Told "give that call the id save, and read it back in a call that depends on save",
+    # Qwen2.5-Coder-1.5B wrote the id where the name goes, then the awaited id where the second
+    # call's own id goes, six responses in a row.
+    result, events = await _notes_run(SAVE_BY_ID + "\n" + READ_WAITING_IN_OWN_ID, "buy milk")
+    assert ORDER == ["save todo", "read todo"]  # the read waited, although save_note is async
+    saved, read = result.gadget_results  # type: ignore[attr-defined]
+    assert (saved.gadget_name, saved.result) == ("save_note", "saved todo")
+    assert (read.gadget_name, read.invocation_id, read.result) == ("read_note", "save", "buy milk")
+    assert result.repairs == {"first_word_name": 1, "id_as_dependency": 1}  # type: ignore[attr-defined]
+    assert [e.kind for e in events] == ["first_word_name", "id_as_dependency"]
+
+
+async def test_the_stream_shows_each_call_as_the_repairs_read_it() -> None:
+    # What runs, and what its result names: the ids the stream showed while the calls were
+    # written stay theirs, so a page pairs each call's partial arguments, call and result.
+    NOTES.clear()
+    agent = Agent(model=MockModel([SAVE_BY_ID + READ_WAITING_IN_OWN_ID, "buy milk"]), gadgets=[save_note, read_note])
+    partial_ids: set[str] = set()
+    calls: list[ParsedCall] = []
+    results: list[str] = []
+    async for event in agent.stream("task"):
+        if isinstance(event, ArgsPartialEvent):
+            partial_ids.add(event.invocation_id)
+        elif isinstance(event, GadgetCallEvent):
+            calls.append(event.call)
+        elif isinstance(event, GadgetResultEvent):
+            results.append(event.result.invocation_id)
+    saved, read = calls
+    assert (saved.gadget_name, saved.dependencies) == ("save_note", ())
+    assert (read.gadget_name, read.invocation_id, read.dependencies) == ("read_note", "save", (saved.invocation_id,))
+    assert partial_ids <= {saved.invocation_id, read.invocation_id}
+    assert sorted(results) == sorted([saved.invocation_id, "save"])
+
+
+async def test_a_duplicate_id_reads_as_the_call_it_waits_for() -> None:
+    response = (
+        "!!!GADGET_START:save_note:save\n!!!ARG:key\nk\n!!!ARG:text\nv\n!!!GADGET_END\n"
+        "!!!GADGET_START:read_note:save\n!!!ARG:key\nk\n!!!GADGET_END\n"
+    )
+    result, _ = await _notes_run(response, "v")
+    assert ORDER == ["save k", "read k"]
+    saved, read = result.gadget_results  # type: ignore[attr-defined]
+    assert (saved.invocation_id, read.result) == ("save", "v")
+    assert read.invocation_id not in ("save", "")
+    assert result.repairs == {"id_as_dependency": 1}  # type: ignore[attr-defined]
+
+
+async def test_a_dependency_named_by_its_gadget_waits_for_that_gadgets_call() -> None:
+    response = (
+        "!!!GADGET_START:save_note\n!!!ARG:key\nk\n!!!ARG:text\nv\n!!!GADGET_END\n"
+        "!!!GADGET_START:read_note:5:save_note\n!!!ARG:key\nk\n!!!GADGET_END\n"
+    )
+    result, _ = await _notes_run(response, "v")
+    assert ORDER == ["save k", "read k"]
+    assert [r.result for r in result.gadget_results] == ["saved k", "v"]  # type: ignore[attr-defined]
+    assert result.repairs == {"dependency_by_name": 1}  # type: ignore[attr-defined]
+
+
+async def test_ids_and_dependencies_are_read_as_written_where_they_are_not_ambiguous() -> None:
+    # Two calls of the gadget a dependency names: which one is meant is unknown, so the call
+    # waits for an id no call has, and is told so.
+    response = (
+        "!!!GADGET_START:save_note\n!!!ARG:key\na\n!!!ARG:text\n1\n!!!GADGET_END\n"
+        "!!!GADGET_START:save_note\n!!!ARG:key\nb\n!!!ARG:text\n2\n!!!GADGET_END\n"
+        "!!!GADGET_START:read_note:r:save_note\n!!!ARG:key\na\n!!!GADGET_END\n"
+    )
+    result, _ = await _notes_run(response, "done")
+    [read] = [r for r in result.gadget_results if r.gadget_name == "read_note"]  # type: ignore[attr-defined]
+    assert "depends on 'save_note', but no call has that id" in read.error
+    assert result.repairs == {}  # type: ignore[attr-defined]
+
+
+async def test_a_name_that_is_no_gadgets_first_word_stays_unknown() -> None:
+    # "note" ends save_note and read_note, "write" is in no name, "save_todo" only starts like
+    # save_note: none is read as a gadget.
+    for name in ("note", "write", "save_todo"):
+        response = f"!!!GADGET_START:{name}\n!!!ARG:key\ntodo\n!!!ARG:text\nx\n!!!GADGET_END\n"
+        result, _ = await _notes_run(response, "done")
+        [r] = result.gadget_results  # type: ignore[attr-defined]
+        assert r.error.startswith(f"Unknown gadget {name!r}"), r.error
+        assert result.repairs == {"unknown_gadget": 1}  # type: ignore[attr-defined]
+
+
+async def test_a_name_read_as_an_id_needs_the_gadgets_parameters() -> None:
+    # "save" with a parameter save_note does not take is not read as save_note.
+    response = "!!!GADGET_START:save\n!!!ARG:key\ntodo\n!!!ARG:path\nx\n!!!GADGET_END\n"
+    result, _ = await _notes_run(response, "done")
+    [r] = result.gadget_results  # type: ignore[attr-defined]
+    assert r.error.startswith("Unknown gadget 'save'")
+    # and with an id of its own, the name is not read as one
+    result, _ = await _notes_run(SAVE_BY_ID.replace(":save\n", ":save:s1\n"), "done")
+    assert result.gadget_results[0].error.startswith("Unknown gadget 'save'")  # type: ignore[attr-defined]
+
+
+async def test_an_id_used_again_in_a_later_response_is_a_new_call() -> None:
+    # Ids are read within one response: a later response may use an id again for its own call.
+    first = "!!!GADGET_START:save_note:s\n!!!ARG:key\na\n!!!ARG:text\n1\n!!!GADGET_END\n"
+    second = "!!!GADGET_START:save_note:s\n!!!ARG:key\nb\n!!!ARG:text\n2\n!!!GADGET_END\n"
+    result, _ = await _notes_run(first, second, "done")
+    assert [r.invocation_id for r in result.gadget_results] == ["s", "s"]  # type: ignore[attr-defined]
+    assert result.repairs == {}  # type: ignore[attr-defined]
+
+
+async def test_the_id_and_dependency_repairs_are_refused_in_strict_mode() -> None:
+    with pytest.raises(RepairRefused, match="first_word_name"):
+        await _notes_run(SAVE_BY_ID + READ_WAITING_IN_OWN_ID, "done", strict=True)

@@ -218,3 +218,28 @@ def test_the_args_fragments_always_join_to_the_calls_parameters(title: str, text
     params = bind_call(WriteNote(), calls[0])
     fragments.append(writer.finish(params))
     assert json.loads("".join(fragments)) == params
+
+
+async def test_a_repaired_call_shows_the_gadget_that_runs_and_the_call_it_waits_for() -> None:
+    # "save" (the first word of save_text) is read as save_text, and the call whose own id is
+    # "save" waits for it (llmist.agent.repairs): the page shows what runs, and what waits.
+    @gadget(description="Save a text.")
+    def save_text(text: str) -> str:
+        return f"saved {text}"
+
+    script = [
+        "!!!GADGET_START:save\n!!!ARG:text\nhi\n!!!GADGET_END\n!!!GADGET_START:echo:save\n!!!ARG:text\nyo\n!!!GADGET_END\n",
+        "ok",
+    ]
+    events = await translate(Agent(model=MockModel(script, chunk_size=7), gadgets=[save_text, echo]))
+    calls: dict[str, dict[str, Any]] = {}
+    for e in events:
+        if e["type"] == "STATE_DELTA":
+            for op in e["delta"]:
+                if op["path"].startswith("/calls/"):
+                    calls[op["path"][7:]] = op["value"]
+    saved = next(k for k, v in calls.items() if v["gadget"] == "save_text")
+    assert calls[saved]["status"] == "done"
+    assert calls["save"]["gadget"] == "echo" and calls["save"]["dependencies"] == [saved]
+    ends = [e["toolCallId"] for e in events if e["type"] == "TOOL_CALL_END"]
+    assert sorted(ends) == sorted([saved, "save"])  # every call the page opened is closed

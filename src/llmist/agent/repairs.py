@@ -17,6 +17,17 @@
 - ``extra_body``: an emoji call whose header fills every parameter and that has a body too
   (``🛠️[get_weather city="Tokyo"]`` then ``Tokyo``, or the result it expects, ``🛠️[capital_of
   country="France"]`` then ``Paris``): the body is dropped, as it has no parameter to go to.
+- ``first_word_name``: a block call names no gadget, but its name is the first word of exactly
+  one gadget's name that takes the call's parameters (``!!!GADGET_START:save`` for
+  ``save_note``; told "give that call the id save", Qwen2.5-Coder wrote the id where the name
+  goes): it runs as that gadget, and the name it was written with is an id later calls of the
+  response may wait for.
+- ``id_as_dependency``: a block call whose own id is an earlier call's of the same response and
+  that waits for none (``!!!GADGET_START:read_note:save`` after the call ``save``): ids are
+  unique, so that id is the call it waits for (a duplicate id gets an id of its own).
+- ``dependency_by_name``: a block call waits for a gadget's name instead of a call's id
+  (``!!!GADGET_START:count_to:c2:start_counter``): it waits for the one call of that gadget
+  earlier in the same response.
 - ``json_call``: the model wrote a native tool call as text (``{"name": "add", "arguments":
   {...}}``, bare, fenced or in ``<tool_call>`` tags) naming one of the gadgets: it runs.
 
@@ -49,7 +60,7 @@ from llmist.execution import GadgetExecutionResult
 from llmist.execution.names import closest_names, same_name, unknown_gadget_text
 from llmist.execution.results import call_result
 from llmist.gadgets import Gadget, InvalidParametersError, bind_call, validate_params
-from llmist.syntax import ParsedCall, native_call
+from llmist.syntax import ParsedCall, is_auto_id, native_call, next_auto_id
 
 __all__ = [
     "INVENTED_RESULT_NOTE",
@@ -80,6 +91,9 @@ RepairKind: TypeAlias = Literal[
     "ignored_parameters",
     "name_as_argument",
     "extra_body",
+    "first_word_name",
+    "id_as_dependency",
+    "dependency_by_name",
     "marker_spelling",
     "fused_argument",
     "code_fence",
@@ -305,6 +319,28 @@ def _takes_no_parameters(gadget: Gadget) -> bool:
     return not params.model_fields and params.model_config.get("extra") is None
 
 
+def _waits_for(call: ParsedCall, own: str) -> str:
+    """The ``id_as_dependency`` repair's detail."""
+    return f"{call.gadget_name}: its id {own!r} read as the call it waits for"
+
+
+def _first_word(name: str) -> str:
+    """The first word of a name, lower case: ``save`` of ``save_note``, ``SaveNote`` and ``save``."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
+    return re.split(r"[_\-\s.]+", spaced.lower().strip("_-. "))[0]
+
+
+def _takes(gadget: Gadget, call: ParsedCall, written: set[str]) -> bool:
+    """Whether ``gadget`` has a parameter for each one ``call`` wrote and the call binds to it."""
+    if not written <= set(gadget.Params.model_fields):
+        return False
+    try:
+        validate_params(gadget, bind_call(gadget, call))
+    except InvalidParametersError:
+        return False
+    return True
+
+
 def _has_parameters(call: ParsedCall) -> bool:
     """Whether ``call`` was written with any parameter (or anything where they go)."""
     if call.syntax == "emoji":
@@ -358,6 +394,16 @@ class CallRepairs:
         """Successful calls of the run by what they wrote."""
         self.noted: list[tuple[RepairKind, str, str | None]] = []
         """Repairs made and not yet taken: ``(kind, detail, invocation id)``."""
+        self._response_ids: dict[str, str] = {}
+        """Invocation id -> gadget, for the calls of the current response admitted so far."""
+        self._aliases: dict[str, str] = {}
+        """Name a call was written with (``first_word_name``) -> the call's invocation id."""
+
+    def start_response(self) -> None:
+        """The calls that follow belong to a new response (ids and dependencies are read
+        within one response)."""
+        self._response_ids = {}
+        self._aliases = {}
 
     def admit(self, call: ParsedCall) -> ParsedCall | GadgetExecutionResult:
         """``call`` after the repairs: what the parser tolerated noted, a misspelt gadget name
@@ -369,12 +415,19 @@ class CallRepairs:
         if name not in self._gadgets:
             names = list(self._gadgets)
             fixed = same_name(name, names)
-            if fixed is None:
-                text = unknown_gadget_text(name, [n for n in names if n not in self.hidden])
-                self._note("unknown_gadget", text, call.invocation_id)
-                return call_result(call, None, text, "error")
-            self._note("gadget_name", f"gadget {name!r} read as {fixed!r}", call.invocation_id)
-            call = dataclasses.replace(call, gadget_name=fixed)
+            if fixed is not None:
+                self._note("gadget_name", f"gadget {name!r} read as {fixed!r}", call.invocation_id)
+                call = dataclasses.replace(call, gadget_name=fixed)
+            else:
+                named = self._first_word_name(call)
+                if named is None:
+                    text = unknown_gadget_text(name, [n for n in names if n not in self.hidden])
+                    self._note("unknown_gadget", text, call.invocation_id)
+                    return call_result(call, None, text, "error")
+                call = named
+        if call.syntax == "block" and self._response_ids:
+            call = self._ids_as_meant(call)
+        self._response_ids[call.invocation_id] = call.gadget_name
         if call.syntax == "emoji" and (call.body or "").strip():
             call = self._emoji_header(call)
         if call.repairs and call.syntax == "emoji":
@@ -428,6 +481,69 @@ class CallRepairs:
             kind, what = PARSER_REPAIRS.get(name, (None, name))
             if kind is not None:
                 self._note(kind, f"{call.gadget_name}: {what}", call.invocation_id)
+
+    def _first_word_name(self, call: ParsedCall) -> ParsedCall | None:
+        """``call`` (a block call of an unknown gadget, with no id) as the one gadget whose name's
+        first word its name is and that takes its parameters; ``None`` when no such gadget, or
+        several. The call keeps its invocation id (the stream has shown it); the name
+        it was written with becomes another id for it."""
+        written = call.gadget_name
+        if call.syntax != "block" or not is_auto_id(call.invocation_id) or self._known_id(written):
+            return None
+        word = written.lower()
+        params = set(call.parameters or ())
+        found = [
+            gadget
+            for name, gadget in self._gadgets.items()
+            if name not in self.hidden and _first_word(name) == word and _takes(gadget, call, params)
+        ]
+        if len(found) != 1:
+            return None
+        gadget = found[0].name
+        self._note("first_word_name", f"call {written!r} read as {gadget}, {written!r} as its id", call.invocation_id)
+        self._aliases[written] = call.invocation_id
+        return dataclasses.replace(call, gadget_name=gadget)
+
+    def _ids_as_meant(self, call: ParsedCall) -> ParsedCall:
+        """``call`` waiting for what its header names: its own id when that is an earlier call's
+        (``id_as_dependency``), a gadget's name in place of a call's id (``dependency_by_name``)."""
+        own = call.invocation_id
+        deps = call.dependencies
+        if not deps:
+            if own in self._aliases:  # "save" named the call save_note: this one waits for it
+                self._note("id_as_dependency", _waits_for(call, own), own)
+                return dataclasses.replace(call, dependencies=(self._aliases[own],))
+            if own in self._response_ids:  # a duplicate id: the call gets one of its own
+                fresh = next_auto_id()
+                self._note("id_as_dependency", _waits_for(call, own), fresh)
+                return dataclasses.replace(call, invocation_id=fresh, dependencies=(own,))
+            return call
+        meant = tuple(self._dependency(d) for d in deps)
+        if meant == deps:
+            return call
+        for dep, read in zip(deps, meant, strict=True):
+            if dep != read and dep not in self._aliases:
+                detail = f"{call.gadget_name}: waits for {dep!r}, a gadget, read as its call {read!r}"
+                self._note("dependency_by_name", detail, own)
+        return dataclasses.replace(call, dependencies=tuple(dict.fromkeys(meant)))
+
+    def _known_id(self, name: str) -> bool:
+        """Whether a call of this response has the id ``name`` (or was given it as a name)."""
+        return name in self._response_ids or name in self._aliases
+
+    def _dependency(self, dep: str) -> str:
+        """The call id a dependency means: an id written as a gadget's name, its call's; an id of
+        this response's calls as written; a gadget's name, its one call's so far. The first
+        is checked first: a call that waits for ``save`` in its own id's place took that id too."""
+        if dep in self._aliases:
+            return self._aliases[dep]
+        if dep in self._response_ids:
+            return dep
+        gadget = dep if dep in self._gadgets else same_name(dep, list(self._gadgets))
+        if gadget is None:
+            return dep
+        found = [i for i, g in self._response_ids.items() if g == gadget]
+        return found[0] if len(found) == 1 else dep
 
     def _emoji_header(self, call: ParsedCall) -> ParsedCall:
         """``call`` with its header and body read as the model meant them, when they do not bind

@@ -1,6 +1,7 @@
 """Text to events: the streaming call parsers of both call syntaxes. Pure, no I/O."""
 
 from llmist.syntax import block as _block
+from llmist.syntax._base import is_auto_id, next_auto_id
 from llmist.syntax.block import (
     DEFAULT_ARG_PREFIX,
     DEFAULT_END_PREFIX,
@@ -32,7 +33,9 @@ __all__ = [
     "Schema",
     "SyntaxEvent",
     "TextEvent",
+    "is_auto_id",
     "loads_arguments",
     "native_call",
+    "next_auto_id",
     "parse_block_params",
 ]

@@ -17,6 +17,12 @@ def next_auto_id() -> str:
     return f"gadget_{next(_auto_ids)}"
 
 
+def is_auto_id(invocation_id: str) -> bool:
+    """Whether ``invocation_id`` has the form :func:`next_auto_id` gives (``gadget_<n>``): the
+    model named no id (or wrote one of that form, which means no more)."""
+    return invocation_id.startswith("gadget_") and invocation_id[7:].isdigit()
+
+
 def holdback(s: str, start: int, markers: tuple[str, ...], firsts: str, longest: int) -> int:
     """Length of the longest suffix of ``s[start:]`` that is a proper prefix of a marker.
 

@@ -276,6 +276,7 @@ class AguiRun:
             events.append(ToolCallArgsEvent(tool_call_id=iid, delta=args.finish(self._parameters(call))))
             events.append(ToolCallEndEvent(tool_call_id=iid))
         record = self._calls[iid]
+        record["gadget"] = call.gadget_name  # as the loop's repairs read it (save for save_note)
         record["dependencies"] = list(call.dependencies)
         pending = [d for d in call.dependencies if self._calls.get(d, {}).get("status") not in _FINAL]
         return [*events, *self._set_status(iid, "waiting" if pending else "queued")]

@@ -95,6 +95,7 @@ class ResponseCalls:
         self._resp = []
         self.kept = None
         self.pending = []
+        self.repairs.start_response()
 
     async def settle(self, r: GadgetExecutionResult, n: int) -> AgentEvent:
         """A result known without running the call (the ``n``-th of its response): recorded
@@ -123,9 +124,10 @@ class ResponseCalls:
         sched.submit(call)
         return []
 
-    async def admit(self, call: ParsedCall, n: int) -> list[GadgetExecutionResult]:
+    async def admit(self, call: ParsedCall, n: int) -> tuple[ParsedCall, list[GadgetExecutionResult]]:
         """:meth:`submit` after the loop's repairs (:class:`~llmist.agent.repairs.CallRepairs`):
-        a call they answer without running gets that answer; each repair is noted first."""
+        the call as repaired (as written, when it is answered without running) and the results
+        known at once (the answer of a call not run); each repair is noted first."""
         self._pos.setdefault(call.invocation_id, n)  # its result's place, however it is answered
         repairs = self.repairs
         admitted = repairs.admit(call)
@@ -133,8 +135,8 @@ class ResponseCalls:
             for kind, detail, invocation_id in repairs.take_noted():
                 await self.note_repair(kind, detail, invocation_id)
         if not isinstance(admitted, ParsedCall):
-            return [admitted]
-        return self.submit(admitted, n)
+            return call, [admitted]
+        return admitted, self.submit(admitted, n)
 
     async def note_repair(self, kind: RepairKind, detail: str, invocation_id: str | None = None) -> None:
         """Count a repair and tell the ``on_repair`` observer; in strict mode raise instead."""

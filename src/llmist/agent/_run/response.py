@@ -163,7 +163,6 @@ class Response:
                 if text is not None:
                     out.append(text)
             elif isinstance(ev, GadgetCallEvent):
-                out.append(ev)
                 out.extend(await self._call(ev))
             elif isinstance(ev, ArgsPartialEvent):
                 obs = self.cfg.observers
@@ -188,13 +187,17 @@ class Response:
         return ev
 
     async def _call(self, ev: GadgetCallEvent) -> list[AgentEvent]:
-        """Start a parsed call; the events of results known at once (a call not run)."""
+        """Start a parsed call: its event (the call as the loop's repairs read it, which is what
+        runs and what its result names), then the events of results known at once (a call not
+        run)."""
         if self.calls.kept:  # the response started over on another model: a kept call's repeat
             answer = self.calls.kept_answer(ev.call)
             if answer is not None:
-                return [GadgetResultEvent(answer)]
+                return [ev, GadgetResultEvent(answer)]
         self.n_calls += 1
-        return [await self.calls.finished(r) for r in await self.calls.admit(ev.call, self.n_calls)]
+        call, known = await self.calls.admit(ev.call, self.n_calls)
+        shown = ev if call is ev.call else GadgetCallEvent(call)
+        return [shown, *[await self.calls.finished(r) for r in known]]
 
 
 class ModelWait:
