@@ -11,7 +11,12 @@ import time of ``llmist`` (fresh interpreter, median of 5) and the process's pea
 ``--anchors`` it also runs the anchor scripts (pydantic-ai, openai-agents, smolagents, each in
 its own virtual environment, see ``shared/bench/agents/setup_venv.sh``) and prints a comparison.
 
-    python benchmarks/agent_bench.py [--case single ...] [--runs N] [--tool sync|async|inline] [--new-agent] [--anchors]
+    python benchmarks/agent_bench.py [--case single ...] [--runs N] [--tool sync|async|inline] [--new-agent]
+        [--anchors] [--rounds N]
+
+``--rounds N`` measures ours and the anchors N times, one after the other, and gives the ratio of
+each round and their median: on a shared machine a figure can move by a third between minutes,
+and our batches take seconds where an anchor's take twenty, so one round's ratio says little.
 
 ``--new-agent`` builds the ``Agent`` (and its ``MockModel``) inside every timed run, as an
 application that makes one per request or per batch task does; the anchors build theirs once,
@@ -244,6 +249,23 @@ def _anchor_default_runs(case: str) -> int:
     return {"single": 700, "chain10": 100, "parallel20": 200, "chain40": 20}[case]
 
 
+def summarize_rounds(rounds: list[tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]]) -> None:
+    """Each round's ratio to the fastest anchor of that round, per case, and their median."""
+    lines = ["", f"llmist build: {BUILD}, {len(rounds)} rounds"]
+    lines.append("case        ratio per round (ours / fastest anchor)   median")
+    for case in rounds[0][0]:
+        ratios = []
+        for ours, anchors in rounds:
+            theirs = [a["seconds_per_run"] for a in anchors if a["case"] == case]
+            if theirs:
+                ratios.append(ours[case]["seconds_per_run"] / min(theirs))
+        if ratios:
+            each = " ".join(f"{r:.3f}" for r in ratios)
+            median = statistics.median(ratios)
+            lines.append(f"{case:<11} {each:<40} {median:.3f} (1/{1 / median:.1f})")
+    sys.stderr.write("\n".join(lines) + "\n")
+
+
 def summarize(ours: dict[str, dict[str, Any]], anchors: list[dict[str, Any]]) -> None:
     lines = ["", f"llmist build: {BUILD}", "case        llmist ms/run   fastest anchor ms/run (lib)   ratio"]
     for case, rec in ours.items():
@@ -279,17 +301,23 @@ def main() -> None:
     p.add_argument("--new-agent", action="store_true", help="build the Agent inside every timed run")
     p.add_argument("--anchors", action="store_true", help="also run the anchor libraries' scripts")
     p.add_argument("--anchor-runs-scale", type=float, default=1.0, help="scale the anchors' default runs")
+    p.add_argument("--rounds", type=int, default=1, help="measure ours and the anchors this many times in turn")
     args = p.parse_args()
     cases = args.case or list(CASES)
     rss_after_import = rss_now_mb()
     import_s = import_seconds()
-    ours = {}
-    for case in cases:
-        runs = args.runs or DEFAULT_RUNS[case]
-        per_run = asyncio.run(time_case(case, args.tool, runs, args.batches, args.warmup, args.new_agent))
-        ours[case] = report(case, args.tool, runs, per_run, import_s, rss_after_import, args.new_agent)
-    anchors = run_anchors(cases, args.anchor_runs_scale, args.tool) if args.anchors else []
-    summarize(ours, anchors)
+    rounds = []
+    for _ in range(max(1, args.rounds)):
+        ours = {}
+        for case in cases:
+            runs = args.runs or DEFAULT_RUNS[case]
+            per_run = asyncio.run(time_case(case, args.tool, runs, args.batches, args.warmup, args.new_agent))
+            ours[case] = report(case, args.tool, runs, per_run, import_s, rss_after_import, args.new_agent)
+        anchors = run_anchors(cases, args.anchor_runs_scale, args.tool) if args.anchors else []
+        summarize(ours, anchors)
+        rounds.append((ours, anchors))
+    if len(rounds) > 1 and args.anchors:
+        summarize_rounds(rounds)
 
 
 if __name__ == "__main__":
