@@ -73,9 +73,9 @@ async def test_a_repeated_call_gets_the_earlier_result_and_a_note_without_runnin
     RUNS.clear()
     call = block_call("add", a=1, b=2)
     result, events = await _run(call, call, "done")
-    _, second = result.gadget_results  # type: ignore[attr-defined]
+    first, second = result.gadget_results  # type: ignore[attr-defined]
     assert RUNS == [3]
-    assert second.result.startswith("3\n(You already made this exact call and this is its result again")
+    assert second.result.startswith(f"3\n(You already made this exact call ({first.invocation_id})")
     assert "answer in plain text now" in second.result
     assert result.repairs == {"repeated_call": 1}  # type: ignore[attr-defined]
     assert events[0].invocation_id == second.invocation_id

@@ -33,20 +33,6 @@ async def test_results_go_back_tagged_with_name_and_id() -> None:
     assert "add" in last.text and "sum1" in last.text and "5" in last.text
 
 
-async def test_a_task_reads_the_same_whatever_ran_before_it_in_the_process() -> None:
-    # Ids llmist makes up count the process's calls: they are left out of what the model reads,
-    # so at temperature 0 a task gets the same answer in a fresh process and in a busy one.
-    async def conversation() -> list[str]:
-        model = MockModel([block_call("add", a=2, b=3), "5"])
-        await Agent(model=model, gadgets=[add]).run("2 + 3?")
-        return [m.text for m in model.requests[1].messages]
-
-    first = await conversation()
-    await Agent(model=MockModel([block_call("add", a=1, b=1), "2"]), gadgets=[add]).run("go")
-    assert await conversation() == first
-    assert first[-1].startswith("Result of add:\n5")
-
-
 async def test_second_request_holds_assistant_text_then_results() -> None:
     model = MockModel([block_call("add", a=1, b=1), "2"])
     await Agent(model=model, gadgets=[add]).run("go")

@@ -14,21 +14,14 @@ from llmist.agent.messages import GadgetResultMessage
 from llmist.agent.repairs import INVENTED_RESULT_NOTE, NEXT_STEP_NOTE, STORED_OUTPUT_NOTE
 from llmist.execution import GadgetExecutionResult
 from llmist.execution.names import UNKNOWN_GADGET
-from llmist.syntax import is_auto_id
 from llmist.syntax.writing import write_block_call
 
 __all__ = ["format_result", "not_run_message", "repeated_failure_note", "result_message", "result_text"]
 
 
 def format_result(r: GadgetExecutionResult) -> str:
-    """The text the model reads for one finished, failed or skipped call.
-
-    It names the call's id only when the model gave one (``!!!GADGET_START:add:sum``, a native
-    call's): an id llmist made up (``gadget_<n>``) counts the process's calls so far, so the
-    same task in a fresh process and in one that ran others read differently (at temperature
-    0, Qwen2.5-Coder-1.5B answered one task differently for ``gadget_36`` and ``gadget_41``).
-    """
-    head = r.gadget_name if is_auto_id(r.invocation_id) else f"{r.gadget_name} (id {r.invocation_id})"
+    """The text the model reads for one finished, failed or skipped call."""
+    head = f"{r.gadget_name} (id {r.invocation_id})"
     if r.error is None:
         return f"Result of {head}:\n{r.result if r.result is not None else ''}"
     if r.error.startswith(UNKNOWN_GADGET):  # its text says what to do instead: no call to send again

@@ -319,11 +319,6 @@ def _takes_no_parameters(gadget: Gadget) -> bool:
     return not params.model_fields and params.model_config.get("extra") is None
 
 
-def _id_in_brackets(invocation_id: str) -> str:
-    """`` (<id>)`` for an id the model gave, nothing for one llmist made up (see ``format_result``)."""
-    return "" if is_auto_id(invocation_id) else f" ({invocation_id})"
-
-
 def _waits_for(call: ParsedCall, own: str) -> str:
     """The ``id_as_dependency`` repair's detail."""
     return f"{call.gadget_name}: its id {own!r} read as the call it waits for"
@@ -448,8 +443,7 @@ class CallRepairs:
                 # Told only "use it instead", Qwen2.5-Coder-1.5B sent the same call until
                 # max_iterations; told that the task may be done and how to end it, it answered
                 # (benchmarks/RESULTS.md, issue 23).
-                f"\n(You already made this exact call{_id_in_brackets(earlier.invocation_id)} and this is its "
-                "result again: "
+                f"\n(You already made this exact call ({earlier.invocation_id}) and this is its result again: "
                 f"calling {call.gadget_name} again with these values only repeats it. Use this result. "
                 "If the task is done, answer in plain text now, without any call.)"
             )
