@@ -16,7 +16,7 @@ from llmist.execution import GadgetExecutionResult
 from llmist.execution.names import UNKNOWN_GADGET
 from llmist.syntax.writing import write_block_call
 
-__all__ = ["format_result", "not_run_message", "repeated_failure_note", "result_message", "result_text"]
+__all__ = ["format_result", "loop_notes", "not_run_message", "repeated_failure_note", "result_message", "result_text"]
 
 
 def format_result(r: GadgetExecutionResult) -> str:
@@ -29,17 +29,20 @@ def format_result(r: GadgetExecutionResult) -> str:
     return f"Error in {head}:\n{r.error}\nSend the call again, changed where the error says what was wrong."
 
 
+def loop_notes(invented: bool, next_step: str | None) -> str:
+    """What the loop adds after a response's last result ("" for nothing): that the result the
+    model wrote itself was dropped (``invented``), then what to do next (``next_step``:
+    :data:`NEXT_STEP_NOTE`, or :data:`STORED_OUTPUT_NOTE` when an output was stored)."""
+    return "\n".join([*([INVENTED_RESULT_NOTE] if invented else []), *([next_step] if next_step else [])])
+
+
 _LOOP_NOTES = tuple(
-    f"\n\n{note}"
-    for note in (
-        f"{INVENTED_RESULT_NOTE}\n{NEXT_STEP_NOTE}",
-        f"{INVENTED_RESULT_NOTE}\n{STORED_OUTPUT_NOTE}",
-        NEXT_STEP_NOTE,
-        STORED_OUTPUT_NOTE,
-        INVENTED_RESULT_NOTE,
-    )
+    f"\n\n{notes}"
+    for invented in (True, False)
+    for next_step in (NEXT_STEP_NOTE, STORED_OUTPUT_NOTE, None)
+    if (notes := loop_notes(invented, next_step))
 )
-"""What the loop may add after a response's last result (see ``_next_turn`` in ``agent/_run/loop.py``)."""
+"""Every text :func:`loop_notes` gives, as it follows a result (for :func:`result_text`)."""
 
 
 def result_text(message: GadgetResultMessage) -> str:

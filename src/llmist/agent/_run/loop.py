@@ -38,7 +38,7 @@ from llmist.agent._run.response import ModelWait, Response
 from llmist.agent._run.resume import run_decided
 from llmist.agent._run.state import RunState
 from llmist.agent.approvals import PendingCall
-from llmist.agent.conversation import repeated_failure_note, result_message
+from llmist.agent.conversation import loop_notes, repeated_failure_note, result_message
 from llmist.agent.events import AgentEvent, ModelFallbackEvent
 from llmist.agent.guard import check_model_allowed
 from llmist.agent.hooks import (
@@ -54,13 +54,7 @@ from llmist.agent.hooks import (
     call_observer,
 )
 from llmist.agent.messages import AssistantMessage, GadgetResultMessage
-from llmist.agent.repairs import (
-    INVENTED_RESULT_NOTE,
-    NEXT_STEP_NOTE,
-    STORED_OUTPUT_NOTE,
-    drop_invented_results,
-    without_json_calls,
-)
+from llmist.agent.repairs import NEXT_STEP_NOTE, STORED_OUTPUT_NOTE, drop_invented_results, without_json_calls
 from llmist.agent.result import AgentResult, StopReason
 from llmist.agent.spec import AgentSpec
 from llmist.execution import GadgetExecutionResult
@@ -430,7 +424,7 @@ async def _next_turn(run: _Run, response: Response) -> None:
         await run.calls.note_repair("invented_result", detail)
     last = messages[-1]
     if isinstance(last, GadgetResultMessage):
-        notes = [INVENTED_RESULT_NOTE] if invented else []
+        next_step = None
         # What to do next, once every call of the response succeeded (after an error, the error
         # says it: Qwen2.5-Coder answered with the error text itself when told to say what the
         # results show). Native tool results stay as the API's models expect them, unless the
@@ -439,9 +433,10 @@ async def _next_turn(run: _Run, response: Response) -> None:
         as_text = cfg.syntax != "native" or bool(response.text_calls)
         if as_text and all(r.ok for r in results):
             stored = any(r.result is not None and _VIEWER_NOTICE in r.result for r in results)
-            notes.append(STORED_OUTPUT_NOTE if stored else NEXT_STEP_NOTE)
+            next_step = STORED_OUTPUT_NOTE if stored else NEXT_STEP_NOTE
+        notes = loop_notes(bool(invented), next_step)
         if notes:
-            messages[-1] = replace(last, content=with_text(last.content, "\n".join(notes)))
+            messages[-1] = replace(last, content=with_text(last.content, notes))
     run.output = "".join(response.prose).strip()
     await _iteration_done(run, n_calls, run.calls.pending)
     run.stop = _stop_reason(run, n_calls)
