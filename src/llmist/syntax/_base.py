@@ -10,17 +10,19 @@ from mypy_extensions import mypyc_attr
 from llmist.syntax._fast import text_event
 
 _auto_ids = itertools.count(1)
+_AUTO_ID_PREFIX = "gadget_"
+"""What every id :func:`next_auto_id` makes starts with, a number after it."""
 
 
 def next_auto_id() -> str:
     """A process-unique invocation id, ``gadget_<n>``, for calls whose header names none."""
-    return f"gadget_{next(_auto_ids)}"
+    return f"{_AUTO_ID_PREFIX}{next(_auto_ids)}"
 
 
 def is_auto_id(invocation_id: str) -> bool:
     """Whether ``invocation_id`` has the form :func:`next_auto_id` gives (``gadget_<n>``): the
     model named no id (or wrote one of that form, which means no more)."""
-    return invocation_id.startswith("gadget_") and invocation_id[7:].isdigit()
+    return invocation_id.startswith(_AUTO_ID_PREFIX) and invocation_id[len(_AUTO_ID_PREFIX) :].isdigit()
 
 
 def holdback(s: str, start: int, markers: tuple[str, ...], firsts: str, longest: int) -> int:
