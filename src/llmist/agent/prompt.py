@@ -17,8 +17,10 @@ from typing import Literal, TypeAlias
 from llmist.gadgets import Gadget, render_call, render_gadget, sample_params
 from llmist.providers.base import Message, ToolCall, ToolSpec
 from llmist.syntax.schema import json_schema
+from llmist.syntax.writing import EMOJI_END, EMOJI_START
 
 __all__ = [
+    "COPIED_LINE_MAX",
     "DEFAULT_PREAMBLE",
     "Markers",
     "PromptStyle",
@@ -26,6 +28,7 @@ __all__ = [
     "SyntaxOption",
     "estimate_prompt_tokens",
     "example_exchanges",
+    "prompt_lines",
     "render_gadget_entry",
     "render_system_prompt",
     "tool_specs",
@@ -189,17 +192,64 @@ def render_system_prompt(
     parts = [DEFAULT_PREAMBLE if system is None else system]
     if system_extra:
         parts.append(system_extra)
-    if gadgets and syntax == "native":
-        parts.append(_NATIVE_RULES)  # the gadgets themselves go to the API: see tool_specs
-    elif gadgets and style == "compact":
-        parts.append(_compact_syntax(syntax, markers))
-        parts.append("Tools:\n" + "\n".join(_compact_gadget(g, syntax) for g in gadgets))
-    elif gadgets:
-        first = gadgets[0]
-        parts.append(_block_syntax(markers, gadgets) if syntax == "block" else _emoji_syntax(markers, first))
-        rendered = "\n\n".join(render_gadget_entry(g, syntax=syntax, markers=markers) for g in gadgets)
-        parts.append("# Gadgets\n" + rendered)
+    parts.extend(_gadget_sections(gadgets, syntax, markers, style))
     return "\n\n".join(p for p in parts if p)
+
+
+def _gadget_sections(gadgets: Sequence[Gadget], syntax: Syntax, markers: Markers, style: PromptStyle) -> list[str]:
+    """What the system prompt says after the user's texts: how to call, and the gadgets."""
+    if not gadgets:
+        return []
+    if syntax == "native":
+        return [_NATIVE_RULES]  # the gadgets themselves go to the API: see tool_specs
+    if style == "compact":
+        return [_compact_syntax(syntax, markers), "Tools:\n" + "\n".join(_compact_gadget(g, syntax) for g in gadgets)]
+    first = gadgets[0]
+    rules = _block_syntax(markers, gadgets) if syntax == "block" else _emoji_syntax(markers, first)
+    rendered = "\n\n".join(render_gadget_entry(g, syntax=syntax, markers=markers) for g in gadgets)
+    return [rules, "# Gadgets\n" + rendered]
+
+
+_COPIED_LINE_MIN = 16
+"""Shorter lines ("Parameters:", a value) are too common in an answer to say it copies the prompt."""
+
+COPIED_LINE_MAX = 1000
+"""Longer prompt lines are not watched for (so a prose line is never buffered past this)."""
+
+
+def prompt_lines(
+    gadgets: Sequence[Gadget],
+    *,
+    syntax: Syntax = "block",
+    markers: Markers = Markers(),
+    style: PromptStyle = "full",
+    extra: Sequence[str] = (),
+) -> frozenset[str]:
+    """The lines llmist writes in a system prompt for ``gadgets`` (and in ``extra`` texts, such as
+    the output viewer's instructions): the rules, the call forms and their usage notes, each
+    parameter's line, the examples' titles. Each is stripped; left out are the lines of the
+    gadgets' own descriptions, the calls shown (a model is meant to write those), lines shorter
+    than 16 characters or longer than :data:`COPIED_LINE_MAX`, and everything for the native
+    syntax. A response's prose line that is one of them copies the prompt: after its call,
+    Qwen2.5-Coder-0.5B went on writing the gadget's entry, usage note, parameters and example
+    call, and the example's call ran (benchmarks/RESULTS.md, issue 23)."""
+    if syntax == "native":
+        return frozenset()
+    own = {line.strip() for g in gadgets for line in g.description.splitlines()}
+    start, end = (EMOJI_START, EMOJI_END) if syntax == "emoji" else (markers.start, markers.end)
+    found: set[str] = set()
+    in_call = False
+    for text in (*_gadget_sections(gadgets, syntax, markers, style), *extra):
+        for raw in text.splitlines():
+            line = raw.strip()
+            if line.startswith(end):  # an end marker; the usage note after it is ours
+                in_call, line = False, line[len(end) :].strip()
+            elif in_call or line.startswith(start):
+                in_call = True
+                continue
+            if _COPIED_LINE_MIN <= len(line) <= COPIED_LINE_MAX and line not in own:
+                found.add(line)
+    return frozenset(found)
 
 
 def estimate_prompt_tokens(text: str) -> int:

@@ -28,6 +28,9 @@
 - ``dependency_by_name``: a block call waits for a gadget's name instead of a call's id
   (``!!!GADGET_START:count_to:c2:start_counter``): it waits for the one call of that gadget
   earlier in the same response.
+- ``copied_prompt``: after its calls the model went on writing the system prompt's own lines (a
+  gadget's usage note, its parameters, its example call): the response ends before the copy,
+  which stays out of the conversation, and a call in it is not run (the stream shows what came).
 - ``json_call``: the model wrote a native tool call as text (``{"name": "add", "arguments":
   {...}}``, bare, fenced or in ``<tool_call>`` tags) naming one of the gadgets: it runs.
 
@@ -94,6 +97,7 @@ RepairKind: TypeAlias = Literal[
     "first_word_name",
     "id_as_dependency",
     "dependency_by_name",
+    "copied_prompt",
     "marker_spelling",
     "fused_argument",
     "code_fence",

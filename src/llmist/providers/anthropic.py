@@ -127,16 +127,19 @@ class AnthropicProvider(ReliableProvider):
                 stream=True,
                 **options,
             )
-            async for event in stream:
-                if event.type == "message_start":
-                    usage = _start_usage(event.message.usage)
-                elif event.type == "message_delta":
-                    usage = _delta_usage(usage, event.usage)
-                    stop_reason = event.delta.stop_reason or stop_reason
-                else:
-                    chunk = reader.read(event)
-                    if chunk is not None:
-                        yield chunk
+            try:
+                async for event in stream:
+                    if event.type == "message_start":
+                        usage = _start_usage(event.message.usage)
+                    elif event.type == "message_delta":
+                        usage = _delta_usage(usage, event.usage)
+                        stop_reason = event.delta.stop_reason or stop_reason
+                    else:
+                        chunk = reader.read(event)
+                        if chunk is not None:
+                            yield chunk
+            finally:
+                await stream.close()  # left early: the connection closes (see openai.py)
         except (anthropic.AnthropicError, httpx2.TransportError) as error:
             raise self._provider_error(error) from error
         self._remember(reader)

@@ -118,15 +118,20 @@ class OpenAIProvider(ReliableProvider):
                 stream_options={"include_usage": True},
                 **self._options(request),
             )
-            async for chunk in stream:
-                if chunk.usage is not None:
-                    usage = _usage(chunk)
-                for choice in chunk.choices:
-                    out = _choice_chunk(choice, calls)
-                    if out is not None:
-                        yield out
-                    if choice.finish_reason is not None:
-                        finish_reason = choice.finish_reason
+            try:
+                async for chunk in stream:
+                    if chunk.usage is not None:
+                        usage = _usage(chunk)
+                    for choice in chunk.choices:
+                        out = _choice_chunk(choice, calls)
+                        if out is not None:
+                            yield out
+                        if choice.finish_reason is not None:
+                            finish_reason = choice.finish_reason
+            finally:
+                # Left early (a cancelled run, a response cut short): the server stops writing
+                # once the connection closes, instead of generating to its token limit.
+                await stream.close()
         except (openai.OpenAIError, httpx2.TransportError) as error:
             raise self._provider_error(error) from error
         if finish_reason is not None:

@@ -254,7 +254,7 @@ async def _model_response(run: _Run, response: Response) -> AsyncGenerator[Event
                 events = await response.feed(chunk)
                 if events:
                     yield events
-                if signal.aborted:
+                if signal.aborted or response.copied is not None:
                     break
         except asyncio.CancelledError:
             if not wait.interrupted_here():
@@ -406,7 +406,7 @@ async def _next_turn(run: _Run, response: Response) -> None:
     the stop reason (or, for a response without calls, a nudge to go on)."""
     cfg, messages = run.cfg, run.messages
     n_calls = response.n_calls
-    text, invented = _without_invented_results(run, "".join(response.raw), n_calls)
+    text, invented = _without_invented_results(run, response.text(), n_calls)
     native = tuple(response.tool_calls)
     if response.text_calls and cfg.syntax == "native":
         text, native, invented = _as_tool_calls(run, text, native, response.text_calls)

@@ -26,6 +26,7 @@ from llmist.agent.prompt import (
     Syntax,
     SyntaxOption,
     example_exchanges,
+    prompt_lines,
     render_gadget_entry,
     render_system_prompt,
     tool_specs,
@@ -89,6 +90,9 @@ class RunPlan:
     controllers: Controllers | None = None
     examples: tuple[Message, ...] = ()
     """Example exchanges sent before the task (``few_shot``)."""
+    prompt_lines: frozenset[str] = frozenset()
+    """Lines llmist wrote in the prompt (:func:`~llmist.agent.prompt.prompt_lines`): a response
+    whose prose repeats one is cut there (the ``copied_prompt`` repair)."""
     viewer_entry: str | None = None
     """The output viewer's instructions, sent with the first output it must read (the viewer is
     left out of the system prompt: most runs never need it, and small models pay for every token)."""
@@ -196,6 +200,7 @@ def build_plan(spec: AgentSpec, gadgets: Sequence[Gadget], *, added: str | None 
         context_window=window,
         registry=registry,
         examples=examples,
+        prompt_lines=_prompt_lines(shown, syntax, prompt.markers, prompt.style, viewer_entry),
         viewer_entry=viewer_entry,
         tools=tool_specs(shown) if syntax == "native" else (),
         viewer_tool=next(iter(tool_specs(listed[len(shown) :])), None) if syntax == "native" else None,
@@ -208,6 +213,14 @@ def build_plan(spec: AgentSpec, gadgets: Sequence[Gadget], *, added: str | None 
 @functools.lru_cache(maxsize=64)
 def _system_prompt(settings: PromptSettings, gadgets: tuple[Gadget, ...], syntax: Syntax) -> str:
     return agent_system_prompt(settings, gadgets, syntax)
+
+
+@functools.lru_cache(maxsize=64)
+def _prompt_lines(
+    gadgets: tuple[Gadget, ...], syntax: Syntax, markers: Markers, style: PromptStyle, viewer_entry: str | None
+) -> frozenset[str]:
+    extra = (viewer_entry,) if viewer_entry else ()
+    return prompt_lines(gadgets, syntax=syntax, markers=markers, style=style, extra=extra)
 
 
 @functools.lru_cache(maxsize=64)
