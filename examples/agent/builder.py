@@ -6,7 +6,7 @@ from llmist import LLMist, TaskCompletionSignal, gadget
 from llmist.testing import MockModel, block_call
 
 
-@gadget
+@gadget(ends_run=True)
 def finish(summary: str) -> str:
     """Call when the task is complete."""
     raise TaskCompletionSignal(summary)

@@ -16,6 +16,7 @@ class FinishTask(Gadget):
     description = "Call when task is complete"
     Params = SummaryParams
     exclusive = True  # runs after every call issued before it
+    ends_run = True  # the prompt tells the model to end the task by calling it
 
     def execute(self, params: SummaryParams, ctx: ExecutionContext) -> str:
         raise TaskCompletionSignal(params.summary)

@@ -6,12 +6,13 @@ do next, so a model can correct its call in the following response.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from llmist.agent._run.media import media_content
 from llmist.agent.messages import GadgetResultMessage
-from llmist.agent.repairs import INVENTED_RESULT_NOTE, NEXT_STEP_NOTE, STORED_OUTPUT_NOTE
+from llmist.agent.repairs import INVENTED_RESULT_NOTE, NEXT_STEP_NOTES, STORED_OUTPUT_NOTE
 from llmist.execution import GadgetExecutionResult
 from llmist.execution.names import UNKNOWN_GADGET
 from llmist.syntax.writing import write_block_call
@@ -31,17 +32,13 @@ def format_result(r: GadgetExecutionResult) -> str:
 
 def loop_notes(invented: bool, next_step: str | None) -> str:
     """What the loop adds after a response's last result ("" for nothing): that the result the
-    model wrote itself was dropped (``invented``), then what to do next (``next_step``:
-    :data:`NEXT_STEP_NOTE`, or :data:`STORED_OUTPUT_NOTE` when an output was stored)."""
+    model wrote itself was dropped (``invented``), then what to do next (``next_step``: one of
+    :data:`NEXT_STEP_NOTES`, or :data:`STORED_OUTPUT_NOTE` when an output was stored)."""
     return "\n".join([*([INVENTED_RESULT_NOTE] if invented else []), *([next_step] if next_step else [])])
 
 
-_LOOP_NOTES = tuple(
-    f"\n\n{notes}"
-    for invented in (True, False)
-    for next_step in (NEXT_STEP_NOTE, STORED_OUTPUT_NOTE, None)
-    if (notes := loop_notes(invented, next_step))
-)
+_NEXT = f"(?:{NEXT_STEP_NOTES.pattern}|{re.escape(STORED_OUTPUT_NOTE)})"
+_LOOP_NOTES = re.compile(rf"\n\n(?:{re.escape(INVENTED_RESULT_NOTE)}(?:\n{_NEXT})?|{_NEXT})\Z")
 """Every text :func:`loop_notes` gives, as it follows a result (for :func:`result_text`)."""
 
 
@@ -50,10 +47,9 @@ def result_text(message: GadgetResultMessage) -> str:
     naming the call and the notes the loop adds for the model after a response's last result.
     What a scripted test model reads (``result_text(messages[-1])``), and what the web page shows."""
     text = message.text
-    for notes in _LOOP_NOTES:
-        if text.endswith(notes):
-            text = text[: -len(notes)]
-            break
+    notes = _LOOP_NOTES.search(text)
+    if notes is not None:
+        text = text[: notes.start()]
     head, sep, rest = text.partition("\n")
     return rest if sep and head.startswith(("Result of ", "Error in ")) else text
 

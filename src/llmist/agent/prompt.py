@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
+from llmist.agent.ending import when_done
 from llmist.gadgets import Gadget, render_call, render_gadget, sample_params
 from llmist.providers.base import Message, ToolCall, ToolSpec
 from llmist.syntax.schema import json_schema
@@ -52,7 +53,7 @@ _NATIVE_RULES = (
     "Call the tools you need through function calling; several calls in one answer run in parallel, "
     "and their results come back in the next message. Get every result by calling a tool; never work "
     "a result out or guess it yourself. When a call needs the result of another, make the first call "
-    "alone and wait for its result. When the task is done, answer in plain text."
+    "alone and wait for its result. When the task is done, "
 )
 
 
@@ -70,7 +71,7 @@ _CALL_RULES = (
     "- After your calls, stop: the results come back in the next message. Never write a result yourself.\n"
     "- When a call needs the result of another, make the first call alone and wait for its result; "
     "then make the next call with the value.\n"
-    "- When the task is done, answer in plain text"
+    "- When the task is done, "
 )
 """The rules every syntax shares. Qwen2.5-Coder answered 37 × 43 without calling ``multiply``, and
 sent a chained call at once with ``[result...]`` as its argument (benchmarks/RESULTS.md)."""
@@ -111,11 +112,11 @@ Write one block per call. {form}
 - A call that must run after another without needing its result (a file written into a folder \
 made first): give the first call an id after its name, and put that id after the second call's \
 own id: `{s}{one}:first` runs before `{s}{two}:second:first`.
-{_CALL_RULES} without any block."""
+{_CALL_RULES}{when_done(gadgets, "answer in plain text without any block")}."""
 
 
-def _emoji_syntax(m: Markers = Markers(), first: Gadget | None = None) -> str:
-    shown = _shown_call(first, "emoji", m)
+def _emoji_syntax(m: Markers, gadgets: Sequence[Gadget]) -> str:
+    shown = _shown_call(gadgets[0] if gadgets else None, "emoji", m)
     form = f"For example, to call {shown[1]}:\n{shown[0]}" if shown else '🛠️[gadget_name 2 "two words"]\n🛠️[/end]'
     return f"""\
 # How to call a gadget
@@ -125,10 +126,10 @@ Write one block per call. {form}
 has spaces. The body (may be empty) fills its body parameter, written as is, several lines allowed.
 - A body that must contain the end marker itself writes it `🛠️[\\/end]`: the gadget gets `🛠️[/end]`.
 - Several blocks in one answer run in parallel.
-{_CALL_RULES} without any block."""
+{_CALL_RULES}{when_done(gadgets, "answer in plain text without any block")}."""
 
 
-def _compact_syntax(syntax: Syntax, m: Markers) -> str:
+def _compact_syntax(syntax: Syntax, m: Markers, gadgets: Sequence[Gadget]) -> str:
     if syntax == "emoji":
         form = "🛠️[tool_name argument1 argument2]\n🛠️[/end]"
         where = "arguments in the order listed; a body parameter goes on the lines before 🛠️[/end]"
@@ -138,7 +139,7 @@ def _compact_syntax(syntax: Syntax, m: Markers) -> str:
     return (
         f"To call a tool, write exactly this form ({where}):\n{form}\n"
         "Then stop: the result comes back in the next message. Never write a result yourself. "
-        "When you have what you need, answer in plain text."
+        f"When you have what you need, {when_done(gadgets, 'answer in plain text')}."
     )
 
 
@@ -201,11 +202,12 @@ def _gadget_sections(gadgets: Sequence[Gadget], syntax: Syntax, markers: Markers
     if not gadgets:
         return []
     if syntax == "native":
-        return [_NATIVE_RULES]  # the gadgets themselves go to the API: see tool_specs
+        # The gadgets themselves go to the API: see tool_specs.
+        return [f"{_NATIVE_RULES}{when_done(gadgets, 'answer in plain text')}."]
     if style == "compact":
-        return [_compact_syntax(syntax, markers), "Tools:\n" + "\n".join(_compact_gadget(g, syntax) for g in gadgets)]
-    first = gadgets[0]
-    rules = _block_syntax(markers, gadgets) if syntax == "block" else _emoji_syntax(markers, first)
+        listed = "\n".join(_compact_gadget(g, syntax) for g in gadgets)
+        return [_compact_syntax(syntax, markers, gadgets), f"Tools:\n{listed}"]
+    rules = _block_syntax(markers, gadgets) if syntax == "block" else _emoji_syntax(markers, gadgets)
     rendered = "\n\n".join(render_gadget_entry(g, syntax=syntax, markers=markers) for g in gadgets)
     return [rules, "# Gadgets\n" + rendered]
 

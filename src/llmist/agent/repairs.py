@@ -58,6 +58,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal, TypeAlias
 
+from llmist.agent.ending import when_done
 from llmist.agent.errors import RepairRefused
 from llmist.execution import GadgetExecutionResult
 from llmist.execution.names import closest_names, same_name, unknown_gadget_text
@@ -68,6 +69,7 @@ from llmist.syntax import ParsedCall, is_auto_id, native_call, next_auto_id
 __all__ = [
     "INVENTED_RESULT_NOTE",
     "NEXT_STEP_NOTE",
+    "NEXT_STEP_NOTES",
     "PARSER_REPAIRS",
     "STORED_OUTPUT_NOTE",
     "CallRepairs",
@@ -78,6 +80,7 @@ __all__ = [
     "closest_names",
     "drop_invented_results",
     "json_calls",
+    "next_step_note",
     "same_name",
     "unknown_gadget_text",
     "without_json_calls",
@@ -142,6 +145,19 @@ NEXT_STEP_NOTE = (
 it, Qwen2.5-Coder-1.5B often called again right after the result it needed (the same call, or
 the gadget with the result's id as a parameter), and ended chains with "The task is done."
 instead of the value (benchmarks/RESULTS.md, issue 23)."""
+
+_ENDING_NOTE = "(If these results complete the task, end it now by calling {}. If not, make the next call.)"
+
+NEXT_STEP_NOTES = re.compile("|".join((re.escape(NEXT_STEP_NOTE), re.escape(_ENDING_NOTE).replace(r"\{\}", r"[^\n]+"))))
+"""Every note :func:`next_step_note` gives."""
+
+
+def next_step_note(enders: str) -> str:
+    """:data:`NEXT_STEP_NOTE`, or, when gadgets end the run (``enders``: their names, as
+    :func:`~llmist.agent.ending.ending_names` gives them), the note that says to end the task by
+    calling them: told to answer in plain text, Qwen2.5-Coder-0.5B did, and never called
+    ``finish`` as its task asked."""
+    return _ENDING_NOTE.format(enders) if enders else NEXT_STEP_NOTE
 
 
 STORED_OUTPUT_NOTE = (
@@ -388,6 +404,8 @@ class CallRepairs:
         self._no_parameters = frozenset(name for name, gadget in gadgets.items() if _takes_no_parameters(gadget))
         """The gadgets that take no parameters and allow no extra ones (the ``ignored_parameters``
         repair's gadgets)."""
+        self._when_done = when_done(gadgets.values(), "answer in plain text now, without any call")
+        """What a repeated call's note says to do once the task is done."""
         self.hidden = set(hidden)
         """Gadgets the model has not been offered yet (the output viewer, until an output is
         stored): they run when called, but an unknown gadget's answer does not list them.
@@ -449,7 +467,7 @@ class CallRepairs:
                 # (benchmarks/RESULTS.md, issue 23).
                 f"\n(You already made this exact call ({earlier.invocation_id}) and this is its result again: "
                 f"calling {call.gadget_name} again with these values only repeats it. Use this result. "
-                "If the task is done, answer in plain text now, without any call.)"
+                f"If the task is done, {self._when_done}.)"
             )
             return call_result(call, f"{earlier.result or ''}{note}", None, "success")
         self._signatures[call.invocation_id] = signature

@@ -332,6 +332,7 @@ def list_users() -> str:
 @gadget(
     description="Finish the task: give the final answer. Call it once, at the end.",
     examples=[GadgetExample({"answer": "Lima"}, "Lima", "Give the final answer Lima with finish.")],
+    ends_run=True,
 )
 def finish(answer: Annotated[str, Field(description="The final answer")]) -> str:
     """Ends the run with ``answer``."""

@@ -123,6 +123,11 @@ class Gadget:
     max_parameter_chars: int = DEFAULT_MAX_PARAMETER_CHARS
     """Longest a call's parameters may be, in characters (a block's body; an emoji call's header
     arguments and body). A longer call is an error the model sees, naming this limit."""
+    ends_run: bool = False
+    """Whether a call of this gadget ends the run (it raises :class:`TaskCompletionSignal`): the
+    system prompt and the loop's notes then tell the model to end the task by calling it, where
+    they would tell it to answer in plain text. Qwen2.5-Coder-0.5B, told both "call finish" (the
+    task) and "answer in plain text" (the prompt), answered in plain text (benchmarks/RESULTS.md)."""
     requires_approval: ApprovalRule = False
     """Whether a person must approve a call before it runs: ``True``, or (in a class, as a
     method) a function of the call's validated parameters that returns ``True``/``False`` or the

@@ -69,6 +69,7 @@ def gadget(
     exclusive: bool = False,
     inline: bool = False,
     requires_approval: ApprovalRule = False,
+    ends_run: bool = False,
 ) -> Callable[[Callable[..., Any]], FunctionGadget]: ...
 
 
@@ -84,6 +85,7 @@ def gadget(
     exclusive: bool = False,
     inline: bool = False,
     requires_approval: ApprovalRule = False,
+    ends_run: bool = False,
 ) -> FunctionGadget | Callable[[Callable[..., Any]], FunctionGadget]:
     """Make a gadget from a typed function; usable as ``@gadget`` or ``@gadget(...)``.
 
@@ -94,7 +96,8 @@ def gadget(
     and is not part of the schema. Sync functions run in a worker thread; ``inline=True`` (opt-in,
     only for functions that return in microseconds) calls them on the event loop's thread instead
     (see :attr:`Gadget.run_inline`). ``requires_approval``: ``True``, or a function of a call's
-    parameters (see :attr:`Gadget.requires_approval`).
+    parameters (see :attr:`Gadget.requires_approval`). ``ends_run``: the function raises
+    :class:`TaskCompletionSignal` (see :attr:`Gadget.ends_run`).
     """
 
     def decorate(function: Callable[..., Any]) -> FunctionGadget:
@@ -109,6 +112,7 @@ def gadget(
         )
         built.run_inline = inline
         built.requires_approval = requires_approval
+        built.ends_run = ends_run
         _check(built)
         return built
 
@@ -127,6 +131,7 @@ def create_gadget(
     exclusive: bool = False,
     inline: bool = False,
     requires_approval: ApprovalRule = False,
+    ends_run: bool = False,
 ) -> FunctionGadget:
     """Build a gadget from a schema and an ``execute(params)`` or ``execute(params, ctx)`` callable.
 
@@ -136,7 +141,8 @@ def create_gadget(
     ``default`` for those it left out (an optional property with no default stays absent, so an
     MCP server never receives a ``null`` it was not sent). ``execute`` may be sync or async. ``name``
     defaults to the function's name. ``inline``: see :attr:`Gadget.run_inline`;
-    ``requires_approval``: see :attr:`Gadget.requires_approval`.
+    ``requires_approval``: see :attr:`Gadget.requires_approval`; ``ends_run``: see
+    :attr:`Gadget.ends_run`.
     """
     gadget_name = name or getattr(execute, "__name__", "") or ""
     if gadget_name == "<lambda>":
@@ -166,6 +172,7 @@ def create_gadget(
         run_inline=inline,
     )
     built.requires_approval = requires_approval
+    built.ends_run = ends_run
     _check(built)
     return built
 
