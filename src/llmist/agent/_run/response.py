@@ -29,17 +29,9 @@ class Response:
     """One response in the making: its text, its prose, and its calls (started as they are parsed)."""
 
     __slots__ = (
-        "_after_call",
-        "_chunk_at",
-        "_copied_at",
-        "_line",
-        "_line_at",
-        "_line_size",
-        "_prose_size",
-        "_raw_size",
+        "_watch",
         "calls",
         "cfg",
-        "copied",
         "cost",
         "ctx",
         "finish",
@@ -75,27 +67,13 @@ class Response:
         """The native tool calls the model made (``syntax="native"``), in order."""
         self.text_calls: list[ParsedCall] = []
         """Tool calls the model wrote as JSON text in its prose (the ``json_call`` repair)."""
-        self.copied: str | None = None
+        self._watch = _CopyWatch()
+
+    @property
+    def copied(self) -> str | None:
         """The line of the prompt the model went on to write in its prose (the ``copied_prompt``
         repair): the response ends there, and what follows it is dropped."""
-        self._start_watch()
-
-    def _start_watch(self) -> None:
-        """Begin watching the prose for a copied prompt line (see :meth:`_copies`)."""
-        self.copied = None
-        self._line: list[str] = []
-        """The prose line being written: since the last newline, or the last call."""
-        self._line_size = 0
-        self._line_at = 0
-        """Where that line starts in the prose."""
-        self._prose_size = 0
-        self._raw_size = 0
-        self._chunk_at = 0
-        """How much of the text came before the chunk being read."""
-        self._after_call = 0
-        """That, when the response's last call was read: a copied line is in the text after it."""
-        self._copied_at = 0
-        """Where the copied line starts in the prose."""
+        return self._watch.copied
 
     async def feed(self, chunk: LLMChunk) -> list[AgentEvent]:
         """A model chunk: note its usage and finish reason, and pass its text through the
@@ -135,19 +113,18 @@ class Response:
     async def feed_text(self, text: str) -> list[AgentEvent]:
         """Response text (a chunk, or a whole response a controller supplied) through the parser."""
         self.raw.append(text)
-        self._chunk_at = self._raw_size
-        self._raw_size += len(text)
+        self._watch.chunk(text)
         return await self.handle(self.parser.feed(text))
 
     async def finalize(self) -> list[AgentEvent]:
         """The response ended: whatever the parser still holds (text, a call cut off), then the
         native tool calls the model wrote as JSON text in its prose."""
-        if self.copied is not None:  # what the parser still holds came after the copy
+        if self._watch.copied is not None:  # what the parser still holds came after the copy
             self.parser.finalize()
             events = []
         else:
             events = await self.handle(self.parser.finalize())
-            if self.copied is None and self.cfg.prompt_lines and self._copies("\n"):  # the last line
+            if self.cfg.prompt_lines and self._watch.copies("\n", self.cfg.prompt_lines):  # the last line
                 await self._cut()
         found = self.calls.repairs.text_calls("".join(self.prose)) if self.prose else None
         if found:
@@ -182,15 +159,16 @@ class Response:
         self.prose.clear()
         self.tool_calls.clear()
         self.text_calls = []
-        self._start_watch()
+        self._watch = _CopyWatch()
 
     def text(self) -> str:
         """The response as the conversation keeps it: as the model wrote it, up to the line of
         the prompt it went on to copy (the copy stays out: a model that sees itself copy copies
         more)."""
         raw = "".join(self.raw)
-        if self.copied is not None:
-            cut = raw.find(self.copied, self._after_call)
+        watch = self._watch
+        if watch.copied is not None:
+            cut = raw.find(watch.copied, watch.after_call)
             if cut >= 0:
                 return raw[:cut].rstrip()
         return raw
@@ -208,20 +186,17 @@ class Response:
     async def handle(self, events: Iterable[SyntaxEvent]) -> list[AgentEvent]:
         """Apply hooks to parser events, start each call at once, and add results finished so far."""
         out: list[AgentEvent] = []
-        watch = bool(self.cfg.prompt_lines)
+        lines = self.cfg.prompt_lines
         for ev in events:
             if isinstance(ev, TextEvent):
                 text = self._text(ev)
                 if text is not None:
                     out.append(text)
-                    if watch and self._copies(text.content):
+                    if lines and self._watch.copies(text.content, lines):
                         await self._cut()
                         break  # what follows the copy (the example's call, most often) is not run
             elif isinstance(ev, GadgetCallEvent):
-                self._line.clear()
-                self._line_size = 0
-                self._line_at = self._prose_size
-                self._after_call = self._chunk_at
+                self._watch.call()
                 out.extend(await self._call(ev))
             elif isinstance(ev, ArgsPartialEvent):
                 obs = self.cfg.observers
@@ -245,37 +220,12 @@ class Response:
         self.prose.append(ev.content)
         return ev
 
-    def _copies(self, text: str) -> bool:
-        """Whether ``text``, the next prose, completes a line that is one of the prompt's
-        (``cfg.prompt_lines``); if so it is noted in ``copied``. Each character is looked at
-        once: a line is kept only up to the longest a prompt line can be."""
-        at = self._prose_size
-        self._prose_size += len(text)
-        pieces = text.split("\n")
-        if len(pieces) == 1:
-            if self._line_size <= COPIED_LINE_MAX:
-                self._line.append(text)
-                self._line_size += len(text)
-            return False
-        lines = self.cfg.prompt_lines
-        start, first = self._line_at, self._line_size <= COPIED_LINE_MAX
-        for k, piece in enumerate(pieces[:-1]):
-            line = "".join(self._line) + piece if k == 0 else piece
-            if (k > 0 or first) and line.strip() in lines:
-                self.copied, self._copied_at = line.strip(), start
-                return True
-            at += len(piece) + 1
-            start = at
-        self._line = [pieces[-1]]
-        self._line_size = len(pieces[-1])
-        self._line_at = start
-        return False
-
     async def _cut(self) -> None:
         """The prose line just read copies the prompt: the response ends before it."""
-        copied = self.copied or ""
+        watch = self._watch
+        copied = watch.copied or ""
         prose = "".join(self.prose)
-        self.prose = [prose[: self._copied_at]]
+        self.prose = [prose[: watch.copied_at]]
         detail = f"the response went on with a line of the prompt: {copied[:80]!r}"
         await self.calls.note_repair("copied_prompt", detail)
 
@@ -291,6 +241,77 @@ class Response:
         call, known = await self.calls.admit(ev.call, self.n_calls)
         shown = ev if call is ev.call else GadgetCallEvent(call)
         return [shown, *[await self.calls.finished(r) for r in known]]
+
+
+class _CopyWatch:
+    """Reads a response's prose line by line for a line of the prompt (the ``copied_prompt``
+    repair), and remembers where the copy starts. Each character is looked at once: a line is
+    kept only up to the longest a prompt line can be."""
+
+    __slots__ = (
+        "_line",
+        "_line_at",
+        "_line_size",
+        "_prose_size",
+        "_text_size",
+        "after_call",
+        "chunk_at",
+        "copied",
+        "copied_at",
+    )
+
+    def __init__(self) -> None:
+        self.copied: str | None = None
+        """The prompt's line the prose repeated, once it did."""
+        self.copied_at = 0
+        """Where that line starts in the prose."""
+        self._line: list[str] = []
+        """The prose line being written: since the last newline, or the last call."""
+        self._line_size = 0
+        self._line_at = 0
+        """Where that line starts in the prose."""
+        self._prose_size = 0
+        self._text_size = 0
+        self.chunk_at = 0
+        """How much of the response's text came before the chunk being read."""
+        self.after_call = 0
+        """That, when the response's last call was read: a copied line is in the text after it."""
+
+    def chunk(self, text: str) -> None:
+        """The next chunk of the response's text is being read."""
+        self.chunk_at = self._text_size
+        self._text_size += len(text)
+
+    def call(self) -> None:
+        """A call was read: the prose after it starts a line of its own."""
+        self._line.clear()
+        self._line_size = 0
+        self._line_at = self._prose_size
+        self.after_call = self.chunk_at
+
+    def copies(self, text: str, lines: frozenset[str]) -> bool:
+        """Whether ``text``, the next prose, completes a line that is one of ``lines`` (noted in
+        :attr:`copied`)."""
+        at = self._prose_size
+        self._prose_size += len(text)
+        pieces = text.split("\n")
+        if len(pieces) == 1:
+            if self._line_size <= COPIED_LINE_MAX:
+                self._line.append(text)
+                self._line_size += len(text)
+            return False
+        start, whole = self._line_at, self._line_size <= COPIED_LINE_MAX
+        for k, piece in enumerate(pieces[:-1]):
+            line = "".join(self._line) + piece if k == 0 else piece
+            if (k > 0 or whole) and line.strip() in lines:
+                self.copied, self.copied_at = line.strip(), start
+                return True
+            at += len(piece) + 1
+            start = at
+        self._line = [pieces[-1]]
+        self._line_size = len(pieces[-1])
+        self._line_at = start
+        return False
 
 
 class ModelWait:
