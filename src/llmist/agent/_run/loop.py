@@ -254,7 +254,9 @@ async def _model_response(run: _Run, response: Response) -> AsyncGenerator[Event
                 events = await response.feed(chunk)
                 if events:
                     yield events
-                if signal.aborted or response.copied is not None:
+                    if response.copied is not None:  # the model copies the prompt: stop reading
+                        break
+                if signal.aborted:
                     break
         except asyncio.CancelledError:
             if not wait.interrupted_here():
