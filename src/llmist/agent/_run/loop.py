@@ -254,9 +254,7 @@ async def _model_response(run: _Run, response: Response) -> AsyncGenerator[Event
                 events = await response.feed(chunk)
                 if events:
                     yield events
-                    if response.copied is not None:  # the model copies the prompt: stop reading
-                        break
-                if signal.aborted:
+                if signal.aborted or response.copied is not None:  # copying the prompt: stop reading
                     break
         except asyncio.CancelledError:
             if not wait.interrupted_here():
