@@ -87,3 +87,29 @@ async def test_a_repeated_call_is_told_to_end_the_task_with_the_gadget() -> None
     repeated = result.gadget_results[1]
     assert repeated.result.endswith("If the task is done, end it by calling finish.)")
     assert result.stop_reason == "task_complete"
+
+
+class Capital(BaseModel):
+    city: str
+
+
+def test_typed_output_ends_by_its_final_answer_unless_prose_is_an_answer_too() -> None:
+    typed = Agent(model="mock", gadgets=[add], output_type=Capital).system_prompt
+    assert "end it by calling FinalAnswer." in typed and "answer in plain text" not in typed
+    either = Agent(model="mock", gadgets=[add], output_type=Capital | str).system_prompt
+    assert "answer in plain text" in either and "end it by calling" not in either
+
+
+async def test_a_typed_run_is_told_after_its_results_to_give_its_final_answer() -> None:
+    seen: list[str] = []
+
+    def model(messages: list[object]) -> str:
+        if not seen:
+            seen.append("asked")
+            return block_call("add", a=1, b=2)
+        seen.append(messages[-1].text)  # type: ignore[attr-defined]
+        return block_call("FinalAnswer", city="Paris")
+
+    result = await Agent(model=MockModel(model), gadgets=[add], output_type=Capital).run("x")
+    assert result.output == Capital(city="Paris")
+    assert seen[1].endswith(next_step_note("FinalAnswer"))

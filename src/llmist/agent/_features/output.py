@@ -45,11 +45,14 @@ DEFAULT_MAX_OUTPUT_RETRIES = 3
 class _FinalAnswer(Gadget):
     """One output type as a gadget: its execution ends the run with the validated value as JSON."""
 
-    def __init__(self, name: str, output: type[Any], params: type[BaseModel], wrapped: bool) -> None:
+    def __init__(self, name: str, output: type[Any], params: type[BaseModel], wrapped: bool, ends_run: bool) -> None:
         self.name = name
         self.Params = params
         self.output = output
         self.wrapped = wrapped
+        # Only when prose is no answer: otherwise the prompt would tell the model to end by
+        # calling it and, in the same breath, that it may answer in plain text.
+        self.ends_run = ends_run
         self.description = (
             f"Give your final answer as a {_type_name(output)} and end the task. "
             "Call this once, when the task is done, with every required field; nothing after it runs."
@@ -91,7 +94,7 @@ def output_spec(output_type: Any, max_retries: int) -> OutputSpec | None:
     if max_retries < 0:
         raise ValueError(f"max_output_retries must be 0 or more, got {max_retries}")
     single = len(typed) == 1
-    return OutputSpec(tuple(_gadget_for(t, single) for t in typed), allow_text, max_retries)
+    return OutputSpec(tuple(_gadget_for(t, single, not allow_text) for t in typed), allow_text, max_retries)
 
 
 def _members(output_type: Any) -> list[Any]:
@@ -105,13 +108,13 @@ def _members(output_type: Any) -> list[Any]:
     return list(dict.fromkeys(found))
 
 
-def _gadget_for(output: Any, single: bool) -> _FinalAnswer:
+def _gadget_for(output: Any, single: bool, ends_run: bool) -> _FinalAnswer:
     name = "FinalAnswer" if single else f"FinalAnswer_{_type_name(output)}"
     if isinstance(output, type) and issubclass(output, BaseModel):
-        return _FinalAnswer(name, output, output, wrapped=False)
+        return _FinalAnswer(name, output, output, wrapped=False, ends_run=ends_run)
     TypeAdapter(output)  # fails early, naming the type, when pydantic cannot validate it
     params = create_model(f"{name}Params", result=(output, ...))
-    return _FinalAnswer(name, output, params, wrapped=True)
+    return _FinalAnswer(name, output, params, wrapped=True, ends_run=ends_run)
 
 
 def _type_name(output: Any) -> str:
