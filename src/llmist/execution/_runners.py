@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol, TypeAlias
 
@@ -80,24 +81,52 @@ def run_async(f: Finisher, prepared: PreparedCall, done: Done) -> Started:
     return _async_call(f, prepared, done)
 
 
+class _Expiry:
+    """What an async call's deadline does when it passes: cancel the call's task, and if the
+    gadget ignores that for longer than its grace period, report the timeout and leave the task
+    running.
+
+    A class rather than closures, holding the task by a weak reference: compiled with mypyc, a
+    coroutine keeps its locals after it returns, and closures over them (or the task itself in
+    one) made reference cycles, so each call's objects lived until the next garbage collection.
+    """
+
+    __slots__ = ("_ctx", "_done", "_f", "_prepared", "_task", "grace")
+
+    def __init__(
+        self, f: Finisher, prepared: PreparedCall, ctx: ExecutionContext, done: Done, task: asyncio.Task[Any]
+    ) -> None:
+        self._f = f
+        self._prepared = prepared
+        self._ctx = ctx
+        self._done = done
+        self._task = weakref.ref(task)
+        self.grace: asyncio.TimerHandle | None = None
+        """The grace period's timer, once the deadline has passed."""
+
+    def expire(self, error: GadgetTimeoutError) -> None:
+        """The deadline passed: cancel the task and start the grace period."""
+        task = self._task()
+        if task is None:  # already gone: nothing left to stop
+            return
+        task.cancel()
+        self.grace = task.get_loop().call_later(self._f.cancel_grace_s(self._prepared.gadget), self.give_up, error)
+
+    def give_up(self, error: GadgetTimeoutError) -> None:
+        """The grace period passed with the task still running: report the timeout now."""
+        prepared = self._prepared
+        name, invocation_id = prepared.gadget.name, prepared.call.invocation_id
+        _log.warning("Gadget %s (%s) ignored its timeout; left running", name, invocation_id)
+        self._done(self._f.timed_out(prepared, self._ctx, error, True))
+
+
 async def _async_call(f: Finisher, prepared: PreparedCall, done: Done) -> GadgetExecutionResult:
     loop = asyncio.get_running_loop()
     ctx = f.context(prepared, loop)
     gadget = prepared.gadget
-    task = asyncio.current_task(loop)
-    assert task is not None, "an async gadget runs in a task"
-    grace: asyncio.TimerHandle | None = None
-
-    def expire(error: GadgetTimeoutError) -> None:
-        nonlocal grace
-        task.cancel()
-        grace = loop.call_later(f.cancel_grace_s(gadget), give_up, error)
-
-    def give_up(error: GadgetTimeoutError) -> None:
-        _log.warning("Gadget %s (%s) ignored its timeout; left running", gadget.name, prepared.call.invocation_id)
-        done(f.timed_out(prepared, ctx, error, True))
-
-    deadline = Deadline(loop, f.timeout_s(gadget), ctx, expire)
+    # The task is not kept in a local: it holds this coroutine, whose locals outlive it compiled.
+    expiry = _Expiry(f, prepared, ctx, done, _running_task())
+    deadline = Deadline(loop, f.timeout_s(gadget), ctx, expiry.expire)
     output: Any = None
     exc: BaseException | None = None
     try:
@@ -105,7 +134,7 @@ async def _async_call(f: Finisher, prepared: PreparedCall, done: Done) -> Gadget
         if deadline.error is not None:  # the gadget swallowed its cancellation, then returned
             raise asyncio.CancelledError
     except asyncio.CancelledError:
-        if deadline.error is not None and task.uncancel() == 0:
+        if deadline.error is not None and _running_task().uncancel() == 0:
             return f.timed_out(prepared, ctx, deadline.error)
         ctx.signal.abort("cancelled")
         raise
@@ -115,12 +144,19 @@ async def _async_call(f: Finisher, prepared: PreparedCall, done: Done) -> Gadget
         exc = error
     finally:
         deadline.cancel()
-        if grace is not None:
-            grace.cancel()
+        if expiry.grace is not None:
+            expiry.grace.cancel()
     settled = f.settle(prepared, ctx, output, exc)
     if isinstance(settled, HumanInputRequired):
         return await f.ask(prepared, ctx, settled)
     return settled
+
+
+def _running_task() -> asyncio.Task[Any]:
+    """The task this async gadget runs in."""
+    task = asyncio.current_task()
+    assert task is not None, "an async gadget runs in a task"
+    return task
 
 
 def run_inline(f: Finisher, prepared: PreparedCall, done: Done) -> Started:

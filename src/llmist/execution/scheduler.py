@@ -13,6 +13,7 @@ import inspect
 import logging
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Iterable, Mapping
+from functools import partial
 from typing import Any
 
 from mypy_extensions import mypyc_attr
@@ -321,7 +322,9 @@ class GadgetScheduler:
         self._pumping = True  # a call finishing here frees others: the running _pump loop takes them
         try:
             try:
-                started = self._executor.start(call, lambda result: self._reported(node, result))
+                # partial, not a lambda: compiled, a lambda's captured variables form a reference
+                # cycle with it, which kept each call's objects until the next garbage collection.
+                started = self._executor.start(call, partial(self._reported, node))
             except Exception as exc:  # the executor never raises for a gadget; this is our bug, keep it contained
                 started = _error(call, f"Internal error running the call: {type(exc).__name__}: {exc}")
             if isinstance(started, GadgetExecutionResult):
@@ -349,9 +352,9 @@ class GadgetScheduler:
         task = start_task(asyncio.get_running_loop(), coro)
         if not task.done():
             self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard if node is None else lambda t: self._task_over(t, node, run))
+            task.add_done_callback(self._tasks.discard if node is None else partial(self._task_over, node, run))
 
-    def _task_over(self, task: asyncio.Task[Any], node: _Node, run: Any) -> None:
+    def _task_over(self, node: _Node, run: Any, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)
         if node.state != _DONE:  # cancelled before its first step, so _execute never ran to say so
             if inspect.iscoroutine(run):

@@ -1,0 +1,56 @@
+"""A finished call's objects are freed when it ends, not left for the garbage collector.
+
+Compiled with mypyc, a coroutine keeps its locals after it returns, and a closure's captured
+variables form a cycle with it: the scheduler's callbacks and the async runner's timeout closures
+made every call's context, result and task a reference cycle, freed only at the next collection
+(a large result stayed in memory until then). The compiled suite runs this too (make test-compiled).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+from collections.abc import Iterator
+
+import pytest
+
+from llmist import Agent, gadget
+from llmist.testing import MockModel, block_call
+
+CALL_OBJECTS = {"ExecutionContext", "PreparedCall", "GadgetExecutionResult", "Task", "AbortSignal"}
+
+
+@gadget(description="Add two integers.")
+async def add(a: int, b: int) -> int:
+    await asyncio.sleep(0)  # suspends: the call runs as a task of its own, on every Python
+    return a + b
+
+
+@gadget(name="add", description="Add two integers.")
+async def add_at_once(a: int, b: int) -> int:
+    return a + b
+
+
+@pytest.fixture
+def saved_garbage() -> Iterator[list[object]]:
+    """The objects the collector finds unreachable while the test runs, kept for reading."""
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        yield gc.garbage
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+
+
+@pytest.mark.parametrize("tool", [add, add_at_once], ids=["suspends", "returns_at_once"])
+async def test_parallel_calls_leave_no_cycles_behind(tool: object, saved_garbage: list[object]) -> None:
+    calls = "".join(block_call("add", a=i, b=1) for i in range(5))
+    agent = Agent(model=MockModel(lambda messages: calls if len(messages) < 3 else "done"), gadgets=[tool])
+    result = await agent.run("Add.")
+    assert [r.result for r in result.gadget_results] == ["1", "2", "3", "4", "5"]
+    gc.collect()
+    left = sorted({type(o).__name__ for o in saved_garbage} & CALL_OBJECTS)
+    assert left == [], f"a finished call's objects were freed only by the garbage collector: {left}"
