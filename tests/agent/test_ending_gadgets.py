@@ -7,7 +7,7 @@ import pytest
 from pydantic import BaseModel
 
 from llmist import Agent, ExecutionContext, Gadget, TaskCompletionSignal, create_gadget, gadget
-from llmist.agent.repairs import NEXT_STEP_NOTE, NEXT_STEP_NOTES, next_step_note
+from llmist.agent.repairs import NEXT_STEP_NOTE, NEXT_STEP_NOTES, NEXT_STEPS_NOTE, next_step_note
 from llmist.testing import MockModel, block_call, emoji_call, result_text
 
 
@@ -76,7 +76,9 @@ async def test_the_note_after_a_result_says_to_call_it_and_the_gadgets_result_re
     assert note == "(If these results complete the task, end it now by calling finish. If not, make the next call.)"
     assert seen[1].endswith(f"3\n\n{note}") and seen[2] == "3"
     assert NEXT_STEP_NOTES.fullmatch(note) and NEXT_STEP_NOTES.fullmatch(NEXT_STEP_NOTE)
-    assert next_step_note("") == NEXT_STEP_NOTE
+    assert next_step_note("") == NEXT_STEP_NOTE and next_step_note("", calls=3) == NEXT_STEPS_NOTE
+    assert "word for word" in NEXT_STEP_NOTE and "word for word" not in NEXT_STEPS_NOTE
+    assert next_step_note("finish", calls=3) == note and NEXT_STEP_NOTES.fullmatch(NEXT_STEPS_NOTE)
 
 
 async def test_a_repeated_call_is_told_to_end_the_task_with_the_gadget() -> None:

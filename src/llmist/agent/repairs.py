@@ -68,6 +68,7 @@ from llmist.syntax import ParsedCall, is_auto_id, native_call, next_auto_id
 
 __all__ = [
     "INVENTED_RESULT_NOTE",
+    "NEXT_STEPS_NOTE",
     "NEXT_STEP_NOTE",
     "NEXT_STEP_NOTES",
     "PARSER_REPAIRS",
@@ -139,25 +140,39 @@ _INVENTED = re.compile(
 
 
 NEXT_STEP_NOTE = (
-    "(If these results complete the task, answer now in plain text, saying what they show. If not, make the next call.)"
+    "(If these results complete the task, answer now in plain text, saying what they show word for word. "
+    "If not, make the next call.)"
 )
-"""Added to the last result of a response whose calls all succeeded (text syntaxes). Without
+"""Added to the last result of a response whose one call succeeded (text syntaxes). Without
 it, Qwen2.5-Coder-1.5B often called again right after the result it needed (the same call, or
 the gadget with the result's id as a parameter), and ended chains with "The task is done."
-instead of the value (benchmarks/RESULTS.md, issue 23)."""
+instead of the value (benchmarks/RESULTS.md, issue 23). "Word for word": told only to say what
+they show, it answered "The ticket TCK-31 is jammed on floor 3." to "TCK-31: printer on floor 3
+is jammed" in half of the runs."""
+
+NEXT_STEPS_NOTE = (
+    "(If these results complete the task, answer now in plain text, saying what they show. If not, make the next call.)"
+)
+""":data:`NEXT_STEP_NOTE` after a response of several calls, without "word for word": told to
+repeat several results word for word, Qwen2.5-Coder gave one of them ("Paris" for the capitals
+of France and Japan, the folder made and not the file saved into it)."""
 
 _ENDING_NOTE = "(If these results complete the task, end it now by calling {}. If not, make the next call.)"
 
-NEXT_STEP_NOTES = re.compile("|".join((re.escape(NEXT_STEP_NOTE), re.escape(_ENDING_NOTE).replace(r"\{\}", r"[^\n]+"))))
+_ENDING_NOTES = re.escape(_ENDING_NOTE).replace(r"\{\}", r"[^\n]+")
+NEXT_STEP_NOTES = re.compile("|".join((re.escape(NEXT_STEP_NOTE), re.escape(NEXT_STEPS_NOTE), _ENDING_NOTES)))
 """Every note :func:`next_step_note` gives."""
 
 
-def next_step_note(enders: str) -> str:
-    """:data:`NEXT_STEP_NOTE`, or, when gadgets end the run (``enders``: their names, as
-    :func:`~llmist.agent.ending.ending_names` gives them), the note that says to end the task by
-    calling them: told to answer in plain text, Qwen2.5-Coder-0.5B did, and never called
-    ``finish`` as its task asked."""
-    return _ENDING_NOTE.format(enders) if enders else NEXT_STEP_NOTE
+def next_step_note(enders: str, calls: int = 1) -> str:
+    """What the last result of a response whose ``calls`` calls all succeeded ends with:
+    :data:`NEXT_STEP_NOTE` (:data:`NEXT_STEPS_NOTE` after several calls), or, when gadgets end
+    the run (``enders``: their names, as :func:`~llmist.agent.ending.ending_names` gives them),
+    the note that says to end the task by calling them: told to answer in plain text,
+    Qwen2.5-Coder-0.5B did, and never called ``finish`` as its task asked."""
+    if enders:
+        return _ENDING_NOTE.format(enders)
+    return NEXT_STEPS_NOTE if calls > 1 else NEXT_STEP_NOTE
 
 
 STORED_OUTPUT_NOTE = (

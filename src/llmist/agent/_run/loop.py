@@ -54,7 +54,7 @@ from llmist.agent.hooks import (
     call_observer,
 )
 from llmist.agent.messages import AssistantMessage, GadgetResultMessage
-from llmist.agent.repairs import STORED_OUTPUT_NOTE, drop_invented_results, without_json_calls
+from llmist.agent.repairs import STORED_OUTPUT_NOTE, drop_invented_results, next_step_note, without_json_calls
 from llmist.agent.result import AgentResult, StopReason
 from llmist.agent.spec import AgentSpec
 from llmist.execution import GadgetExecutionResult
@@ -433,7 +433,7 @@ async def _next_turn(run: _Run, response: Response) -> None:
         as_text = cfg.syntax != "native" or bool(response.text_calls)
         if as_text and all(r.ok for r in results):
             stored = any(r.result is not None and _VIEWER_NOTICE in r.result for r in results)
-            next_step = STORED_OUTPUT_NOTE if stored else cfg.next_step
+            next_step = STORED_OUTPUT_NOTE if stored else next_step_note(cfg.enders, len(results))
         notes = loop_notes(bool(invented), next_step)
         if notes:
             messages[-1] = replace(last, content=with_text(last.content, notes))

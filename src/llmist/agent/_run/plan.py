@@ -32,7 +32,6 @@ from llmist.agent.prompt import (
     render_system_prompt,
     tool_specs,
 )
-from llmist.agent.repairs import NEXT_STEP_NOTE, next_step_note
 from llmist.gadgets import Gadget, GadgetOutputStore, GadgetOutputViewer, ModelClient, output_char_limit
 from llmist.providers.base import Message, Provider, ToolSpec, Usage
 from llmist.providers.client import LLMClient
@@ -92,9 +91,10 @@ class RunPlan:
     controllers: Controllers | None = None
     examples: tuple[Message, ...] = ()
     """Example exchanges sent before the task (``few_shot``)."""
-    next_step: str = NEXT_STEP_NOTE
-    """What the last result of a response whose calls all succeeded ends with (text syntaxes):
-    :func:`~llmist.agent.repairs.next_step_note` of the gadgets that end the run."""
+    enders: str = ""
+    """The names of the gadgets that end the run (:func:`~llmist.agent.ending.ending_names`), for
+    the note the last result of a response whose calls all succeeded ends with (text syntaxes,
+    :func:`~llmist.agent.repairs.next_step_note`)."""
     prompt_lines: frozenset[str] = frozenset()
     """Lines llmist wrote in the prompt (:func:`~llmist.agent.prompt.prompt_lines`): a response
     whose prose repeats one is cut there (the ``copied_prompt`` repair)."""
@@ -205,7 +205,7 @@ def build_plan(spec: AgentSpec, gadgets: Sequence[Gadget], *, added: str | None 
         context_window=window,
         registry=registry,
         examples=examples,
-        next_step=next_step_note(ending_names(listed)),
+        enders=ending_names(listed),
         prompt_lines=_prompt_lines(shown, syntax, prompt.markers, prompt.style, viewer_entry),
         viewer_entry=viewer_entry,
         tools=tool_specs(shown) if syntax == "native" else (),
