@@ -31,6 +31,16 @@ async def add_at_once(a: int, b: int) -> int:
     return a + b
 
 
+@gadget(name="add", description="Add two integers.")
+def add_in_thread(a: int, b: int) -> int:
+    return a + b
+
+
+@gadget(name="add", description="Add two integers.", inline=True)
+def add_inline(a: int, b: int) -> int:
+    return a + b
+
+
 @pytest.fixture
 def saved_garbage() -> Iterator[list[object]]:
     """The objects the collector finds unreachable while the test runs, kept for reading."""
@@ -45,7 +55,11 @@ def saved_garbage() -> Iterator[list[object]]:
         gc.enable()
 
 
-@pytest.mark.parametrize("tool", [add, add_at_once], ids=["suspends", "returns_at_once"])
+@pytest.mark.parametrize(
+    "tool",
+    [add, add_at_once, add_in_thread, add_inline],
+    ids=["suspends", "returns_at_once", "worker_thread", "inline"],
+)
 async def test_parallel_calls_leave_no_cycles_behind(tool: object, saved_garbage: list[object]) -> None:
     calls = "".join(block_call("add", a=i, b=1) for i in range(5))
     agent = Agent(model=MockModel(lambda messages: calls if len(messages) < 3 else "done"), gadgets=[tool])
