@@ -40,6 +40,8 @@ COMPILED_MODULES = (
     "llmist.agent._run.response",
     "llmist.agent._run.calls",
     "llmist.agent._run.state",
+    "llmist.agent.repairs",
+    "llmist.agent.conversation",
 )
 """The compiled modules; the rest of the package stays interpreted (async generators, which
 mypyc cannot compile, and the frozen dataclasses ``fast_constructor`` builds live there)."""

@@ -65,6 +65,7 @@ from llmist.agent.hooks import (
     Observers,
     Proceed,
     Recover,
+    RepairEvent,
     ReplaceMessages,
     ReplaceParameters,
     ReplaceResult,
@@ -86,7 +87,7 @@ from llmist.agent.messages import (
 from llmist.agent.options import GadgetSettings, HumanInputHandler, ModelSettings, PromptSettings, RunLimits
 from llmist.agent.presets import HookPresets, Progress
 from llmist.agent.prompt import Markers, PromptStyle, Syntax, SyntaxOption, estimate_prompt_tokens, render_system_prompt
-from llmist.agent.repairs import RepairEvent, RepairKind
+from llmist.agent.repairs import RepairKind
 from llmist.agent.result import AgentResult, StopReason
 from llmist.agent.sessions import ApprovalStore, Session, SQLiteSession
 from llmist.agent.spec import AgentSpec, ApprovalMode

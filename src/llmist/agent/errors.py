@@ -24,7 +24,7 @@ from llmist.errors import LlmistError
 
 if TYPE_CHECKING:
     from llmist.agent.guardrails import GuardrailRecord
-    from llmist.agent.repairs import RepairEvent
+    from llmist.agent.hooks import RepairEvent
     from llmist.agent.result import AgentResult
 
 __all__ = [

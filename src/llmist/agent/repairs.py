@@ -55,17 +55,19 @@ import json
 import re
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import ClassVar, Literal, TypeAlias
+from typing import Literal, TypeAlias
 
 from llmist.agent.ending import when_done
 from llmist.agent.errors import RepairRefused
+from llmist.agent.hooks import RepairEvent
 from llmist.execution import GadgetExecutionResult
 from llmist.execution.names import closest_names, same_name, unknown_gadget_text
 from llmist.execution.results import call_result
 from llmist.gadgets import Gadget, InvalidParametersError, bind_call, validate_params
 from llmist.syntax import ParsedCall, is_auto_id, native_call, next_auto_id
 
+# RepairEvent is re-exported from here, its old home. It lives with the other hook arguments since
+# this module is compiled: mypyc takes a frozen dataclass's class-level `type` tag for a field.
 __all__ = [
     "INVENTED_RESULT_NOTE",
     "NEXT_STEPS_NOTE",
@@ -181,20 +183,6 @@ STORED_OUTPUT_NOTE = (
 )
 """:data:`NEXT_STEP_NOTE` in place when an output was stored instead of shown: told to say what
 the results show, Qwen2.5-Coder answered from the viewer's example ("High-priority TODOs")."""
-
-
-@dataclass(frozen=True, slots=True)
-class RepairEvent:
-    """A repair the loop made (the ``on_repair`` observer's argument)."""
-
-    type: ClassVar[str] = "repair"
-    kind: RepairKind
-    iteration: int
-    """The model response (1-based) that needed it."""
-    detail: str
-    """What was wrong and what the loop did about it."""
-    invocation_id: str | None = None
-    """The call repaired, when the repair was about one call."""
 
 
 def call_signature(call: ParsedCall) -> tuple[str, str, str]:

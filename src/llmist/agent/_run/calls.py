@@ -20,13 +20,14 @@ from llmist.agent.events import AgentEvent, GadgetPendingEvent, GadgetResultEven
 from llmist.agent.hooks import (
     DeferGadget,
     GadgetContext,
+    RepairEvent,
     ReplaceParameters,
     ReplaceResult,
     SkipGadget,
     call_controller,
     call_observer,
 )
-from llmist.agent.repairs import CallRepairs, RepairEvent, RepairKind
+from llmist.agent.repairs import CallRepairs, RepairKind
 from llmist.agent.spec import AgentSpec
 from llmist.execution import (
     BeforeGadgetDecision,
