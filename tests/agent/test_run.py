@@ -118,6 +118,19 @@ async def test_custom_markers_end_to_end() -> None:
     assert "<<<TOOL:" in agent.system_prompt
 
 
+async def test_agents_built_one_after_another_each_read_their_own_markers() -> None:
+    # Parsers of finished runs are reused by later agents' runs: only by those with the same markers.
+    custom = {"start_prefix": "<<<TOOL:", "end_prefix": "<<<END", "arg_prefix": "@param:"}
+    flat = {"gadget_start_prefix": "<<<TOOL:", "gadget_end_prefix": "<<<END", "gadget_arg_prefix": "@param:"}
+    for a in range(3):
+        plain = Agent(model=MockModel([block_call("add", a=a, b=1), "ok"]), gadgets=[add])
+        marked = Agent(model=MockModel([block_call("add", a=a, b=2, **custom), "ok"]), gadgets=[add], **flat)
+        emoji = Agent(model=MockModel([emoji_call("add", a, 3), "ok"]), gadgets=[add], syntax="emoji")
+        for agent, b in ((plain, 1), (marked, 2), (emoji, 3)):
+            result = await agent.run("add")
+            assert [r.result for r in result.gadget_results] == [str(a + b)], agent.syntax
+
+
 async def test_dependent_calls_in_one_response_run_in_order() -> None:
     order: list[str] = []
 

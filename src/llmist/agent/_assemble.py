@@ -134,7 +134,7 @@ def _build(spec: AgentSpec, added: tuple[Gadget, ...]) -> RunPlan:
             registry = spec.model_registry if isinstance(spec.model_registry, ModelRegistry) else None
             client = LLMClient(model=chain, model_registry=registry)
             members = tuple(dataclasses.replace(m, llm_client=client) for m in members)
-        return dataclasses.replace(members[0], chain=chain, members=members, parsers=[])
+        return dataclasses.replace(members[0], chain=chain, members=members)
     from_features = [g for feature in FEATURES for g in feature.gadgets(spec)]
     gadgets = [*spec.gadgets, *from_features, *added]
     plan = build_plan(spec, gadgets, added="server" if added else "feature" if from_features else None)

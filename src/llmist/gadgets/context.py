@@ -88,7 +88,18 @@ class ModelClient(Protocol):
 class ExecutionContext:
     """Handed to ``execute(params, ctx)``: cost reporting, an LLM client, cancellation, logging."""
 
-    __slots__ = ("_client", "_cost", "_llm", "_lock", "_loop", "gadget_name", "invocation_id", "logger", "signal")
+    __slots__ = (
+        "_client",
+        "_cost",
+        "_gadget_logger",
+        "_llm",
+        "_lock",
+        "_logger",
+        "_loop",
+        "gadget_name",
+        "invocation_id",
+        "signal",
+    )
 
     def __init__(
         self,
@@ -106,18 +117,23 @@ class ExecutionContext:
         """Id of the running call."""
         self.signal: AbortSignal = signal if signal is not None else AbortSignal()
         """Fires when the call times out or the run is cancelled."""
-        self.logger = GadgetLogger(
-            logger if logger is not None else logging.getLogger(f"llmist.gadget.{gadget_name}"),
-            gadget_name,
-            invocation_id,
-        )
-        """The stdlib logger ``llmist.gadget.<Name>`` with ``trace`` and structured fields
-        (:class:`~llmist.gadgets.gadget_logger.GadgetLogger`)."""
+        self._logger = logger
+        self._gadget_logger: GadgetLogger | None = None
         self._cost = 0.0
         self._lock = threading.Lock()
         self._client = llm_client
         self._loop = loop
         self._llm: ModelClient | None = None
+
+    @property
+    def logger(self) -> GadgetLogger:
+        """The stdlib logger ``llmist.gadget.<Name>`` with ``trace`` and structured fields
+        (:class:`~llmist.gadgets.gadget_logger.GadgetLogger`)."""
+        # Made on first use, like ``llm``: most calls never log.
+        if self._gadget_logger is None:
+            base = self._logger if self._logger is not None else logging.getLogger(f"llmist.gadget.{self.gadget_name}")
+            self._gadget_logger = GadgetLogger(base, self.gadget_name, self.invocation_id)
+        return self._gadget_logger
 
     @property
     def llm(self) -> ModelClient | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import typing
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, overload
 
@@ -296,6 +297,14 @@ def _has_description(annotation: Any, default: Any) -> bool:
 _CHECKED = "_llmist_checked"
 """Set in a gadget instance's ``__dict__`` once :func:`as_gadget` has checked it."""
 
+_CHECKED_ATTRIBUTES = frozenset({"name", "description", "Params", "timeout_s", "examples", "execute"})
+"""What the check reads (:func:`~llmist.gadgets.base._check`). An instance that sets none of them
+itself passes or fails with its class, so a class is checked once: an agent makes a new output
+viewer for every plan, and checking each one validated the viewer's example again."""
+
+_CHECKED_CLASSES: weakref.WeakSet[type[Gadget]] = weakref.WeakSet()
+"""Gadget classes checked through an instance that set none of :data:`_CHECKED_ATTRIBUTES`."""
+
 
 def as_gadget(obj: object) -> Gadget:
     """Turn what a user passes in ``gadgets=[...]`` into a checked :class:`Gadget` instance.
@@ -323,6 +332,10 @@ def as_gadget(obj: object) -> Gadget:
         raise GadgetError(
             f"Expected a Gadget instance, a Gadget subclass or a function, got {type(obj).__name__}: {obj!r}"
         )
-    _check(instance)
+    cls, by_class = type(instance), _CHECKED_ATTRIBUTES.isdisjoint(instance.__dict__)
+    if not (by_class and cls in _CHECKED_CLASSES):
+        _check(instance)
+        if by_class:
+            _CHECKED_CLASSES.add(cls)
     instance.__dict__[_CHECKED] = True
     return instance

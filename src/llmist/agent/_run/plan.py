@@ -107,7 +107,8 @@ class RunPlan:
     """The output viewer as a native tool, offered from the first stored output on: offered from
     the start, before anything is stored, small models call it with made-up ids."""
     parsers: list[CallParser] = field(default_factory=list)
-    """Parsers of finished runs, reused by the next ones."""
+    """Parsers of finished runs, reused by the next ones: the pool of every plan that reads this
+    syntax with these markers (:func:`build_plan`)."""
     vision: bool | None = None
     """Whether the model accepts images (``None``: not known); see ``llmist.providers.vision``."""
     context_window: int = DEFAULT_CONTEXT_WINDOW
@@ -140,17 +141,17 @@ class RunPlan:
         return plan
 
     def take_parser(self) -> CallParser:
-        """A parser for one run: reused from earlier runs (reset) when one is free."""
-        pool = self.parsers
-        if pool:
-            parser = pool.pop()
-            parser.reset()
-            return parser
-        return self.new_parser()
+        """A parser for one run: one a finished run gave back (reset), else a new one."""
+        try:
+            parser = self.parsers.pop()
+        except IndexError:  # none free (popped, not checked first: another thread may take the last)
+            return self.new_parser()
+        parser.reset()
+        return parser
 
     def give_back_parser(self, parser: CallParser) -> None:
         """Return a run's parser to the pool (kept small)."""
-        if len(self.parsers) < 8:
+        if len(self.parsers) < _POOL_SIZE:
             self.parsers.append(parser)
 
     def new_parser(self) -> CallParser:
@@ -161,6 +162,14 @@ class RunPlan:
             return EmojiCallParser()
         m = self.markers
         return GadgetCallParser(start_prefix=m.start, end_prefix=m.end, arg_prefix=m.arg)
+
+
+_PARSERS: dict[tuple[Syntax, Markers], list[CallParser]] = {}
+"""The plans' parser pools by syntax and markers: an application that builds an ``Agent`` per
+request gets a parser that is already made (a new block parser builds its marker tables)."""
+
+_POOL_SIZE = 8
+"""Parsers kept per syntax and markers."""
 
 
 def build_plan(spec: AgentSpec, gadgets: Sequence[Gadget], *, added: str | None = None) -> RunPlan:
@@ -208,6 +217,7 @@ def build_plan(spec: AgentSpec, gadgets: Sequence[Gadget], *, added: str | None 
         enders=ending_names(listed),
         prompt_lines=_prompt_lines(shown, syntax, prompt.markers, prompt.style, viewer_entry),
         viewer_entry=viewer_entry,
+        parsers=_PARSERS.setdefault((syntax, prompt.markers), []),
         tools=tool_specs(shown) if syntax == "native" else (),
         viewer_tool=next(iter(tool_specs(listed[len(shown) :])), None) if syntax == "native" else None,
         by_name={g.name: g for g in listed},
