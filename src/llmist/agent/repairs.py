@@ -407,8 +407,6 @@ class CallRepairs:
         self._no_parameters = frozenset(name for name, gadget in gadgets.items() if _takes_no_parameters(gadget))
         """The gadgets that take no parameters and allow no extra ones (the ``ignored_parameters``
         repair's gadgets)."""
-        self._when_done = when_done(gadgets.values(), "answer in plain text now, without any call")
-        """What a repeated call's note says to do once the task is done."""
         self.hidden = set(hidden)
         """Gadgets the model has not been offered yet (the output viewer, until an output is
         stored): they run when called, but an unknown gadget's answer does not list them.
@@ -464,13 +462,14 @@ class CallRepairs:
         if earlier is not None and not earlier.breaks_loop:
             detail = f"{call.gadget_name} call identical to {earlier.invocation_id} answered with its result"
             self._note("repeated_call", detail, call.invocation_id)
+            done = when_done(self._gadgets.values(), "answer in plain text now, without any call")
             note = (
                 # Told only "use it instead", Qwen2.5-Coder-1.5B sent the same call until
                 # max_iterations; told that the task may be done and how to end it, it answered
                 # (benchmarks/RESULTS.md, issue 23).
                 f"\n(You already made this exact call ({earlier.invocation_id}) and this is its result again: "
                 f"calling {call.gadget_name} again with these values only repeats it. Use this result. "
-                f"If the task is done, {self._when_done}.)"
+                f"If the task is done, {done}.)"
             )
             return call_result(call, f"{earlier.result or ''}{note}", None, "success")
         self._signatures[call.invocation_id] = signature

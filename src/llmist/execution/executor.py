@@ -100,7 +100,6 @@ class GadgetExecutor:
         self.before_gadget = before_gadget
         self.intercept_parameters = intercept_parameters
         self._retries: dict[str, int] = {}
-        self._loggers: dict[str, logging.Logger] = {}
 
     @property
     def intercept_parameters(self) -> ParameterInterceptor | None:
@@ -242,12 +241,10 @@ class GadgetExecutor:
 
     def context(self, prepared: PreparedCall, loop: asyncio.AbstractEventLoop) -> ExecutionContext:
         """The ``ctx`` a gadget receives."""
-        name = prepared.gadget.name
         return ExecutionContext(
-            gadget_name=name,
+            gadget_name=prepared.gadget.name,
             invocation_id=prepared.call.invocation_id,
             llm_client=self.llm_client,
-            logger=self._logger(name),
             loop=loop,
         )
 
@@ -398,12 +395,6 @@ class GadgetExecutor:
             )
         return f"{message} (retry {used} of {budget}: call {gadget.name} again with corrected arguments)"
 
-    def _logger(self, name: str) -> logging.Logger:
-        logger = self._loggers.get(name)
-        if logger is None:
-            logger = self._loggers[name] = logging.getLogger(f"llmist.gadget.{name}")
-        return logger
-
 
 async def _outcome(
     started: Started, future: asyncio.Future[GadgetExecutionResult], grace_s: float
@@ -498,6 +489,8 @@ def _replaced(prepared: PreparedCall, parameters: dict[str, Any]) -> GadgetExecu
 
 def _is_async(fn: object) -> bool:
     """Whether ``fn`` is an ``async def`` (a function, a method, or an object whose ``__call__`` is)."""
+    if fn is None:  # no hook: what every run's executor is made with
+        return False
     if inspect.iscoroutinefunction(fn):
         return True
     return callable(fn) and not inspect.isroutine(fn) and inspect.iscoroutinefunction(type(fn).__call__)

@@ -172,6 +172,11 @@ def _takes_ctx(execute: Callable[..., Any]) -> bool:
     return accepts_positional(execute, 3)
 
 
+_CHECKED_ATTRIBUTES = frozenset({"name", "description", "Params", "timeout_s", "examples", "execute"})
+"""Every attribute :func:`_check` reads: an instance that sets none of them itself passes or fails
+with its class (``as_gadget`` checks a class once)."""
+
+
 def _check(g: Gadget) -> None:
     kind = type(g).__name__
     if not isinstance(g.name, str) or not _NAME(g.name):

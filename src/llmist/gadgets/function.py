@@ -14,7 +14,7 @@ from pydantic.fields import FieldInfo
 
 from llmist._callables import accepts_positional
 from llmist.gadgets._json_model import model_from_json_schema
-from llmist.gadgets.base import ApprovalRule, Gadget, GadgetExample, Invocation, _check
+from llmist.gadgets.base import _CHECKED_ATTRIBUTES, ApprovalRule, Gadget, GadgetExample, Invocation, _check
 from llmist.gadgets.context import ExecutionContext
 from llmist.gadgets.errors import GadgetError
 
@@ -297,13 +297,11 @@ def _has_description(annotation: Any, default: Any) -> bool:
 _CHECKED = "_llmist_checked"
 """Set in a gadget instance's ``__dict__`` once :func:`as_gadget` has checked it."""
 
-_CHECKED_ATTRIBUTES = frozenset({"name", "description", "Params", "timeout_s", "examples", "execute"})
-"""What the check reads (:func:`~llmist.gadgets.base._check`). An instance that sets none of them
-itself passes or fails with its class, so a class is checked once: an agent makes a new output
-viewer for every plan, and checking each one validated the viewer's example again."""
-
 _CHECKED_CLASSES: weakref.WeakSet[type[Gadget]] = weakref.WeakSet()
-"""Gadget classes checked through an instance that set none of :data:`_CHECKED_ATTRIBUTES`."""
+"""Gadget classes checked through an instance that set none of the attributes the check reads
+(:data:`~llmist.gadgets.base._CHECKED_ATTRIBUTES`): their other such instances pass or fail with
+the class, so they are not checked again. An agent makes a new output viewer for every plan, and
+checking each one validated the viewer's example again."""
 
 
 def as_gadget(obj: object) -> Gadget:
