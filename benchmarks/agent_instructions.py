@@ -24,14 +24,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from parser_instructions import callgrind_count  # noqa: E402
 
 # The child runs a case of agent_bench.py: warm-up runs, then the counted ones.
 CHILD = """
@@ -55,24 +54,11 @@ async def go():
 
 asyncio.run(go())
 """
-COLLECTED = re.compile(r"Collected : (\d+)")
 
 
 def instructions(python: str, case: str, runs: int, new_agent: bool) -> int:
     """Instructions the child executes under callgrind with ``runs`` counted runs."""
-    env = {**os.environ, "PYTHONHASHSEED": "0"}  # the same dict layouts in every run
-    command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", python, "-c", CHILD]
-    done = subprocess.run(
-        [*command, str(HERE), case, str(runs), "1" if new_agent else "0"],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
-    found = COLLECTED.search(done.stderr)
-    if done.returncode != 0 or found is None:
-        sys.exit(f"agent_instructions: {python} failed under valgrind:\n{done.stderr[-2000:]}")
-    return int(found.group(1))
+    return callgrind_count(python, CHILD, [str(HERE), case, str(runs), "1" if new_agent else "0"])
 
 
 def per_run(python: str, case: str, runs: int, new_agent: bool) -> int:

@@ -51,21 +51,21 @@ if parse:
 COLLECTED = re.compile(r"Collected : (\d+)")
 
 
-def instructions(python: str, path: Path, chunk: int | str, parse: bool) -> int:
-    """Instructions one run of the child executes under callgrind."""
+def callgrind_count(python: str, child: str, args: list[str]) -> int:
+    """Instructions ``python -c child *args`` executes under callgrind (``agent_instructions.py``
+    counts with it too)."""
     env = {**os.environ, "PYTHONHASHSEED": "0"}  # the same dict layouts in every run
-    command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", python, "-c", CHILD]
-    done = subprocess.run(
-        [*command, str(path), str(chunk), "1" if parse else "0"],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
+    command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", python, "-c", child]
+    done = subprocess.run([*command, *args], capture_output=True, text=True, env=env, check=False)
     found = COLLECTED.search(done.stderr)
     if done.returncode != 0 or found is None:
-        sys.exit(f"parser_instructions: {python} failed under valgrind:\n{done.stderr[-2000:]}")
+        sys.exit(f"{Path(sys.argv[0]).name}: {python} failed under valgrind:\n{done.stderr[-2000:]}")
     return int(found.group(1))
+
+
+def instructions(python: str, path: Path, chunk: int | str, parse: bool) -> int:
+    """Instructions one run of the child executes under callgrind."""
+    return callgrind_count(python, CHILD, [str(path), str(chunk), "1" if parse else "0"])
 
 
 def parse_cost(python: str, path: Path, chunk: int | str) -> int:
