@@ -131,6 +131,17 @@ async def test_agents_built_one_after_another_each_read_their_own_markers() -> N
             assert [r.result for r in result.gadget_results] == [str(a + b)], agent.syntax
 
 
+async def test_agents_with_ever_new_markers_keep_a_bounded_number_of_parser_pools() -> None:
+    from llmist.agent._run import plan
+
+    for i in range(plan._POOLS_KEPT + 6):  # past the bound: the pools are dropped, runs go on
+        start, end = f"<<<T{i}:", f"<<<E{i}"
+        model = MockModel([block_call("add", a=i, b=1, start_prefix=start, end_prefix=end), "ok"])
+        agent = Agent(model=model, gadgets=[add], gadget_start_prefix=start, gadget_end_prefix=end)
+        assert [r.result for r in (await agent.run("add")).gadget_results] == [str(i + 1)]
+        assert len(plan._PARSERS) <= plan._POOLS_KEPT
+
+
 async def test_dependent_calls_in_one_response_run_in_order() -> None:
     order: list[str] = []
 

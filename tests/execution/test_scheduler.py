@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import gc
 import sys
 import threading
 import time
+import warnings
 from typing import Any
 
 import pytest
@@ -250,6 +252,34 @@ async def test_cancel_signals_running_gadgets_and_ends_waiting_calls() -> None:
     results = by_id([r async for r in s])
     assert reasons == ["cancelled"]
     assert results["l"].status == "cancelled" and results["after"].status == "cancelled"
+
+
+async def test_cancel_before_a_calls_first_step_ends_it_cancelled_without_a_warning() -> None:
+    ran: list[str] = []
+
+    @gadget
+    async def never_started(label: str) -> str:
+        """Records that it ran."""
+        ran.append(label)
+        await asyncio.Event().wait()
+        return label
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        # A long grace period: calls that never started must not wait for it.
+        s = GadgetScheduler(GadgetExecutor([never_started], cancel_grace_s=60.0))
+        s.submit(ParsedCall("never_started", "n1", "", {"label": "n1"}, None, ()))
+        s.submit(ParsedCall("never_started", "n2", "", {"label": "n2"}, None, ()))
+        s.cancel("stopped")  # no event-loop turn since submit: on 3.11 no task has taken a step
+        async with asyncio.timeout(10):
+            results = by_id([r async for r in s])
+            await s.__aexit__(None, None, None)
+        del s
+        gc.collect()
+    assert {r.status for r in results.values()} == {"cancelled"} and set(results) == {"n1", "n2"}
+    if sys.version_info < (3, 12):  # 3.12+ starts each call eagerly, inside submit
+        assert ran == []
+    assert not [w for w in caught if "never awaited" in str(w.message)]
 
 
 @gadget(inline=True)

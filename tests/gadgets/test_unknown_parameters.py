@@ -3,10 +3,14 @@ known name, unless the gadget opts into extra fields (``model_config = ConfigDic
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+import asyncio
+import json
 
-from llmist import Agent, ExecutionContext, Gadget, gadget
+from pydantic import BaseModel, ConfigDict, Field
+
+from llmist import Agent, ExecutionContext, Gadget, GadgetExecutor, gadget
 from llmist.gadgets import validate_gadget_params
+from llmist.syntax import ParsedCall
 from llmist.testing import MockModel, test_gadget
 
 
@@ -89,3 +93,61 @@ def test_a_misspelt_argument_line_written_by_a_model_is_an_unknown_parameter() -
     result = Agent(model=MockModel([raw, "done"]), gadgets=[note]).run_sync("go")
     error = result.gadget_results[0].error
     assert error is not None and "example" in error and "unknown parameter" in error
+
+
+def test_a_field_is_known_by_its_alias_and_each_class_by_its_own_names() -> None:
+    class Aliased(BaseModel):
+        file_path: str = Field(validation_alias="path")
+
+    class ReadIt(Gadget):
+        """Read a file."""
+
+        description = "Read a file."
+        Params = Aliased
+
+        def execute(self, params: Aliased, ctx: ExecutionContext) -> str:
+            return params.file_path
+
+    assert validate_gadget_params(ReadIt(), {"path": "a.txt"}).success
+    assert "- paht: unknown parameter" in (validate_gadget_params(ReadIt(), {"paht": "x"}).error or "")
+
+    class Another(BaseModel):  # a second class: its own names, not the first one's
+        text: str
+
+    class Echo(Gadget):
+        """Echo."""
+
+        description = "Echo."
+        Params = Another
+
+        def execute(self, params: Another, ctx: ExecutionContext) -> str:
+            return params.text
+
+    assert validate_gadget_params(Echo(), {"text": "hi"}).success
+    assert not validate_gadget_params(Echo(), {"text": "hi", "path": "a.txt"}).success
+
+
+def test_validated_parameters_reach_the_result_as_the_models_dump() -> None:
+    class Point(BaseModel):
+        x: int
+        y: int = 0
+
+    class Shape(BaseModel):
+        name: str
+        points: list[Point]
+
+    class Draw(Gadget):
+        """Draw a shape."""
+
+        description = "Draw a shape."
+        Params = Shape
+
+        def execute(self, params: Shape, ctx: ExecutionContext) -> str:
+            return f"{params.name}: {len(params.points)} points"
+
+    params = {"name": "line", "points": [{"x": 1}, {"x": "2", "y": 3}]}
+    call = ParsedCall("Draw", "d1", json.dumps(params), params, None, (), syntax="native")
+    out = asyncio.run(GadgetExecutor([Draw()]).execute(call))
+    assert out.result == "line: 2 points"
+    expected = Shape(name="line", points=[Point(x=1), Point(x=2, y=3)]).model_dump()
+    assert out.parameters == expected == {"name": "line", "points": [{"x": 1, "y": 0}, {"x": 2, "y": 3}]}

@@ -191,7 +191,7 @@ def call_signature(call: ParsedCall) -> tuple[str, str, str]:
         return call.gadget_name, " ".join((call.raw_args or "").split()), (call.body or "").strip()
     if call.syntax == "native" and call.parameters is not None:
         return call.gadget_name, json.dumps(call.parameters, sort_keys=True, default=str), ""
-    return call.gadget_name, "\n".join(line.strip() for line in call.parameters_raw.strip().splitlines()), ""
+    return call.gadget_name, "\n".join([line.strip() for line in call.parameters_raw.strip().splitlines()]), ""
 
 
 def drop_invented_results(text: str, start: str, end: str) -> tuple[str, list[str]]:

@@ -124,17 +124,22 @@ async def _async_call(f: Finisher, prepared: PreparedCall, done: Done) -> Gadget
     loop = asyncio.get_running_loop()
     ctx = f.context(prepared, loop)
     gadget = prepared.gadget
-    # The task is not kept in a local: it holds this coroutine, whose locals outlive it compiled.
-    expiry = _Expiry(f, prepared, ctx, done, _running_task())
-    deadline = Deadline(loop, f.timeout_s(gadget), ctx, expiry.expire)
+    timeout_s = f.timeout_s(gadget)
+    # Without a timeout (the default) nothing can expire: no deadline, no expiry, no task lookup.
+    expiry: _Expiry | None = None
+    deadline: Deadline | None = None
+    if timeout_s is not None:
+        # The task is not kept in a local: it holds this coroutine, whose locals outlive it compiled.
+        expiry = _Expiry(f, prepared, ctx, done, _running_task())
+        deadline = Deadline(loop, timeout_s, ctx, expiry.expire)
     output: Any = None
     exc: BaseException | None = None
     try:
         output = await gadget.invocation().call(prepared.params, ctx)
-        if deadline.error is not None:  # the gadget swallowed its cancellation, then returned
+        if deadline is not None and deadline.error is not None:  # it swallowed its cancellation, then returned
             raise asyncio.CancelledError
     except asyncio.CancelledError:
-        if deadline.error is not None and _running_task().uncancel() == 0:
+        if deadline is not None and deadline.error is not None and _running_task().uncancel() == 0:
             return f.timed_out(prepared, ctx, deadline.error)
         ctx.signal.abort("cancelled")
         raise
@@ -143,8 +148,9 @@ async def _async_call(f: Finisher, prepared: PreparedCall, done: Done) -> Gadget
     except BaseException as error:  # SystemExit, a BaseException of its own: the gadget's error
         exc = error
     finally:
-        deadline.cancel()
-        if expiry.grace is not None:
+        if deadline is not None:
+            deadline.cancel()
+        if expiry is not None and expiry.grace is not None:
             expiry.grace.cancel()
     settled = f.settle(prepared, ctx, output, exc)
     if isinstance(settled, HumanInputRequired):

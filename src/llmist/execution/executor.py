@@ -39,6 +39,7 @@ from llmist.gadgets import (
     bind_call,
     validate_params,
 )
+from llmist.gadgets.binding import dump_params
 from llmist.syntax import ParsedCall
 
 __all__ = ["DEFAULT_CANCEL_GRACE_S", "GadgetExecutor", "HumanInputHandler", "ThreadCall"]  # ThreadCall: see _runners
@@ -235,7 +236,7 @@ class GadgetExecutor:
             params = validate_params(gadget, raw)
         except InvalidParametersError as exc:
             return self._failure(call, gadget.name, raw, str(exc), started)
-        return PreparedCall(gadget, call, params, params.model_dump(), started)
+        return PreparedCall(gadget, call, params, dump_params(params), started)
 
     # --- finishing (the runners' Finisher) ---------------------------------------------------
 
@@ -484,7 +485,7 @@ def _replaced(prepared: PreparedCall, parameters: dict[str, Any]) -> GadgetExecu
             execution_time_ms=_ms(prepared.started),
             status="error",
         )
-    return PreparedCall(gadget, prepared.call, params, params.model_dump(), prepared.started)
+    return PreparedCall(gadget, prepared.call, params, dump_params(params), prepared.started)
 
 
 def _is_async(fn: object) -> bool:

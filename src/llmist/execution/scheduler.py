@@ -12,7 +12,7 @@ import asyncio
 import inspect
 import logging
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Coroutine, Iterable, Mapping
 from functools import partial
 from typing import Any
 
@@ -33,7 +33,7 @@ _log = logging.getLogger("llmist.execution")
 
 
 class _Node:
-    __slots__ = ("call", "deferred", "dependents", "failed", "gadget", "pending", "state")
+    __slots__ = ("call", "deferred", "dependents", "failed", "gadget", "pending", "run", "state", "task")
 
     def __init__(self, call: ParsedCall, gadget: Gadget | None) -> None:
         self.call = call
@@ -44,6 +44,10 @@ class _Node:
         self.deferred: GadgetExecutionResult | None = None
         """A dependency that was deferred: this call is deferred too (unless another failed)."""
         self.state = _WAITING
+        self.run: Awaitable[GadgetExecutionResult] | None = None
+        """The call's coroutine from its start until its task's first step takes it."""
+        self.task: asyncio.Task[None] | None = None
+        """The task running the call, once it has one that did not finish at once."""
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # compiled in the regular wheel; users may subclass
@@ -177,6 +181,10 @@ class GadgetScheduler:
         for node in self._nodes.values():
             if node.state in (_WAITING, _READY):
                 self._finish(node, call_result(node.call, None, f"Cancelled: {reason}", "cancelled"))
+            elif node.run is not None:  # its task never took a step, so it never will: end it here
+                _close(node.run)
+                node.run = None
+                self._done(node, call_result(node.call, None, RUN_CANCELLED, "cancelled"))
             elif node.state == _RUNNING and node.gadget is not None:
                 grace = max(grace, self._executor.cancel_grace_s(node.gadget))
         threads, self._threads = self._threads, {}
@@ -332,7 +340,8 @@ class GadgetScheduler:
             elif isinstance(started, ThreadCall):
                 self._threads[call.invocation_id] = started
             else:
-                self._spawn(self._execute(node, started), node, started)  # may finish here (3.12+)
+                node.run = started
+                self._spawn(self._execute(node), node)  # may finish here (3.12+)
         finally:
             self._pumping = False
 
@@ -346,33 +355,40 @@ class GadgetScheduler:
         if not self._cancelled:
             self._pump()
 
-    def _spawn(self, coro: Any, node: _Node | None = None, run: Any = None) -> None:
-        """Run ``coro`` (for ``node``, when it runs the call ``run``) as a task; on 3.12+ its
-        first step runs now."""
+    def _spawn(self, coro: Coroutine[Any, Any, None], node: _Node | None = None) -> None:
+        """Run ``coro`` as a task (for ``node``, when it runs that call); on 3.12+ its first step
+        runs now."""
         task = start_task(asyncio.get_running_loop(), coro)
-        if not task.done():
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard if node is None else partial(self._task_over, node, run))
+        if task.done():
+            return
+        self._tasks.add(task)
+        if node is None:
+            task.add_done_callback(self._tasks.discard)
+        else:
+            # A call's task leaves the set itself when it ends (see _execute), so no done callback
+            # waits for the event loop to run it. One cancelled before its first step never runs
+            # _execute: cancel() ends it, finding its coroutine still in node.run.
+            node.task = task
 
-    def _task_over(self, node: _Node, run: Any, task: asyncio.Task[Any]) -> None:
-        self._tasks.discard(task)
-        if node.state != _DONE:  # cancelled before its first step, so _execute never ran to say so
-            if inspect.iscoroutine(run):
-                run.close()  # never started: close it, so it is not reported as never awaited
-            self._done(node, call_result(node.call, None, RUN_CANCELLED, "cancelled"))
-
-    async def _execute(self, node: _Node, run: Awaitable[GadgetExecutionResult]) -> None:
+    async def _execute(self, node: _Node) -> None:
+        run, node.run = node.run, None
+        assert run is not None, "a call's task takes its coroutine once"
         try:
-            result = await run
-        except asyncio.CancelledError:
-            result = call_result(node.call, None, RUN_CANCELLED, "cancelled")
-        except Exception as exc:  # the executor never raises for a gadget; this is our bug, keep it contained
-            result = _error(node.call, f"Internal error running the call: {type(exc).__name__}: {exc}")
-        if node.state == _DONE:
-            return  # reported already (a timeout past the grace period, or the run's cancellation)
-        self._done(node, result)
-        if not self._cancelled:
-            self._pump()
+            try:
+                result = await run
+            except asyncio.CancelledError:
+                result = call_result(node.call, None, RUN_CANCELLED, "cancelled")
+            except Exception as exc:  # the executor never raises for a gadget; this is our bug, keep it contained
+                result = _error(node.call, f"Internal error running the call: {type(exc).__name__}: {exc}")
+            if node.state == _DONE:
+                return  # reported already (a timeout past the grace period, or the run's cancellation)
+            self._done(node, result)
+            if not self._cancelled:
+                self._pump()
+        finally:
+            if node.task is not None:  # None when it ended within its first step (3.12+: not in the set)
+                self._tasks.discard(node.task)
+                node.task = None
 
     def _done(self, node: _Node, result: GadgetExecutionResult) -> None:
         """A started call ended: free its slots and record its result."""
@@ -479,6 +495,12 @@ def _deferred(call: ParsedCall, waited: GadgetExecutionResult) -> GadgetExecutio
         status="deferred",
         deferral=GadgetDeferral(reason, call, waited.invocation_id),
     )
+
+
+def _close(run: Awaitable[Any]) -> None:
+    """Close a call's coroutine that never started, so Python does not warn it was never awaited."""
+    if inspect.iscoroutine(run):
+        run.close()
 
 
 def _error(call: ParsedCall, message: str) -> GadgetExecutionResult:

@@ -33,7 +33,14 @@ from llmist.syntax.pointers import coercion_agrees, nesting_error, parse_block_b
 from llmist.syntax.schema import JsonSchema, json_schema
 from llmist.syntax.writing import read_emoji_body
 
-__all__ = ["bind_call", "corrected_params", "format_validation_error", "prepare_params", "validate_params"]
+__all__ = [
+    "bind_call",
+    "corrected_params",
+    "dump_params",
+    "format_validation_error",
+    "prepare_params",
+    "validate_params",
+]
 
 _NAMED = re.compile(r"([A-Za-z_][A-Za-z0-9_\-]*)=(.*)", re.DOTALL)
 
@@ -76,17 +83,39 @@ def validate_params(gadget: Gadget, raw: Mapping[str, Any]) -> BaseModel:
     otherwise run with its default), unless ``Params`` sets ``model_config["extra"]`` itself
     (``"allow"`` or ``"ignore"``: the gadget opts into extra fields)."""
     params = gadget.Params
-    fields = params.model_fields  # a property in pydantic 2.11+: read once, not once per key
-    unknown = [key for key in raw if key not in fields] if params.model_config.get("extra") is None else []
-    if unknown:
-        unknown = [key for key in unknown if key not in _aliases(params)]
+    known = _known_names(params)
+    unknown = [key for key in raw if key not in known] if known is not None else []
     try:
-        model = params.model_validate(raw)
+        # What ``model_validate`` calls, without its handling of keywords we never pass.
+        model: BaseModel = params.__pydantic_validator__.validate_python(raw)
     except ValidationError as exc:
         raise InvalidParametersError(format_validation_error(gadget, exc, unknown)) from None
     if unknown:
         raise InvalidParametersError(format_validation_error(gadget, None, unknown))
     return model
+
+
+def dump_params(model: BaseModel) -> dict[str, Any]:
+    """``model.model_dump()``: validated parameters as a plain dict (nested models as dicts)."""
+    # What ``model_dump`` calls, without its handling of keywords we never pass.
+    dumped: dict[str, Any] = model.__pydantic_serializer__.to_python(model)
+    return dumped
+
+
+_KNOWN_NAMES: dict[type[BaseModel], frozenset[str] | None] = {}
+"""Per parameters class: :func:`_known_names`. A plain dict cleared when full, as ``json_schema``'s."""
+
+
+def _known_names(params: type[BaseModel]) -> frozenset[str] | None:
+    """The top-level names ``params`` takes (its fields and their validation aliases), or
+    ``None`` when it sets ``model_config["extra"]`` itself and so decides about other names."""
+    if params in _KNOWN_NAMES:
+        return _KNOWN_NAMES[params]
+    if len(_KNOWN_NAMES) >= 512:
+        _KNOWN_NAMES.clear()
+    names = None if params.model_config.get("extra") is not None else frozenset(params.model_fields) | _aliases(params)
+    _KNOWN_NAMES[params] = names
+    return names
 
 
 def corrected_params(gadget: Gadget, raw: Mapping[str, Any]) -> dict[str, Any] | None:

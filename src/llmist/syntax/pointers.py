@@ -401,13 +401,17 @@ module without pydantic installed, where ``type[BaseModel]`` is not known to be 
 
 
 def _schema_hints(schema: Schema) -> _SchemaHints:
-    if isinstance(schema, type) and issubclass(schema, BaseModel):
+    if isinstance(schema, type):
+        # Looked up before ``issubclass``, a Python-level call through pydantic's metaclass (as
+        # in ``json_schema``): this runs for every block call.
         hints = _MODEL_HINTS.get(schema)
-        if hints is None:
+        if hints is not None:
+            return hints
+        if issubclass(schema, BaseModel):
             if len(_MODEL_HINTS) >= 256:
                 _MODEL_HINTS.clear()
             hints = _MODEL_HINTS[schema] = _SchemaHints(json_schema(schema))
-        return hints
+            return hints
     return _SchemaHints(json_schema(schema))
 
 

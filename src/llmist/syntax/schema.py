@@ -118,13 +118,17 @@ def json_schema(schema: Schema | JsonSchema) -> JsonSchema:
     """The :class:`JsonSchema` of a Pydantic model class (made once per class) or of a JSON-schema dict."""
     if isinstance(schema, JsonSchema):
         return schema
-    if isinstance(schema, type) and issubclass(schema, BaseModel):
+    if isinstance(schema, type):
+        # A class seen before is found before ``issubclass``, whose check through pydantic's
+        # metaclass is a Python-level call (this runs for every call a model makes).
         found = _MODEL_SCHEMAS.get(schema)
-        if found is None:
+        if found is not None:
+            return found
+        if issubclass(schema, BaseModel):
             if len(_MODEL_SCHEMAS) >= 512:
                 _MODEL_SCHEMAS.clear()
             found = _MODEL_SCHEMAS[schema] = JsonSchema(schema.model_json_schema())
-        return found
+            return found
     if isinstance(schema, Mapping):
         return JsonSchema(schema)
     raise TypeError(f"schema must be a Pydantic model class or a JSON-schema dict, got {type(schema).__name__}")

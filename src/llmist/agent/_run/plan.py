@@ -171,6 +171,20 @@ request gets a parser that is already made (a new block parser builds its marker
 _POOL_SIZE = 8
 """Parsers kept per syntax and markers."""
 
+_POOLS_KEPT = 64
+"""Marker sets whose pools are kept; past that all are dropped (an application that makes agents
+with ever new markers would otherwise keep a pool for each), like the caches beside them."""
+
+
+def _parser_pool(syntax: Syntax, markers: Markers) -> list[CallParser]:
+    """The shared pool of parsers for ``syntax`` and ``markers``."""
+    pool = _PARSERS.get((syntax, markers))
+    if pool is None:
+        if len(_PARSERS) >= _POOLS_KEPT:
+            _PARSERS.clear()  # plans made before keep their own pool: it is theirs alone from now on
+        pool = _PARSERS[(syntax, markers)] = []
+    return pool
+
 
 def build_plan(spec: AgentSpec, gadgets: Sequence[Gadget], *, added: str | None = None) -> RunPlan:
     """Resolve the model, the limits of outputs and the pricing of ``spec``, and render the
@@ -217,7 +231,7 @@ def build_plan(spec: AgentSpec, gadgets: Sequence[Gadget], *, added: str | None 
         enders=ending_names(listed),
         prompt_lines=_prompt_lines(shown, syntax, prompt.markers, prompt.style, viewer_entry),
         viewer_entry=viewer_entry,
-        parsers=_PARSERS.setdefault((syntax, prompt.markers), []),
+        parsers=_parser_pool(syntax, prompt.markers),
         tools=tool_specs(shown) if syntax == "native" else (),
         viewer_tool=next(iter(tool_specs(listed[len(shown) :])), None) if syntax == "native" else None,
         by_name={g.name: g for g in listed},
