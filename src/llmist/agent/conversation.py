@@ -7,10 +7,10 @@ do next, so a model can correct its call in the following response.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from llmist.agent._run.media import media_content
+from llmist.agent._run.media import media_content, with_text
 from llmist.agent.messages import GadgetResultMessage
 from llmist.agent.repairs import INVENTED_RESULT_NOTE, NEXT_STEP_NOTES, STORED_OUTPUT_NOTE
 from llmist.execution import GadgetExecutionResult
@@ -55,13 +55,16 @@ def result_text(message: GadgetResultMessage) -> str:
 
 
 def result_message(
-    r: GadgetExecutionResult, vision: bool | None = None, *, native: bool = False
+    r: GadgetExecutionResult, vision: bool | None = None, *, native: bool = False, notes: Sequence[str] = ()
 ) -> GadgetResultMessage:
     """``format_result`` as a ``gadget_result`` message that also records the call, with the
     gadget's media (shown as images when ``vision`` is ``True``, else described). ``native``:
-    the result answers the native tool call of the invocation id (its ``tool_call_id``)."""
+    the result answers the native tool call of the invocation id (its ``tool_call_id``).
+    ``notes``: texts that follow the result, each after a blank line."""
     text = format_result(r)
     content = media_content(text, r.media, vision) if r.media else text
+    for note in notes:
+        content = with_text(content, note)
     return GadgetResultMessage(
         "gadget_result",
         content,

@@ -26,13 +26,12 @@ import json
 import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterable, Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
 
 from llmist.agent._run.calls import ResponseCalls
 from llmist.agent._run.context import Events, RunContext
 from llmist.agent._run.fallback import ModelSwitch, as_text_calls
-from llmist.agent._run.media import with_text
 from llmist.agent._run.plan import CallParser, RunPlan
 from llmist.agent._run.response import ModelWait, Response
 from llmist.agent._run.resume import run_decided
@@ -418,30 +417,33 @@ async def _next_turn(run: _Run, response: Response) -> None:
     # Every native call has its result here (the scheduler answers a call it did not run too):
     # providers refuse a conversation with a tool call left unanswered.
     results = run.calls.ordered()
-    messages.extend(_result_message(run, r, bool(native)) for r in results)
+    notes = _after_results(run, response, results, bool(invented)) if results else ""
+    last = len(results) - 1
+    messages.extend(_result_message(run, r, bool(native), notes if i == last else "") for i, r in enumerate(results))
     if invented:
         detail = f"dropped the result the model wrote itself: {invented[0][:80]!r}"
         await run.calls.note_repair("invented_result", detail)
-    last = messages[-1]
-    if isinstance(last, GadgetResultMessage):
-        next_step = None
-        # What to do next, once every call of the response succeeded (after an error, the error
-        # says it: Qwen2.5-Coder answered with the error text itself when told to say what the
-        # results show). Native tool results stay as the API's models expect them, unless the
-        # model wrote its calls as text (a server such as llama.cpp's that returns them so): then
-        # it is a text model in all but name, and answered the result with `{}}` or the same calls.
-        as_text = cfg.syntax != "native" or bool(response.text_calls)
-        if as_text and all(r.ok for r in results):
-            stored = any(r.result is not None and _VIEWER_NOTICE in r.result for r in results)
-            next_step = STORED_OUTPUT_NOTE if stored else next_step_note(cfg.enders, len(results))
-        notes = loop_notes(bool(invented), next_step)
-        if notes:
-            messages[-1] = replace(last, content=with_text(last.content, notes))
     run.output = "".join(response.prose).strip()
     await _iteration_done(run, n_calls, run.calls.pending)
     run.stop = _stop_reason(run, n_calls)
     if run.stop is None and n_calls == 0:
         messages.append(Message("user", _NO_CALLS_NUDGE))
+
+
+def _after_results(run: _Run, response: Response, results: Sequence[GadgetExecutionResult], invented: bool) -> str:
+    """What the loop adds after a response's last result ("" for nothing)."""
+    next_step = None
+    # What to do next, once every call of the response succeeded (after an error, the error
+    # says it: Qwen2.5-Coder answered with the error text itself when told to say what the
+    # results show). Native tool results stay as the API's models expect them, unless the
+    # model wrote its calls as text (a server such as llama.cpp's that returns them so): then
+    # it is a text model in all but name, and answered the result with `{}}` or the same calls.
+    cfg = run.cfg
+    as_text = cfg.syntax != "native" or bool(response.text_calls)
+    if as_text and all(r.ok for r in results):
+        stored = any(r.result is not None and _VIEWER_NOTICE in r.result for r in results)
+        next_step = STORED_OUTPUT_NOTE if stored else next_step_note(cfg.enders, len(results))
+    return loop_notes(invented, next_step)
 
 
 def _as_tool_calls(
@@ -469,38 +471,39 @@ def _without_invented_results(run: _Run, text: str, n_calls: int) -> tuple[str, 
     return drop_invented_results(text, cfg.markers.start, cfg.markers.end)
 
 
-def _result_message(run: _Run, r: GadgetExecutionResult, native: bool) -> GadgetResultMessage:
-    """The message the model reads for a call's result (a resumed run's decided calls' too)."""
-    return _taught(run, _said_again(run, result_message(r, run.cfg.vision, native=native), r), r)
+def _result_message(run: _Run, r: GadgetExecutionResult, native: bool, notes: str = "") -> GadgetResultMessage:
+    """The message the model reads for a call's result (a resumed run's decided calls' too),
+    made once with what the loop adds after the result: the repeated-failure note, the output
+    viewer's instructions, then ``notes`` (the loop's notes after a response's last result)."""
+    added = (_said_again(run, r), _taught(run, r), notes)
+    return result_message(r, run.cfg.vision, native=native, notes=[text for text in added if text])
 
 
-def _said_again(run: _Run, message: GadgetResultMessage, r: GadgetExecutionResult) -> GadgetResultMessage:
-    """``message``, with :func:`repeated_failure_note` added when this call failed with this very
-    error earlier in the run."""
+def _said_again(run: _Run, r: GadgetExecutionResult) -> str:
+    """:func:`repeated_failure_note` when this call failed with this very error earlier in the
+    run, else ""."""
     if r.error is None:
-        return message
+        return ""
     key = (r.gadget_name, r.error)
     if key not in run.failures:
         run.failures.add(key)
-        return message
+        return ""
     m, gadget = run.cfg.markers, run.cfg.by_name.get(r.gadget_name)
     if run.cfg.syntax != "block":
-        note = repeated_failure_note(r)
-    else:
-        corrected = corrected_params(gadget, r.parameters) if gadget is not None and r.status == "error" else None
-        note = repeated_failure_note(r, (m.start, m.end, m.arg), corrected)
-    return replace(message, content=with_text(message.content, note))
+        return repeated_failure_note(r)
+    corrected = corrected_params(gadget, r.parameters) if gadget is not None and r.status == "error" else None
+    return repeated_failure_note(r, (m.start, m.end, m.arg), corrected)
 
 
-def _taught(run: _Run, message: GadgetResultMessage, r: GadgetExecutionResult) -> GadgetResultMessage:
-    """``message``, with the output viewer's instructions added the first time an output was
-    stored for it to read (the system prompt and the native tools leave the viewer out until then)."""
+def _taught(run: _Run, r: GadgetExecutionResult) -> str:
+    """The output viewer's instructions the first time an output was stored for it to read (the
+    system prompt and the native tools leave the viewer out until then), else ""."""
     if run.viewer_taught or r.result is None or _VIEWER_NOTICE not in r.result:
-        return message
+        return ""
     run.viewer_taught = True
     run.calls.repairs.hidden.discard(GadgetOutputViewer.name)
     entry = run.cfg.viewer_entry
-    return message if entry is None else replace(message, content=with_text(message.content, entry))
+    return entry or ""
 
 
 def _stop_reason(run: _Run, n_calls: int) -> StopReason | None:
