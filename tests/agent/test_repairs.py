@@ -251,6 +251,15 @@ async def test_a_call_failing_twice_with_the_same_error_gets_a_different_answer_
     )
 
 
+async def test_a_repeated_failure_note_comes_before_the_loops_note_after_the_last_result() -> None:
+    wrong = "!!!GADGET_START:add\n!!!ARG:a\n1\n!!!ARG:b\n750\nvalue\n!!!GADGET_END"
+    result, _ = await _run(wrong, wrong + "\nResult: 751", "done")
+    second = [m.text for m in result.messages if m.role == "gadget_result"][-1]  # type: ignore[attr-defined]
+    failed = second.index("This call already failed with this same error.")
+    assert second.endswith(f"\n\n{INVENTED_RESULT_NOTE}") and failed < second.index(INVENTED_RESULT_NOTE)
+    assert second.count(INVENTED_RESULT_NOTE) == 1
+
+
 async def test_the_last_result_of_a_response_whose_calls_succeeded_says_what_to_do_next() -> None:
     result, _ = await _run(block_call("add", a=1, b=2) + block_call("get_weather", city="Oslo"), "It is 3.")
     first, last = (m.text for m in result.messages if m.role == "gadget_result")  # type: ignore[attr-defined]
