@@ -128,9 +128,8 @@ def corrected_params(gadget: Gadget, raw: Mapping[str, Any]) -> dict[str, Any] |
     placeholder line under its value: ``750`` then ``value``). No value is ever made up: a
     required field that is missing stays missing, and then there is no corrected call.
     """
-    fields = gadget.Params.model_fields
-    extra_allowed = gadget.Params.model_config.get("extra") is not None
-    fixed = {k: v for k, v in raw.items() if extra_allowed or k in fields or k in _aliases(gadget.Params)}
+    known = _known_names(gadget.Params)
+    fixed = {k: v for k, v in raw.items() if known is None or k in known}
     try:
         gadget.Params.model_validate(fixed)
     except ValidationError as exc:
