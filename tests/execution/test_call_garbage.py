@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import weakref
 from collections.abc import Iterator
 
 import pytest
+from pydantic import BaseModel
 
-from llmist import Agent, gadget
+from llmist import Agent, ExecutionContext, Gadget, gadget
 from llmist.testing import MockModel, block_call
 
 CALL_OBJECTS = {"ExecutionContext", "PreparedCall", "GadgetExecutionResult", "Task", "AbortSignal"}
@@ -69,3 +71,39 @@ async def test_parallel_calls_leave_no_cycles_behind(tool: object, saved_garbage
     gc.collect()
     left = sorted({type(o).__name__ for o in saved_garbage} & CALL_OBJECTS)
     assert left == [], f"a finished call's objects were freed only by the garbage collector: {left}"
+
+
+class AddParams(BaseModel):
+    a: int
+    b: int
+
+
+async def test_an_idle_worker_thread_keeps_nothing_of_its_last_call() -> None:
+    # A worker keeps waiting for jobs after its call ends. Held there, a call's parameters and
+    # context lived on until the worker's next job, in some later run, and a cycle among them
+    # then became garbage in the middle of that run.
+    seen: list[weakref.ref[AddParams]] = []
+
+    class Add(Gadget):
+        description = "Add two integers."
+        Params = AddParams
+
+        def execute(self, params: AddParams, ctx: ExecutionContext) -> str:
+            seen.append(weakref.ref(params))
+            return str(params.a + params.b)
+
+    calls = "".join(block_call("Add", a=i, b=1) for i in range(5))
+    agent = Agent(model=MockModel(lambda messages: calls if len(messages) < 3 else "done"), gadgets=[Add])
+    gc.disable()
+    try:
+        result = await agent.run("Add.")
+        assert sorted(r.result or "" for r in result.gadget_results) == ["1", "2", "3", "4", "5"]
+        assert len(seen) == 5
+        # A worker lets go of its job just after handing the result to the loop: give it a moment.
+        for _ in range(200):
+            if all(ref() is None for ref in seen):
+                break
+            await asyncio.sleep(0.01)
+        assert [ref for ref in seen if ref() is not None] == []
+    finally:
+        gc.enable()

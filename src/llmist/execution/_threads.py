@@ -44,6 +44,10 @@ class _DaemonPool:
                         return
                 continue  # a submitter reserved this worker: its job is coming
             job()
+            # An idle worker must not keep its last call (context, parameters, result) alive:
+            # that call's objects would be freed only when the worker takes its next job, maybe
+            # in another run, 30 s later, or never.
+            del job
             with self._lock:
                 self._idle += 1
 
