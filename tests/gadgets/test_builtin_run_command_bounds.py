@@ -5,10 +5,15 @@ killed, on timeout too."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import gc
 import os
 import subprocess
 import sys
 import time
+import warnings
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 
 import pytest
@@ -96,3 +101,45 @@ async def test_a_command_that_ends_cleanly_reports_nothing_more(tmp_path: Path) 
     out = await atest_gadget(RunCommand(tmp_path), {"command": "echo hi"})
     assert out.result == "$ echo hi\nhi\n[exit code 0]"
     assert os.environ.get("LLMIST_COMMAND_ID") is None
+
+
+async def _cancelled_call(root: Path) -> None:
+    task = asyncio.create_task(atest_gadget(RunCommand(root), {"command": "echo started; sleep 60"}))
+    await asyncio.sleep(0.3)
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda root: atest_gadget(RunCommand(root, max_output_bytes=1_000_000), {"command": "yes", "timeout_s": 60}),
+        lambda root: atest_gadget(RunCommand(root), {"command": "echo started; sleep 60", "timeout_s": 0.3}),
+        lambda root: atest_gadget(RunCommand(root), {"command": "sleep 60 & echo started"}),
+        _cancelled_call,
+    ],
+    ids=["byte_limit", "timeout", "left_running", "cancelled"],
+)
+def test_a_call_leaves_nothing_open_once_it_returns(
+    tmp_path: Path, call: Callable[[Path], Coroutine[object, object, object]]
+) -> None:
+    # asyncio.run closes its loop as the call returns, as a program does at its end. A pipe left
+    # open was closed by the garbage collector instead, after the loop ("Event loop is closed").
+    gc.collect()
+    gc.disable()
+    try:
+        before = _open_descriptors()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ResourceWarning)
+            asyncio.run(call(tmp_path))
+            after = _open_descriptors()
+            gc.collect()
+    finally:
+        gc.enable()
+    assert after == before
+    assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []
+
+
+def _open_descriptors() -> list[str]:
+    return sorted(os.listdir("/proc/self/fd"))

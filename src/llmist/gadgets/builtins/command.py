@@ -116,12 +116,12 @@ class RunCommand(Gadget):
             ended = await command.wait(reader, timeout)
         except asyncio.CancelledError:
             await asyncio.shield(command.stop())
-            reader.cancel()
             raise
         finally:
             # Once the command ended its process group id may be reused: an abort later in the
             # run must not signal it.
             ctx.signal.remove_listener(on_abort)
+            await asyncio.shield(command.end_output(reader))
         text = output.text(self.max_output_chars)
         if ended == "timeout":
             raise GadgetError(
@@ -169,9 +169,27 @@ class _Command:
             await self.stop()
             return "output"
         self.stopped = await self.stop()
+        return "exit"
+
+    async def end_output(self, reader: asyncio.Task[bool]) -> None:
+        """Once every process of the command is stopped: read the output pipe to its end, for at
+        most a grace period, dropping what comes past the byte limit.
+
+        asyncio closes a subprocess's transport only when the process has exited and its pipe
+        has ended. A pipe left open (its reader stopped at the byte limit, or cancelled with
+        the run) was closed by the garbage collector instead, perhaps after its event loop had
+        closed ("Event loop is closed" printed at exit).
+        """
         if not reader.done():  # its writers are gone now: the pipe ends
             await asyncio.wait((reader,), timeout=_KILL_GRACE_S)
-        return "exit"
+        if not reader.done():  # a process out of reach holds the pipe open
+            reader.cancel()
+            return
+        if reader.cancelled() or reader.exception() is not None or reader.result():
+            return
+        assert self.proc.stdout is not None
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(_read_to_end(self.proc.stdout), _KILL_GRACE_S)
 
     async def stop(self) -> list[Leftover]:
         """SIGTERM every process of the command, SIGKILL what is left after a grace period, and
@@ -189,6 +207,12 @@ class _Command:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(_exited(proc), _KILL_GRACE_S)
         return reached
+
+
+async def _read_to_end(stream: asyncio.StreamReader) -> None:
+    """Read ``stream`` to its end, dropping what it reads."""
+    while await stream.read(65536):
+        pass
 
 
 async def _exited(proc: asyncio.subprocess.Process) -> None:
