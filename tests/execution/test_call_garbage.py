@@ -43,6 +43,22 @@ def add_inline(a: int, b: int) -> int:
     return a + b
 
 
+@gadget(name="add", description="Add two integers.")
+async def add_failing(a: int, b: int) -> int:
+    await asyncio.sleep(0)
+    raise ValueError(f"cannot add {a} and {b}")
+
+
+@gadget(name="add", description="Add two integers.")
+def add_failing_in_thread(a: int, b: int) -> int:
+    raise ValueError(f"cannot add {a} and {b}")
+
+
+@gadget(name="add", description="Add two integers.", inline=True)
+def add_failing_inline(a: int, b: int) -> int:
+    raise ValueError(f"cannot add {a} and {b}")
+
+
 @pytest.fixture
 def saved_garbage() -> Iterator[list[object]]:
     """The objects the collector finds unreachable while the test runs, kept for reading."""
@@ -107,3 +123,17 @@ async def test_an_idle_worker_thread_keeps_nothing_of_its_last_call() -> None:
         assert [ref for ref in seen if ref() is not None] == []
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize(
+    "tool", [add_failing, add_failing_in_thread, add_failing_inline], ids=["suspends", "worker_thread", "inline"]
+)
+async def test_failed_calls_leave_no_cycles_behind(tool: object, saved_garbage: list[object]) -> None:
+    # A gadget's exception holds its traceback, and the traceback the frames it passed through.
+    calls = "".join(block_call("add", a=i, b=1) for i in range(5))
+    agent = Agent(model=MockModel(lambda messages: calls if len(messages) < 3 else "done"), gadgets=[tool])
+    result = await agent.run("Add.")
+    assert [r.error for r in result.gadget_results].count(None) == 0
+    gc.collect()
+    left = sorted({type(o).__name__ for o in saved_garbage} & (CALL_OBJECTS | {"ValueError"}))
+    assert left == [], f"a failed call's objects were freed only by the garbage collector: {left}"

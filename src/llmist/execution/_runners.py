@@ -153,6 +153,9 @@ async def _async_call(f: Finisher, prepared: PreparedCall, done: Done) -> Gadget
         if expiry is not None and expiry.grace is not None:
             expiry.grace.cancel()
     settled = f.settle(prepared, ctx, output, exc)
+    # Its traceback holds this frame, which holds it: a cycle that kept a failed call's
+    # objects (parameters, context) until the garbage collector ran.
+    exc = None
     if isinstance(settled, HumanInputRequired):
         return await f.ask(prepared, ctx, settled)
     return settled
@@ -177,6 +180,9 @@ def run_inline(f: Finisher, prepared: PreparedCall, done: Done) -> Started:
     except BaseException as error:  # whatever the gadget raises is its error (see settle)
         exc = error
     settled = f.settle(prepared, ctx, output, exc)
+    # Its traceback holds this frame, which holds it: a cycle that kept a failed call's
+    # objects (parameters, context) until the garbage collector ran.
+    exc = None
     if isinstance(settled, HumanInputRequired):
         return f.ask(prepared, ctx, settled)
     return settled
