@@ -13,7 +13,7 @@ CBIN   := $(CVENV)/bin
 CSTAMP := $(CVENV)/.installed-stamp
 SOURCES := $(shell find src -name "*.py")
 
-.PHONY: eval-local eval-setup demo-local test test-pure test-compiled test-newest-python demo lint typecheck bench bench-compiled bench-agent bench-agent-compiled clean
+.PHONY: eval-local eval-setup bfcl-setup bfcl demo-local test test-pure test-compiled test-newest-python demo lint typecheck bench bench-compiled bench-agent bench-agent-compiled clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "llmist needs Python 3.11+, found " + sys.version)'
@@ -53,7 +53,7 @@ endif
 # (its wheel is cached), the model's download about a minute, the tests a few minutes, well inside
 # CI's 90. Elsewhere they run once `make eval-setup` (or `make eval-local`) was run.
 ifeq ($(CI),true)
-REAL_MODEL_SETUP := eval-setup
+REAL_MODEL_SETUP := eval-setup bfcl-setup
 endif
 
 test-pure: lint typecheck $(REAL_MODEL_SETUP)
@@ -172,6 +172,27 @@ $(EVAL_STAMP): pyproject.toml Makefile
 # The runtime and the model of the `real_model` tests (Qwen2.5-Coder-0.5B).
 eval-setup: $(EVAL_STAMP)
 	$(EVAL_VENV)/bin/python -m llmist.evals.local --install-only --model qwen0.5b
+
+# BFCL, the Berkeley Function Calling Leaderboard (benchmarks/bfcl.py, tests/evals/test_bfcl_smoke.py):
+# its data, possible answers, AST checker and prompt-mode method come from bfcl-eval, pinned, in the
+# venv that runs the harness (.venv). Installed with --no-deps: its declared dependencies (vllm,
+# numpy==1.26.4, sentence-transformers, faiss, every provider SDK, tree-sitter) serve its own
+# generation pipeline; the checker's path needs only filelock and tenacity, and the harness stubs the
+# model registry and the Java/JavaScript parsers it imports but never calls.
+BFCL_VERSION := 2026.3.23
+BFCL_STAMP   := $(VENV)/.bfcl-$(BFCL_VERSION)-stamp
+# BFCL_ARGS sets the harness's options (modes, sample, --out).
+BFCL_ARGS ?= --mode block --per-category 10
+
+$(BFCL_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps 'bfcl-eval==$(BFCL_VERSION)'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check 'filelock>=3' 'tenacity>=8.5'
+	@touch $@
+
+bfcl-setup: $(BFCL_STAMP)
+
+bfcl: $(BFCL_STAMP) $(EVAL_STAMP)
+	$(BIN)/python benchmarks/bfcl.py --model $(MODEL) $(BFCL_ARGS)
 
 # Installs MODEL, serves it on a free loopback port and runs the built-in suite in every syntax
 # against it through the llamacpp: provider; EVAL_ARGS sets the `llmist eval` options.

@@ -1,0 +1,100 @@
+"""benchmarks/bfcl.py without a model: BFCL's cases prepared as BFCL prepares them, names mapped back,
+and verdicts given by BFCL's own checker as its eval runner gives them.
+
+Needs the pinned ``bfcl-eval`` (``make bfcl-setup``); skipped with that command otherwise.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+try:
+    importlib.metadata.version("bfcl-eval")
+    MISSING = None
+except importlib.metadata.PackageNotFoundError:
+    MISSING = "bfcl-eval is not installed: run `make bfcl-setup`"
+
+pytestmark = pytest.mark.skipif(MISSING is not None, reason=str(MISSING))
+
+if MISSING is None:
+    sys.path.insert(0, str(BENCHMARKS))
+    import bfcl
+    from _bfcl_package import load_bfcl
+
+
+@pytest.fixture(scope="module")
+def package() -> Any:
+    return load_bfcl()
+
+
+def first_choice(answer: list[dict[str, dict[str, list[Any]]]]) -> list[dict[str, Any]]:
+    """A call list made of each parameter's first possible value (skipping "", an optional one left out)."""
+    calls = []
+    for call in answer:
+        ((name, params),) = call.items()
+        calls.append({name: {p: values[0] for p, values in params.items() if values[0] != ""}})
+    return calls
+
+
+def test_a_dotted_name_becomes_a_tool_name_and_maps_back(package: Any) -> None:
+    (case,) = bfcl.load_cases(package, ["simple_python"], None, ["simple_python_1"])
+    assert case.tools[0]["function"]["name"] == "math_factorial"
+    assert case.names == {"math_factorial": "math.factorial"}
+    assert case.functions[0]["description"].endswith("Note that the provided function is in Python 3 syntax.")
+
+
+def test_the_same_sample_every_time(package: Any) -> None:
+    first = [c.id for c in bfcl.load_cases(package, bfcl.CATEGORIES, 4, [])]
+    again = [c.id for c in bfcl.load_cases(package, bfcl.CATEGORIES, 4, [])]
+    assert first == again and len(first) == 20
+
+
+def test_the_checker_passes_an_answer_and_fails_a_wrong_value(package: Any) -> None:
+    cases = bfcl.load_cases(package, ["simple_python", "parallel_multiple"], 3, [])
+    for case in cases:
+        right = bfcl.Outcome(case.id, case.category, "block", "m", verdict="graded", decoded=first_choice(case.answer))
+        bfcl.grade(package, case, right)
+        assert right.verdict == "pass", (case.id, right.error)
+    case = cases[0]
+    calls = first_choice(case.answer)
+    ((name, params),) = calls[0].items()
+    calls[0] = {name: {**params, "unexpected_parameter": 1}}
+    wrong = bfcl.Outcome(case.id, case.category, "block", "m", verdict="graded", decoded=calls)
+    bfcl.grade(package, case, wrong)
+    assert wrong.verdict == "fail" and wrong.error_type
+
+
+def test_irrelevance_passes_without_a_call_and_fails_with_one(package: Any) -> None:
+    (case,) = bfcl.load_cases(package, ["irrelevance"], 1, [])
+    silent = bfcl.Outcome(case.id, case.category, "block", "m", verdict="graded", decoded=[])
+    undecodable = bfcl.Outcome(case.id, case.category, "bfcl-prompt", "m", verdict="graded", decode_error="x")
+    name = case.functions[0]["name"]
+    called = bfcl.Outcome(case.id, case.category, "block", "m", verdict="graded", decoded=[{name: {}}])
+    for out in (silent, undecodable, called):
+        bfcl.grade(package, case, out)
+    assert (silent.verdict, undecodable.verdict, called.verdict) == ("pass", "pass", "fail")
+
+
+def test_a_harness_error_stays_an_error(package: Any) -> None:
+    (case,) = bfcl.load_cases(package, ["simple_python"], 1, [])
+    out = bfcl.Outcome(case.id, case.category, "block", "m", error=["ConnectionError: refused"])
+    bfcl.grade(package, case, out)
+    assert out.verdict == "error"
+
+
+def test_a_default_is_described_not_filled_in() -> None:
+    schema = {"type": "object", "properties": {"unit": {"type": "string", "description": "Unit.", "default": "km"}}}
+    converted = bfcl._gadget_schema(schema)
+    assert converted["properties"]["unit"] == {"type": "string", "description": 'Unit. Default: "km".'}
+    assert schema["properties"]["unit"]["default"] == "km"  # the case's own schema is left as it was
+
+
+def test_unknown_ids_are_named(package: Any) -> None:
+    with pytest.raises(ValueError, match="simple_python_9999"):
+        bfcl.load_cases(package, ["simple_python"], None, ["simple_python_9999"])
