@@ -10,6 +10,7 @@ import pytest
 
 from llmist import Agent, GadgetSettings, LLMist, ModelSettings, PromptSettings, RunLimits
 from llmist.agent import Hooks, LLMCallContext, Markers, Observers
+from llmist.agent.options import DEFAULT_MAX_RESPONSE_TOKENS
 from llmist.providers.base import Message, Reasoning
 from llmist.testing import MockModel, block_call
 
@@ -108,7 +109,7 @@ async def test_model_settings_given_to_run_reach_that_runs_requests() -> None:
     agent = Agent(model=model, temperature=0.0)
     await agent.run("q", model_settings=ModelSettings(temperature=0.9, max_response_tokens=50))
     await agent.run("q")
-    assert [(r.temperature, r.max_tokens) for r in model.requests] == [(0.9, 50), (0.0, None)]
+    assert [(r.temperature, r.max_tokens) for r in model.requests] == [(0.9, 50), (0.0, DEFAULT_MAX_RESPONSE_TOKENS)]
 
 
 async def test_a_change_during_a_run_waits_for_the_next_run() -> None:

@@ -7,7 +7,7 @@ import dataclasses
 import functools
 import operator
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, TypeVar, overload
 
 from typing_extensions import TypeVar as DefaultTypeVar
 from typing_extensions import Unpack
@@ -235,7 +235,7 @@ class Agent(Generic[OutputT]):
     stop_on_no_calls = _Option[bool]("stop_on_no_calls", "limits")
     temperature = _Option[float | None]("temperature", "model_settings")
     reasoning = _Option[Reasoning | None]("reasoning", "model_settings")
-    max_response_tokens = _Option[int | None]("max_response_tokens", "model_settings")
+    max_response_tokens = _Option[int | Literal["auto"] | None]("max_response_tokens", "model_settings")
     context_window = _Option[int | None]("context_window", "model_settings")
     system = _Option[str | None]("system", "prompt_settings")
     system_extra = _Option[str | None]("system_extra", "prompt_settings")

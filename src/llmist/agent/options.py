@@ -18,13 +18,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TypeAlias, TypedDict
+from typing import Literal, TypeAlias, TypedDict
 
 from llmist.agent.prompt import Markers, PromptStyle
 from llmist.gadgets import DEFAULT_OUTPUT_LIMIT_PERCENT, ModelClient
 from llmist.providers.base import Reasoning, ReasoningEffort
 
 __all__ = [
+    "DEFAULT_MAX_RESPONSE_TOKENS",
     "FlatOptions",
     "GadgetSettings",
     "HumanInputHandler",
@@ -36,6 +37,13 @@ __all__ = [
 
 DEFAULT_MARKERS = Markers()
 """The block syntax's markers by default (frozen: every ``PromptSettings`` shares it)."""
+
+DEFAULT_MAX_RESPONSE_TOKENS = 2048
+"""Each response's cap (``max_response_tokens="auto"``) for a model the registry has no output
+limit for: local models above all. A tool call, or an answer of a few paragraphs, takes a few
+hundred tokens; 2,048 leave room for a call that writes a file of about 150 lines, and bound a
+response that never stops (a small model that repeats itself until its context ends) to a minute or
+two on a laptop's CPU instead of the whole context."""
 
 HumanInputHandler: TypeAlias = Callable[[str], "str | Awaitable[str]"]
 """Answers a gadget's ``HumanInputRequired`` question (sync or async)."""
@@ -70,13 +78,19 @@ class ModelSettings:
     reasoning: Reasoning | None = None
     """How much a reasoning model thinks: an effort (``"low"``, ``"high"``...), a token budget
     (``8000``) or a :class:`~llmist.providers.Reasoning`; sent in the provider's own parameter."""
-    max_response_tokens: int | None = None
-    """Cap on each response's length."""
+    max_response_tokens: int | Literal["auto"] | None = "auto"
+    """Cap on each response's length, in tokens. ``"auto"`` (the default): the model registry's
+    output limit for a model it knows, else :data:`DEFAULT_MAX_RESPONSE_TOKENS` (local and unknown
+    models); ``None``: no cap from llmist (the provider's or server's own, which for llama.cpp is
+    the end of the context)."""
     context_window: int | None = None
     """Tokens of the model's context (default: the model registry's, else 128k); output
     limiting and compaction are measured against it."""
 
     def __post_init__(self) -> None:
+        cap = self.max_response_tokens
+        if cap is not None and cap != "auto" and (not isinstance(cap, int) or isinstance(cap, bool) or cap < 1):
+            raise ValueError(f"max_response_tokens must be a number of tokens (1 or more), 'auto' or None, got {cap!r}")
         reasoning: Reasoning | ReasoningEffort | int | None = self.reasoning
         if not isinstance(reasoning, Reasoning | None):
             object.__setattr__(self, "reasoning", Reasoning.of(reasoning))
@@ -150,7 +164,7 @@ class FlatOptions(TypedDict, total=False):
     stop_on_no_calls: bool
     temperature: float | None
     reasoning: Reasoning | ReasoningEffort | int | None
-    max_response_tokens: int | None
+    max_response_tokens: int | Literal["auto"] | None
     context_window: int | None
     gadget_timeout_s: float | None
     gadget_output_limit: bool

@@ -31,6 +31,9 @@
 - ``copied_prompt``: after its calls the model went on writing the system prompt's own lines (a
   gadget's usage note, its parameters, its example call): the response ends before the copy,
   which stays out of the conversation, and a call in it is not run (the stream shows what came).
+- ``degenerate_response``: the model went on repeating itself instead of stopping (the same call a
+  third time, the same lines over and over): the response ends there, the stream is closed, what
+  came before the repeats is kept, and the repeated call is not run (``agent._run.degeneration``).
 - ``json_call``: the model wrote a native tool call as text (``{"name": "add", "arguments":
   {...}}``, bare, fenced or in ``<tool_call>`` tags) naming one of the gadgets: it runs.
 
@@ -104,6 +107,7 @@ RepairKind: TypeAlias = Literal[
     "id_as_dependency",
     "dependency_by_name",
     "copied_prompt",
+    "degenerate_response",
     "marker_spelling",
     "fused_argument",
     "code_fence",

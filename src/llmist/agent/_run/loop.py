@@ -28,6 +28,7 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterable, Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Literal
 
 from llmist.agent._run.calls import ResponseCalls
 from llmist.agent._run.context import Events, RunContext
@@ -253,7 +254,7 @@ async def _model_response(run: _Run, response: Response) -> AsyncGenerator[Event
                 events = await response.feed(chunk)
                 if events:
                     yield events
-                if signal.aborted or response.copied is not None:  # copying the prompt: stop reading
+                if signal.aborted or response.ended:  # it copied the prompt, or loops: stop reading
                     break
         except asyncio.CancelledError:
             if not wait.interrupted_here():
@@ -357,11 +358,18 @@ def _request(run: _Run) -> LLMRequest:
     return LLMRequest(
         model=run.cfg.model_name,
         messages=tuple(run.messages),
-        max_tokens=settings.max_response_tokens,
+        max_tokens=_response_cap(settings.max_response_tokens, run.cfg),
         temperature=settings.temperature,
         reasoning=settings.reasoning,
         tools=(*run.cfg.tools, run.cfg.viewer_tool) if run.viewer_taught and run.cfg.viewer_tool else run.cfg.tools,
     )
+
+
+def _response_cap(option: int | Literal["auto"] | None, cfg: RunPlan) -> int | None:
+    """Each response's cap: ``max_response_tokens`` as set, or for ``"auto"`` the plan's
+    (:func:`~llmist.agent._run.plan.auto_response_cap`: the registry's output limit of the model,
+    else the default cap of local and unknown models)."""
+    return cfg.auto_response_cap if option == "auto" else option
 
 
 async def _after_error(cfg: RunPlan, iteration: int, exc: Exception) -> str | None:

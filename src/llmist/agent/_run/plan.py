@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from llmist.agent._run.models import default_registry, pricer, resolve_agent_model
 from llmist.agent.ending import ending_names
 from llmist.agent.hooks import Controllers, Hooks, Interceptors, Observers, merge_hooks
-from llmist.agent.options import PromptSettings
+from llmist.agent.options import DEFAULT_MAX_RESPONSE_TOKENS, PromptSettings
 from llmist.agent.prompt import (
     Markers,
     PromptStyle,
@@ -45,7 +45,15 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("llmist.agent")
 
-__all__ = ["DEFAULT_CONTEXT_WINDOW", "CallParser", "RunPlan", "agent_system_prompt", "build_plan", "resolve_syntax"]
+__all__ = [
+    "DEFAULT_CONTEXT_WINDOW",
+    "CallParser",
+    "RunPlan",
+    "agent_system_prompt",
+    "auto_response_cap",
+    "build_plan",
+    "resolve_syntax",
+]
 
 CallParser: TypeAlias = GadgetCallParser | EmojiCallParser | ProseParser
 """What reads a response's text: a call parser of a text syntax, or prose only (native)."""
@@ -113,6 +121,8 @@ class RunPlan:
     """Whether the model accepts images (``None``: not known); see ``llmist.providers.vision``."""
     context_window: int = DEFAULT_CONTEXT_WINDOW
     """Tokens of the model's context (the agent's option, else the registry's, else the default)."""
+    auto_response_cap: int | None = DEFAULT_MAX_RESPONSE_TOKENS
+    """Each response's cap when ``max_response_tokens`` is ``"auto"`` (:func:`auto_response_cap`)."""
     registry: Any = None
     """The registry that prices the model (``None``: none)."""
     by_name: dict[str, Gadget] = field(default_factory=dict)
@@ -226,6 +236,7 @@ def build_plan(spec: AgentSpec, gadgets: Sequence[Gadget], *, added: str | None 
         llm_client=settings.llm_client or LLMClient(model=_client_model(spec.model), model_registry=registry),
         vision=sees_images(provider, model_name, registry),
         context_window=window,
+        auto_response_cap=auto_response_cap(entry),
         registry=registry,
         examples=examples,
         enders=ending_names(listed),
@@ -326,6 +337,19 @@ def _model_spec(registry: Any, provider: Provider, model_name: str) -> Any:
         return registry.get(model_name, getattr(provider, "name", None))
     except Exception:
         return None
+
+
+def auto_response_cap(spec: Any) -> int | None:
+    """Each response's cap for ``max_response_tokens="auto"``, from the model's registry entry
+    ``spec``: its output limit; no cap of llmist's (``None``) for a model the registry knows
+    without one (a hosted model, whose API has a default of its own); and for a model it does not
+    know (a local one above all) :data:`~llmist.agent.options.DEFAULT_MAX_RESPONSE_TOKENS`: a
+    local server has no cap of its own, and a small model that will not stop writes until its
+    context ends, minutes on a CPU (issue 39)."""
+    if spec is None:
+        return DEFAULT_MAX_RESPONSE_TOKENS
+    limit = getattr(spec, "max_output_tokens", None)
+    return limit if isinstance(limit, int) and limit > 0 else None
 
 
 def _context_window(spec: Any) -> int | None:

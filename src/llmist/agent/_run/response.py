@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any, assert_never
 
 from llmist.agent._run.calls import ResponseCalls
+from llmist.agent._run.degeneration import DegenerationWatch
 from llmist.agent._run.plan import CallParser, RunPlan
 from llmist.agent._run.state import RunState
 from llmist.agent.events import AgentEvent, GadgetResultEvent, LLMResponseEndEvent, ReasoningEvent
@@ -21,6 +22,7 @@ from llmist.agent.prompt import COPIED_LINE_MAX
 from llmist.gadgets import AbortSignal
 from llmist.providers.base import LLMChunk, ToolCall, Usage
 from llmist.syntax import ArgsPartialEvent, GadgetCallEvent, ParsedCall, SyntaxEvent, TextEvent, native_call
+from llmist.syntax.writing import EMOJI_END, EMOJI_START
 
 __all__ = ["ModelWait", "Response"]
 
@@ -29,11 +31,14 @@ class Response:
     """One response in the making: its text, its prose, and its calls (started as they are parsed)."""
 
     __slots__ = (
+        "_cut_chunk",
+        "_loop",
         "_watch",
         "calls",
         "cfg",
         "cost",
         "ctx",
+        "ended",
         "finish",
         "n_calls",
         "parser",
@@ -68,6 +73,12 @@ class Response:
         self.text_calls: list[ParsedCall] = []
         """Tool calls the model wrote as JSON text in its prose (the ``json_call`` repair)."""
         self._watch = _CopyWatch()
+        self._loop = DegenerationWatch()
+        self._cut_chunk = -1
+        """Where the text of the chunk that completed a repeated call starts (-1: none did)."""
+        self.ended = False
+        """The response ended before the model stopped (it copied the prompt, or degenerated):
+        the loop reads no more of its stream."""
 
     @property
     def copied(self) -> str | None:
@@ -104,22 +115,34 @@ class Response:
         events: list[AgentEvent] = [ReasoningEvent(chunk.reasoning)] if chunk.reasoning else []
         if chunk.text:
             events.extend(await self.feed(LLMChunk(text=chunk.text)))
-        if chunk.tool_calls:
+        if chunk.tool_calls and not self.ended:
             self.tool_calls.extend(chunk.tool_calls)
             calls = [GadgetCallEvent(native_call(c.name, c.arguments, c.id)) for c in chunk.tool_calls]
             events.extend(await self.handle(calls))
+            if self.ended:  # a repeated call ended the response: the calls from it on were not made
+                made = {ev.call.invocation_id for ev in events if isinstance(ev, GadgetCallEvent)}
+                cut = [c for c in chunk.tool_calls if c.id not in made]
+                self.tool_calls = [c for c in self.tool_calls if c not in cut]
         return events
 
     async def feed_text(self, text: str) -> list[AgentEvent]:
-        """Response text (a chunk, or a whole response a controller supplied) through the parser."""
+        """Response text (a chunk, or a whole response a controller supplied) through the parser;
+        a chunk that completes a loop of repeated lines only up to where the repeats start."""
         self.raw.append(text)
         self._watch.chunk(text)
+        loop = self._loop
+        if loop.text(text):
+            keep = loop.cut_at - self._watch.chunk_at  # the repeats may start in this chunk
+            events = await self.handle(self.parser.feed(text[:keep])) if keep > 0 else []
+            if not self.ended:
+                await self._degenerate(len(text) - max(keep, 0))
+            return events
         return await self.handle(self.parser.feed(text))
 
     async def finalize(self) -> list[AgentEvent]:
         """The response ended: whatever the parser still holds (text, a call cut off), then the
         native tool calls the model wrote as JSON text in its prose."""
-        if self._watch.copied is not None:  # what the parser still holds came after the copy
+        if self.ended:  # what the parser still holds came after the copy, or is the loop
             self.parser.finalize()
             events = []
         else:
@@ -128,8 +151,13 @@ class Response:
                 await self._cut()
         found = self.calls.repairs.text_calls("".join(self.prose)) if self.prose else None
         if found:
-            self.text_calls = found
-            events.extend(await self.handle([GadgetCallEvent(c) for c in found]))
+            cut_chunk = self._cut_chunk
+            made = await self.handle([GadgetCallEvent(c) for c in found])
+            events.extend(made)
+            self._cut_chunk = cut_chunk  # the stream had ended: a repeat found here cuts no text
+            # A repeated call ended the response: it and the calls after it were not made.
+            ids = {ev.call.invocation_id for ev in made if isinstance(ev, GadgetCallEvent)}
+            self.text_calls = [c for c in found if c.invocation_id in ids]
         return events
 
     async def end(self, st: RunState) -> list[AgentEvent]:
@@ -160,6 +188,9 @@ class Response:
         self.tool_calls.clear()
         self.text_calls = []
         self._watch = _CopyWatch()
+        self._loop = DegenerationWatch()
+        self._cut_chunk = -1
+        self.ended = False
 
     def text(self) -> str:
         """The response as the conversation keeps it: as the model wrote it, up to the line of
@@ -171,7 +202,21 @@ class Response:
             cut = raw.find(watch.copied, watch.after_call)
             if cut >= 0:
                 return raw[:cut].rstrip()
+        if self._loop.cut_at >= 0:  # the repeats stay out (a model that sees itself loop loops more)
+            return raw[: self._loop.cut_at].rstrip()
+        if self._cut_chunk >= 0:
+            return self._without_open_call(raw[: self._cut_chunk]).rstrip()
         return raw
+
+    def _without_open_call(self, text: str) -> str:
+        """``text`` without a call it ends inside of (text syntaxes): the repeated call it
+        ended on was cut off there."""
+        syntax = self.cfg.syntax
+        if syntax == "native":
+            return text
+        start, end = (EMOJI_START, EMOJI_END) if syntax == "emoji" else (self.cfg.markers.start, self.cfg.markers.end)
+        opened = text.rfind(start)
+        return text[:opened] if opened > text.rfind(end) else text
 
     def restart(self, cfg: RunPlan, parser: CallParser, kept: int) -> None:
         """The model failed and the next one (``cfg``, read with ``parser``) starts the response
@@ -196,6 +241,11 @@ class Response:
                         await self._cut()
                         break  # what follows the copy (the example's call, most often) is not run
             elif isinstance(ev, GadgetCallEvent):
+                if self._loop.call(ev.call):
+                    if not self.ended:
+                        self._cut_chunk = self._watch.chunk_at
+                        await self._degenerate()
+                    break  # it, and the calls after it, are not run
                 self._watch.call()
                 out.extend(await self._call(ev))
             elif isinstance(ev, ArgsPartialEvent):
@@ -220,8 +270,26 @@ class Response:
         self.prose.append(ev.content)
         return ev
 
+    async def _degenerate(self, unread: int = 0) -> None:
+        """The response became a loop (:class:`DegenerationWatch`): it ends there, its prose
+        before the repeats kept, and a ``degenerate_response`` repair is counted. The last
+        ``unread`` characters of the text never reached the parser."""
+        self.ended = True
+        loop = self._loop
+        if loop.cut_at >= 0 and self.prose:
+            # The prose ends with the repeats too (unless they were in a call): it is cut at
+            # their second copy, found from where their text starts in the response's text.
+            prose = "".join(self.prose)
+            repeated = self._watch.text_size - unread - loop.cut_at  # of the text the parser read
+            at = max(0, len(prose) - repeated)
+            first = loop.first_line
+            second = prose.find(first, at) if first else -1
+            self.prose = [prose[: second if second >= 0 else at]]
+        await self.calls.note_repair("degenerate_response", f"the response ended early: {loop.found}")
+
     async def _cut(self) -> None:
         """The prose line just read copies the prompt: the response ends before it."""
+        self.ended = True
         watch = self._watch
         copied = watch.copied or ""
         prose = "".join(self.prose)
@@ -253,11 +321,11 @@ class _CopyWatch:
         "_line_at",
         "_line_size",
         "_prose_size",
-        "_text_size",
         "after_call",
         "chunk_at",
         "copied",
         "copied_at",
+        "text_size",
     )
 
     def __init__(self) -> None:
@@ -271,7 +339,8 @@ class _CopyWatch:
         self._line_at = 0
         """Where that line starts in the prose."""
         self._prose_size = 0
-        self._text_size = 0
+        self.text_size = 0
+        """How much of the response's text was read."""
         self.chunk_at = 0
         """How much of the response's text came before the chunk being read."""
         self.after_call = 0
@@ -279,8 +348,8 @@ class _CopyWatch:
 
     def chunk(self, text: str) -> None:
         """The next chunk of the response's text is being read."""
-        self.chunk_at = self._text_size
-        self._text_size += len(text)
+        self.chunk_at = self.text_size
+        self.text_size += len(text)
 
     def call(self) -> None:
         """A call was read: the prose after it starts a line of its own."""

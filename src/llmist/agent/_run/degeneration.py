@@ -1,0 +1,171 @@
+"""Tells when a response degenerates: the model goes on repeating itself instead of stopping.
+
+Small models at temperature 0 fall into loops: Qwen2.5-Coder wrote the same JSON call, or the
+same lines, until its context ended (8,000 tokens, four minutes on two cores, for a one-call sum:
+issue 39). :class:`DegenerationWatch` reads a response as it streams and says when it has become
+such a loop; the response then ends there (``Response``), as it does for the ``copied_prompt``
+repair, and the loop counts a ``degenerate_response`` repair.
+
+Two signs, each cheap enough to read on every chunk (a few comparisons per line, one dict look-up
+per call, nothing per character beyond finding the line breaks):
+
+- **the same call a third time** in one response (:data:`SAME_CALL_LIMIT`): gadget and
+  parameters as written (:func:`~llmist.agent.repairs.call_signature`). A model that means two
+  calls of one gadget writes different parameters; twenty parallel calls of one gadget with
+  twenty cities never trip it.
+- **the same lines over and over**: a block of up to :data:`MAX_PERIOD` lines repeated in a row
+  until the repeats cover :data:`REPEATED_LINES` lines and :data:`MIN_REPEATS` copies. Blank lines
+  are skipped (a loop often alternates a call and a blank line); a block of only short lines
+  (``}``, ``7``) does not count: a file body closes many braces.
+"""
+
+from __future__ import annotations
+
+from llmist.agent.repairs import call_signature
+from llmist.syntax import ParsedCall
+
+__all__ = ["MAX_PERIOD", "MIN_REPEATS", "REPEATED_LINES", "SAME_CALL_LIMIT", "DegenerationWatch"]
+
+SAME_CALL_LIMIT = 3
+"""Copies of one call (same gadget, same parameters) that end a response: the third. Two may be
+meant (a die rolled twice); the run's ``repeated_call`` repair answers a repeat with the first
+result anyway, so a third is a loop."""
+
+REPEATED_LINES = 16
+"""Lines a repeated block must cover (its copies after the first, with it) before the response
+ends: 16 identical lines in a row. A file body or a list of calls written on purpose hardly ever
+repeats one line so often; a loop reaches it in a few hundred tokens, against the thousands it
+would write until the context ends."""
+
+MIN_REPEATS = 4
+"""Copies a block of several lines needs as well: a block of 8 lines ends the response at its
+fourth copy (32 lines), not its second."""
+
+MAX_PERIOD = 8
+"""Longest block, in non-blank lines, whose repeats are looked for (a block-syntax call with two
+arguments is 6 lines; the ``SAME_CALL_LIMIT`` finds longer calls)."""
+
+MIN_LINE = 8
+"""Characters a block's longest line needs for the block to count (a line of ``}`` or ``7`` does
+not)."""
+
+MAX_LINE = 1000
+"""A line longer than this is not compared (it breaks any repeat): the response's cap bounds a
+loop of such lines, and the watch keeps no more than this of a line."""
+
+
+class DegenerationWatch:
+    """Reads one response for a loop (see the module docstring): :meth:`text` with each chunk
+    of its text, :meth:`call` with each call. Once either returns ``True``, :attr:`found` says
+    what repeated and :attr:`cut_at` where the response's text should end."""
+
+    __slots__ = (
+        "_calls",
+        "_line",
+        "_line_at",
+        "_line_size",
+        "_recent",
+        "_run_at",
+        "_run_line",
+        "_runs",
+        "_size",
+        "cut_at",
+        "first_line",
+        "found",
+    )
+
+    def __init__(self) -> None:
+        self.found: str | None = None
+        """What repeated, for the repair's detail (``None``: nothing yet)."""
+        self.cut_at = -1
+        """Where in the response's text the repeats begin (after the first copy); -1 for a
+        repeated call (the response ends before the chunk that completed it)."""
+        self.first_line = ""
+        """The repeated block's first line, stripped (a loop of lines)."""
+        self._line: list[str] = []
+        """The line being written (up to :data:`MAX_LINE` characters)."""
+        self._line_size = 0
+        self._line_at = 0
+        """Where that line starts in the response's text."""
+        self._size = 0
+        """The response's text read so far."""
+        self._recent: list[str] = []
+        """The last :data:`MAX_PERIOD` non-blank lines, stripped (oldest first)."""
+        self._runs = [0] * (MAX_PERIOD + 1)
+        """For each period ``p``: how many lines in a row equal the line ``p`` lines before them."""
+        self._run_at = [0] * (MAX_PERIOD + 1)
+        """For each period: where in the text its run of equal lines starts (its second copy)."""
+        self._run_line = [""] * (MAX_PERIOD + 1)
+        """For each period: the line its run starts with."""
+        self._calls: dict[tuple[str, str, str], int] = {}
+        """Each call's signature and how often the response wrote it."""
+
+    def call(self, call: ParsedCall) -> bool:
+        """A call of the response: whether it is the :data:`SAME_CALL_LIMIT`-th copy of one."""
+        signature = call_signature(call)
+        seen = self._calls.get(signature, 0) + 1
+        self._calls[signature] = seen
+        if seen < SAME_CALL_LIMIT:
+            return False
+        self.found = f"the same {call.gadget_name} call written {seen} times"
+        return True
+
+    def text(self, text: str) -> bool:
+        """The next chunk of the response's text: whether it completes a loop of lines."""
+        at = self._size
+        self._size += len(text)
+        if "\n" not in text:  # most chunks: a few tokens within a line
+            if self._line_size <= MAX_LINE:
+                self._line.append(text)
+                self._line_size += len(text)
+            return False
+        pieces = text.split("\n")
+        for k, piece in enumerate(pieces[:-1]):
+            if k == 0:
+                whole = self._line_size + len(piece) <= MAX_LINE
+                line = "".join(self._line) + piece if whole else None
+                start = self._line_at
+            else:
+                line = piece if len(piece) <= MAX_LINE else None
+                start = at
+            at += len(piece) + 1
+            if self._read_line(line, start):
+                return True
+        last = pieces[-1]
+        self._line = [last]
+        self._line_size = len(last)
+        self._line_at = at
+        return False
+
+    def _read_line(self, line: str | None, start: int) -> bool:
+        """A whole line (``None``: too long to compare) that starts at ``start`` in the text."""
+        if line is not None:
+            line = line.strip()
+            if not line:
+                return False  # blank lines are skipped: they neither make nor break a repeat
+        recent, runs = self._recent, self._runs
+        n = len(recent)
+        for p in range(1, MAX_PERIOD + 1):
+            if line is not None and p <= n and recent[n - p] == line:
+                if runs[p] == 0:
+                    self._run_at[p] = start
+                    self._run_line[p] = line
+                runs[p] += 1
+                lines = runs[p] + p
+                if lines >= REPEATED_LINES and lines >= MIN_REPEATS * p and self._counts(p):
+                    first = self._run_line[p]
+                    what = "the line" if p == 1 else f"a block of {p} lines from"
+                    self.found = f"{lines} lines repeating {what} {first[:80]!r}"
+                    self.cut_at = self._run_at[p]
+                    self.first_line = first
+                    return True
+            else:
+                runs[p] = 0
+        recent.append(line if line is not None else f"\0{start}")  # a long line equals no other
+        if n >= MAX_PERIOD:
+            del recent[0]
+        return False
+
+    def _counts(self, p: int) -> bool:
+        """Whether the repeated block of ``p`` lines has a line long enough to count."""
+        return any(len(line) >= MIN_LINE for line in self._recent[-p:])

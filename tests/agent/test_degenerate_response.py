@@ -1,0 +1,274 @@
+"""A response that will not stop: capped by default, and ended early once it only repeats itself
+(the same call a third time, the same lines over and over), counted as a ``degenerate_response``
+repair, with its stream closed (issue 39: 8,000 tokens and four minutes for a one-call sum)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterable
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from llmist import Agent, ModelSettings, gadget
+from llmist.agent import Hooks, Observers
+from llmist.agent.options import DEFAULT_MAX_RESPONSE_TOKENS
+from llmist.agent.repairs import RepairEvent, RepairRefused
+from llmist.models import ModelRegistry, ModelSpec
+from llmist.providers.base import LLMChunk, LLMRequest, ToolCall
+from llmist.providers.mock import MockReply
+from llmist.testing import MockModel, block_call, emoji_call
+
+RUNAWAY = 3000
+"""Copies of a call or line in a runaway response (it would go on until the context ends)."""
+
+ran: list[tuple[int, int]] = []
+
+
+@gadget(description="Add two integers.")
+def add(a: int, b: int) -> str:
+    ran.append((a, b))
+    return str(a + b)
+
+
+written: list[str] = []
+
+
+@gadget(description="Write a file.")
+def write_file(path: str, content: str) -> str:
+    written.append(content)
+    return f"wrote {len(content)} characters to {path}"
+
+
+class Counted:
+    """A model whose streams count the chunks read and say whether they were closed early."""
+
+    name = "mock"
+    offline = True
+
+    def __init__(self, model: MockModel) -> None:
+        self.model = model
+        self.read: list[int] = []
+        self.total: list[int] = []
+        self.closed_early: list[bool] = []
+
+    async def stream(self, request: LLMRequest) -> AsyncIterator[LLMChunk]:
+        chunks = [c async for c in self.model.stream(request)]
+        self.total.append(len(chunks))
+        self.read.append(0)
+        finished = False
+        try:
+            for chunk in chunks:
+                self.read[-1] += 1
+                yield chunk
+            finished = True
+        finally:
+            self.closed_early.append(not finished)
+
+
+async def _run(
+    *responses: str | MockReply,
+    syntax: str = "block",
+    chunk_size: int | None = 9,
+    strict: bool = False,
+    gadgets: Iterable[object] = (add,),
+) -> tuple[object, Counted, list[RepairEvent]]:
+    ran.clear()
+    repairs: list[RepairEvent] = []
+    model = Counted(MockModel(list(responses), chunk_size=chunk_size))
+    agent = Agent(
+        model=(model, "mock"),  # type: ignore[arg-type]
+        gadgets=list(gadgets),
+        syntax=syntax,  # type: ignore[arg-type]
+        strict=strict,
+        hooks=Hooks(observers=Observers(on_repair=repairs.append)),
+    )
+    return await agent.run("What is 3 + 4? use add"), model, repairs
+
+
+def _kinds(repairs: list[RepairEvent]) -> list[str]:
+    return [r.kind for r in repairs]
+
+
+# --- a runaway ends early --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("syntax", "call"),
+    [("block", block_call("add", a=3, b=4)), ("emoji", emoji_call("add", 3, 4))],
+)
+async def test_a_runaway_of_one_call_ends_at_its_third_copy_and_closes_the_stream(syntax: str, call: str) -> None:
+    result, model, _repairs = await _run(call * RUNAWAY, "3 + 4 = 7.", syntax=syntax)
+    assert result.repairs["degenerate_response"] == 1  # type: ignore[attr-defined]
+    assert ran == [(3, 4)] * len(ran) and len(ran) <= 2  # the third copy ends the response
+    assert model.closed_early == [True, False]
+    assert model.read[0] < model.total[0] // 100  # a few chunks of thousands
+    assert result.output == "3 + 4 = 7."  # type: ignore[attr-defined]
+    assert result.messages[2].content.count(call.strip()) <= 2  # type: ignore[attr-defined]
+
+
+async def test_a_runaway_of_one_line_ends_at_its_sixteenth_copy_and_keeps_the_first() -> None:
+    line = "I will now add the two numbers for you.\n"
+    result, model, repairs = await _run("Sure.\n" + line * RUNAWAY)
+    assert _kinds(repairs) == ["degenerate_response"]
+    assert "16 lines repeating the line" in repairs[0].detail
+    assert model.closed_early == [True]
+    assert model.read[0] < model.total[0] // 100
+    assert result.output == "Sure.\n" + line.strip()  # type: ignore[attr-defined]
+    assert result.stop_reason == "no_calls"  # type: ignore[attr-defined]
+
+
+async def test_a_runaway_of_a_block_of_lines_ends_too() -> None:
+    block = "Calling add.\nThe answer will be 7.\n\n"  # two lines and a blank one, over and over
+    result, model, repairs = await _run("Sure.\n" + block * RUNAWAY)
+    assert _kinds(repairs) == ["degenerate_response"]
+    assert "a block of 2 lines" in repairs[0].detail
+    assert model.read[0] < model.total[0] // 100
+    assert result.output == "Sure.\nCalling add.\nThe answer will be 7."  # type: ignore[attr-defined]
+
+
+async def test_a_json_call_written_as_text_over_and_over_runs_once_natively() -> None:
+    # What Qwen2.5-Coder wrote through llama.cpp, whose server returns its calls as text.
+    call = json.dumps({"name": "add", "arguments": {"a": 3, "b": 4}}) + "\n"
+    result, model, repairs = await _run(call * RUNAWAY, "7", syntax="native")
+    assert "degenerate_response" in _kinds(repairs)
+    assert ran == [(3, 4)]
+    assert model.closed_early == [True, False]
+    assert model.read[0] < model.total[0] // 100
+    assistant = result.messages[2]  # type: ignore[attr-defined]
+    assert len(assistant.tool_calls) == 1  # every call kept in the conversation has its result
+
+
+async def test_native_tool_calls_repeated_stop_at_the_third_and_each_kept_one_has_a_result() -> None:
+    calls = [ToolCall(f"call_{i}", "add", '{"a": 3, "b": 4}') for i in range(200)]
+    result, model, repairs = await _run(MockReply(tool_calls=calls), "7", syntax="native")
+    assert _kinds(repairs).count("degenerate_response") == 1
+    assert model.closed_early == [True, False]
+    assert model.read[0] == 3
+    assistant = result.messages[2]  # type: ignore[attr-defined]
+    assert [c.id for c in assistant.tool_calls] == ["call_0", "call_1"]
+    answered = [m.tool_call_id for m in result.messages[3:5]]  # type: ignore[attr-defined]
+    assert answered == ["call_0", "call_1"]
+
+
+async def test_strict_mode_refuses_a_degenerate_response() -> None:
+    with pytest.raises(RepairRefused, match="degenerate_response"):
+        await _run("Thinking about it some more.\n" * RUNAWAY, strict=True)
+
+
+# --- what is not a loop ----------------------------------------------------------------------
+
+
+async def test_twenty_different_calls_of_one_gadget_all_run() -> None:
+    response = "".join(block_call("add", a=i, b=i + 1) for i in range(20))
+    _result, model, repairs = await _run(response, "done")
+    assert "degenerate_response" not in _kinds(repairs)
+    assert len(ran) == 20
+    assert model.closed_early == [False, False]
+
+
+async def test_a_call_made_twice_is_no_loop() -> None:
+    _result, model, repairs = await _run(block_call("add", a=3, b=4) * 2, "done")
+    assert "degenerate_response" not in _kinds(repairs)
+    assert model.closed_early == [False, False]
+
+
+async def test_a_file_body_with_repeated_short_lines_and_fifteen_equal_lines_is_written_whole() -> None:
+    body = "def f():\n" + "    }\n" * 40 + "    print('hello, world')\n" * 15 + "# end of file\n"
+    response = block_call("write_file", path="a.py", content=body)
+    _result, _model, repairs = await _run(response, "done", gadgets=[write_file])
+    assert "degenerate_response" not in _kinds(repairs)
+    assert written[-1].rstrip("\n") == body.rstrip("\n")
+
+
+_LINE = st.text(st.characters(codec="ascii", exclude_characters="\n\r!"), min_size=8, max_size=30).filter(
+    lambda s: len(s.strip()) >= 8
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    lines=st.lists(_LINE, min_size=1, max_size=60, unique_by=str.strip),
+    sizes=st.lists(st.integers(1, 40), min_size=1, max_size=20),
+)
+async def test_an_answer_of_different_lines_is_never_cut(lines: list[str], sizes: list[int]) -> None:
+    text = "\n".join(lines)
+    cuts, at, k = [], 0, 0
+    while at < len(text):
+        at += sizes[k % len(sizes)]
+        k += 1
+        cuts.append(min(at, len(text)))
+    ran.clear()
+    repairs: list[RepairEvent] = []
+    agent = Agent(
+        model=MockModel([text], split=cuts[:-1]),
+        gadgets=[add],
+        hooks=Hooks(observers=Observers(on_repair=repairs.append)),
+    )
+    result = await agent.run("q")
+    assert "degenerate_response" not in _kinds(repairs)
+    assert result.output == text.strip()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    prefix=st.lists(_LINE, max_size=5, unique_by=str.strip),
+    block=st.lists(_LINE, min_size=1, max_size=4, unique_by=str.strip),
+    size=st.integers(1, 50),
+)
+async def test_a_loop_of_lines_is_cut_after_its_first_copy_however_it_streams(
+    prefix: list[str], block: list[str], size: int
+) -> None:
+    if any(line.strip() in {b.strip() for b in block} for line in prefix):
+        return  # the prefix would be part of the loop
+    text = "".join(f"{line}\n" for line in prefix) + "".join(f"{line}\n" for line in block) * 200
+    repairs: list[RepairEvent] = []
+    agent = Agent(
+        model=MockModel([text], chunk_size=size),
+        gadgets=[add],
+        hooks=Hooks(observers=Observers(on_repair=repairs.append)),
+    )
+    result = await agent.run("q")
+    assert _kinds(repairs) == ["degenerate_response"]
+    kept = "".join(f"{line}\n" for line in [*prefix, *block])
+    assert result.messages[2].content == kept.rstrip()
+    assert result.output == kept.strip()
+
+
+# --- the cap ---------------------------------------------------------------------------------
+
+
+async def test_every_response_is_capped_by_default_for_a_model_the_registry_does_not_know() -> None:
+    model = MockModel(["hi"])
+    await Agent(model=model).run("q")
+    assert model.requests[0].max_tokens == DEFAULT_MAX_RESPONSE_TOKENS
+
+
+async def test_the_registry_output_limit_caps_a_model_it_knows() -> None:
+    registry = ModelRegistry(use_genai_prices=False)
+    registry.register(ModelSpec("mock", "mock", max_output_tokens=777))
+    model = MockModel(["hi"])
+    await Agent(model=(model, "mock"), model_registry=registry).run("q")
+    assert model.requests[0].max_tokens == 777
+
+
+async def test_a_model_the_registry_knows_without_a_limit_gets_its_providers_own() -> None:
+    registry = ModelRegistry(use_genai_prices=False)
+    registry.register(ModelSpec("mock", "mock"))
+    model = MockModel(["hi"])
+    await Agent(model=(model, "mock"), model_registry=registry).run("q")
+    assert model.requests[0].max_tokens is None
+
+
+@pytest.mark.parametrize(("option", "sent"), [(None, None), (300, 300), ("auto", DEFAULT_MAX_RESPONSE_TOKENS)])
+async def test_max_response_tokens_as_set(option: int | str | None, sent: int | None) -> None:
+    model = MockModel(["hi"])
+    await Agent(model=model, max_response_tokens=option).run("q")  # type: ignore[arg-type]
+    assert model.requests[0].max_tokens == sent
+
+
+@pytest.mark.parametrize("bad", [0, -5, "big", 2.5, True])
+def test_a_cap_that_is_no_number_of_tokens_is_refused(bad: object) -> None:
+    with pytest.raises(ValueError, match=r"max_response_tokens must be a number of tokens .* got"):
+        ModelSettings(max_response_tokens=bad)  # type: ignore[arg-type]
