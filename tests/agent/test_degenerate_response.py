@@ -272,3 +272,31 @@ async def test_max_response_tokens_as_set(option: int | str | None, sent: int | 
 def test_a_cap_that_is_no_number_of_tokens_is_refused(bad: object) -> None:
     with pytest.raises(ValueError, match=r"max_response_tokens must be a number of tokens .* got"):
         ModelSettings(max_response_tokens=bad)  # type: ignore[arg-type]
+
+
+# --- a result the model wrote itself -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("syntax", "call"),
+    [("block", block_call("add", a=3, b=4)), ("emoji", emoji_call("add", 3, 4))],
+)
+async def test_the_response_ends_at_a_result_the_model_wrote_after_its_call(syntax: str, call: str) -> None:
+    invented = call + "Result: 7\n" + call.replace("3", "7") + "Result: 14\n"
+    result, model, repairs = await _run(invented * 100, "7", syntax=syntax)
+    assert ran == [(3, 4)]  # the calls made from the made-up result are not run
+    assert result.repairs == {"invented_result": 1}  # type: ignore[attr-defined]
+    assert repairs[0].detail.endswith("the response ended there")
+    assert model.closed_early == [True, False]
+    assert "Result" not in result.messages[2].content  # type: ignore[attr-defined]
+
+
+async def test_prose_after_a_call_that_is_no_result_goes_on() -> None:
+    response = (
+        block_call("add", a=3, b=4) + "Now the second sum, which the result of the first does not change:\n"
+        "Let me add those too.\n" + block_call("add", a=5, b=6)
+    )
+    _result, model, repairs = await _run(response, "7 and 11")
+    assert sorted(ran) == [(3, 4), (5, 6)]
+    assert repairs == []
+    assert model.closed_early == [False, False]

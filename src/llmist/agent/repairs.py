@@ -87,6 +87,7 @@ __all__ = [
     "drop_invented_results",
     "json_calls",
     "next_step_note",
+    "opens_like_result",
     "same_name",
     "unknown_gadget_text",
     "without_json_calls",
@@ -196,6 +197,12 @@ def call_signature(call: ParsedCall) -> tuple[str, str, str]:
     if call.syntax == "native" and call.parameters is not None:
         return call.gadget_name, json.dumps(call.parameters, sort_keys=True, default=str), ""
     return call.gadget_name, "\n".join([line.strip() for line in call.parameters_raw.strip().splitlines()]), ""
+
+
+def opens_like_result(text: str) -> bool:
+    """Whether ``text``, written right after a call, opens like a result the model wrote itself
+    ("Result: 3", "The output is ...", ``<tool_response>``): the ``invented_result`` repair's test."""
+    return _INVENTED.match(text) is not None and bool(text.strip())
 
 
 def drop_invented_results(text: str, start: str, end: str) -> tuple[str, list[str]]:

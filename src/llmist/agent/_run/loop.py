@@ -430,6 +430,8 @@ async def _next_turn(run: _Run, response: Response) -> None:
     messages.extend(_result_message(run, r, bool(native), notes if i == last else "") for i, r in enumerate(results))
     if invented:
         detail = f"dropped the result the model wrote itself: {invented[0][:80]!r}"
+        if response.invented:
+            detail += "; the response ended there"
         await run.calls.note_repair("invented_result", detail)
     run.output = "".join(response.prose).strip()
     await _iteration_done(run, n_calls, run.calls.pending)

@@ -19,6 +19,7 @@ from llmist.agent._run.state import RunState
 from llmist.agent.events import AgentEvent, GadgetResultEvent, LLMResponseEndEvent, ReasoningEvent
 from llmist.agent.hooks import ChunkContext, call_observer
 from llmist.agent.prompt import COPIED_LINE_MAX
+from llmist.agent.repairs import opens_like_result
 from llmist.gadgets import AbortSignal
 from llmist.providers.base import LLMChunk, ToolCall, Usage
 from llmist.syntax import ArgsPartialEvent, GadgetCallEvent, ParsedCall, SyntaxEvent, TextEvent, native_call
@@ -26,11 +27,16 @@ from llmist.syntax.writing import EMOJI_END, EMOJI_START
 
 __all__ = ["ModelWait", "Response"]
 
+_RESULT_OPENING = 200
+"""Characters of prose after a call within which a made-up result shows (its opening, "The
+result of add is", is on the first line and shorter)."""
+
 
 class Response:
     """One response in the making: its text, its prose, and its calls (started as they are parsed)."""
 
     __slots__ = (
+        "_after",
         "_cut_chunk",
         "_loop",
         "_watch",
@@ -40,6 +46,7 @@ class Response:
         "ctx",
         "ended",
         "finish",
+        "invented",
         "n_calls",
         "parser",
         "prose",
@@ -77,8 +84,14 @@ class Response:
         self._cut_chunk = -1
         """Where the text of the chunk that completed a repeated call starts (-1: none did)."""
         self.ended = False
-        """The response ended before the model stopped (it copied the prompt, or degenerated):
-        the loop reads no more of its stream."""
+        """The response ended before the model stopped (it copied the prompt, wrote a result
+        itself, or degenerated): the loop reads no more of its stream."""
+        self.invented = False
+        """It ended at a result the model wrote after its call (``invented_result``, counted by
+        the loop as it drops that result from the conversation)."""
+        self._after: list[str] | None = None
+        """The prose since the response's last call, while it may still open like a result (text
+        syntaxes); ``None`` once it cannot."""
 
     @property
     def copied(self) -> str | None:
@@ -191,6 +204,8 @@ class Response:
         self._loop = DegenerationWatch()
         self._cut_chunk = -1
         self.ended = False
+        self.invented = False
+        self._after = None
 
     def text(self) -> str:
         """The response as the conversation keeps it: as the model wrote it, up to the line of
@@ -237,16 +252,19 @@ class Response:
                 text = self._text(ev)
                 if text is not None:
                     out.append(text)
-                    if lines and self._watch.copies(text.content, lines):
-                        await self._cut()
-                        break  # what follows the copy (the example's call, most often) is not run
+                    if self._ends_at(text.content, lines):
+                        if not self.invented:
+                            await self._cut()
+                        # What follows is not run: the example's call of a copy, calls made from
+                        # a made-up result.
+                        break
             elif isinstance(ev, GadgetCallEvent):
                 if self._loop.call(ev.call):
-                    if not self.ended:
+                    if not self.ended:  # else the text calls read at the end: the text stays
                         self._cut_chunk = self._watch.chunk_at
                         await self._degenerate()
                     break  # it, and the calls after it, are not run
-                self._watch.call()
+                self._called()
                 out.extend(await self._call(ev))
             elif isinstance(ev, ArgsPartialEvent):
                 obs = self.cfg.observers
@@ -269,6 +287,36 @@ class Response:
             ev = TextEvent(content)
         self.prose.append(ev.content)
         return ev
+
+    def _called(self) -> None:
+        """A call was read: the prose after it is read as a new line, and for a result the model
+        wrote itself (text syntaxes: a native call's result comes from the API)."""
+        self._watch.call()
+        if self.cfg.syntax != "native":
+            self._after = []
+
+    def _ends_at(self, text: str, lines: frozenset[str]) -> bool:
+        """Whether the response ends at ``text``, more prose: it completes a line of the prompt
+        (``lines``), or opens like a result the model wrote after its call (:attr:`invented`)."""
+        if lines and self._watch.copies(text, lines):
+            return True
+        return self._after is not None and self._invents(text)
+
+    def _invents(self, text: str) -> bool:
+        """Whether ``text``, more prose after the last call, makes that prose open like a result
+        the model wrote itself: the response then ends there."""
+        after = self._after
+        assert after is not None
+        after.append(text)
+        stretch = "".join(after)
+        if opens_like_result(stretch):
+            self.ended = self.invented = True
+            return True
+        # A result opens on its first line ("Result: 7", "The output is 7"): once that line is
+        # written (or it grew long), the prose is the model's own.
+        if "\n" in stretch.lstrip() or len(stretch) > _RESULT_OPENING:
+            self._after = None
+        return False
 
     async def _degenerate(self, unread: int = 0) -> None:
         """The response became a loop (:class:`DegenerationWatch`): it ends there, its prose
