@@ -305,7 +305,7 @@ class AgentView:
             if len(result.models) > 1 or result.fallbacks:
                 table.add_row("models", _model_lines(result))
             table.add_row("iterations", str(result.iterations))
-            table.add_row("tokens", f"{result.usage.input_tokens:,} in / {result.usage.output_tokens:,} out")
+            table.add_row("tokens", _token_counts(result))
             table.add_row(
                 "cost", f"${result.cost:.4f} (model ${result.llm_cost:.4f}, gadgets ${result.gadget_cost:.4f})"
             )
@@ -333,6 +333,16 @@ class AgentView:
             self.console.print(per)
         if result is not None and result.stop_reason == "task_complete" and result.output:
             self.console.print(Text.assemble(("Result: ", "bold green"), visible(str(result.output))))
+
+
+def _token_counts(result: AgentResult) -> str:
+    """The run's tokens in and out. A model that answered yet reported no tokens at all (a server
+    that streams no usage: llama-cpp-python's own, some older Ollama and LM Studio builds) is
+    said to have reported none: "0 in / 0 out" would read as a measurement."""
+    usage = result.usage
+    if result.iterations > 0 and usage.input_tokens == 0 and usage.output_tokens == 0:
+        return "not reported by the server"
+    return f"{usage.input_tokens:,} in / {usage.output_tokens:,} out"
 
 
 def _model_lines(result: AgentResult) -> str:

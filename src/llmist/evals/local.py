@@ -62,6 +62,54 @@ class ServerDied(RuntimeError):
     """The model server exited while it was in use; the message ends with its last log lines."""
 
 
+# llama-cpp-python's server (0.3.36) drops ``stream_options`` and streams no usage, so every
+# streamed answer (the agent's) read as 0 tokens in, 0 out. The server runs through this launcher
+# instead of ``-m llama_cpp.server``: it counts the tokens llama.cpp itself evaluates and samples
+# (``Llama.generate``: the prompt it was given, each token it yields but the end-of-generation
+# one, as the server's own non-streamed usage counts them) and sends them the way OpenAI's
+# ``include_usage`` does, in a last chunk with no choices. Measured counts, not estimates.
+_SERVE_WITH_USAGE = """
+import runpy
+import llama_cpp
+
+_generate = getattr(getattr(llama_cpp, "Llama", None), "generate", None)
+_chat = getattr(getattr(llama_cpp, "Llama", None), "create_chat_completion", None)
+
+
+def generate(self, tokens, *args, **kwargs):
+    counts = self._llmist_usage = [len(tokens), 0]
+    for token in _generate(self, tokens, *args, **kwargs):
+        if not llama_cpp.llama_vocab_is_eog(self._model.vocab, token):
+            counts[1] += 1
+        yield token
+
+
+def create_chat_completion(self, *args, **kwargs):
+    result = _chat(self, *args, **kwargs)
+    if not kwargs.get("stream"):
+        return result
+
+    def chunks():
+        self._llmist_usage = None
+        last = None
+        for last in result:
+            yield last
+        counts = self._llmist_usage
+        if last is not None and counts is not None:
+            usage = {"prompt_tokens": counts[0], "completion_tokens": counts[1], "total_tokens": sum(counts)}
+            yield {"id": last["id"], "object": "chat.completion.chunk", "created": last["created"],
+                   "model": last["model"], "choices": [], "usage": usage}
+
+    return chunks()
+
+
+if hasattr(getattr(llama_cpp, "Llama", None), "generate"):  # else serve as it is, without usage
+    llama_cpp.Llama.generate = generate
+    llama_cpp.Llama.create_chat_completion = create_chat_completion
+runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
+"""
+
+
 def _free_port() -> int:
     with contextlib.closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as s:
         s.bind(("127.0.0.1", 0))
@@ -69,7 +117,8 @@ def _free_port() -> int:
 
 
 class LlamaCppServer:
-    """``python -m llama_cpp.server`` for one GGUF model on a free loopback port, as a context
+    """llama-cpp-python's server (``llama_cpp.server``, reporting token usage when it streams)
+    for one GGUF model on a free loopback port, as a context
     manager: entering starts it and waits until it answers; leaving stops it.
 
     Args:
@@ -159,7 +208,7 @@ class LlamaCppServer:
     def __enter__(self) -> LlamaCppServer:
         self.port = _free_port()
         self._stopping = False
-        cmd = [self.python, "-m", "llama_cpp.server", "--model", str(self.model_path), "--model_alias", self.alias,
+        cmd = [self.python, "-c", _SERVE_WITH_USAGE, "--model", str(self.model_path), "--model_alias", self.alias,
                "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx),
                "--n_threads", str(self.n_threads), "--seed", str(self.seed)]  # fmt: skip
         if self.chat_format is not None:
