@@ -13,7 +13,7 @@ CBIN   := $(CVENV)/bin
 CSTAMP := $(CVENV)/.installed-stamp
 SOURCES := $(shell find src -name "*.py")
 
-.PHONY: eval-local eval-setup bfcl-setup bfcl demo-local test test-pure test-compiled test-newest-python demo lint typecheck bench bench-compiled bench-agent bench-agent-compiled clean
+.PHONY: eval-local eval-setup bfcl-setup bfcl demo-local demo-local-notice test test-pure test-compiled test-newest-python demo lint typecheck bench bench-compiled bench-agent bench-agent-compiled clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "llmist needs Python 3.11+, found " + sys.version)'
@@ -200,6 +200,12 @@ eval-local: $(EVAL_STAMP)
 	@mkdir -p benchmarks/results
 	$(EVAL_VENV)/bin/python -m llmist.evals.local --model $(MODEL) $(EVAL_ARGS)
 
-# The demo's agent on a real model: Qwen2.5-Coder-0.5B instead of the scripted one.
-demo-local: $(EVAL_STAMP)
+# The demo's agent on a real model (Qwen2.5-Coder-1.5B; DEMO_MODEL=qwen0.5b for the smaller one)
+# instead of the scripted one; exits 1, saying why, when the model did not do the task. The notice
+# comes first so the one-time build and download are announced before they start.
+demo-local: demo-local-notice $(EVAL_STAMP)
 	@bash examples/demo-local.sh $(EVAL_VENV)/bin
+
+demo-local-notice:
+	@test -f $(EVAL_STAMP) || echo "demo-local: the first run builds llama.cpp (llama-cpp-python, 6-10 minutes on two cores, once) and downloads the model (1.1 GB for the 1.5B, 490 MB for the 0.5B, once)."
+	@echo "demo-local: the run itself takes about 2-4 minutes on two cores (measured: see docs/local-models.md)."
