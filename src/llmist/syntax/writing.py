@@ -30,6 +30,7 @@ __all__ = [
     "block_escape_char",
     "escape_block_value",
     "escape_emoji_body",
+    "quote_argument",
     "read_emoji_body",
     "unescape_block_value",
     "unescape_emoji_body",
@@ -114,12 +115,12 @@ def write_emoji_call(name: str, args: Sequence[str] = (), body: str | None = Non
                 f"{arg!r} cannot be an argument in the emoji syntax: the header ends at the first ']' and "
                 "cannot hold a line break. Pass such a value as the body."
             )
-        header.append(_quote(arg))
+        header.append(quote_argument(arg))
     return f"{EMOJI_START}{' '.join(header)}]\n{_body_text(body or '')}{EMOJI_END}"
 
 
-def _quote(arg: str) -> str:
-    """``arg`` as one token for ``shlex.split``: bare when it can be, else double-quoted."""
+def quote_argument(arg: str) -> str:
+    """``arg`` as one emoji-header token for ``shlex.split``: bare when it can be, else double-quoted."""
     if arg and _UNSAFE_IN_ARGUMENT.search(arg) is None:
         return arg
     return '"' + arg.replace("\\", "\\\\").replace('"', '\\"') + '"'
