@@ -144,8 +144,8 @@ class Agent(Generic[OutputT]):
         **options: The flat keywords of earlier versions, each a field of a group (it overrides
             that field of a group given too): ``max_iterations``, ``max_cost``, ``max_tokens``,
             ``max_gadgets_per_response``, ``stop_on_no_calls`` (:class:`RunLimits`);
-            ``temperature``, ``reasoning``, ``max_response_tokens``, ``context_window``
-            (:class:`ModelSettings`); ``system``, ``system_extra``, ``prompt_style``,
+            ``temperature``, ``reasoning``, ``max_response_tokens``, ``context_window``,
+            ``constrained`` (:class:`ModelSettings`); ``system``, ``system_extra``, ``prompt_style``,
             ``few_shot``, ``gadget_start_prefix`` / ``gadget_end_prefix`` / ``gadget_arg_prefix``
             (:class:`PromptSettings`); ``gadget_timeout_s``, ``gadget_output_limit``,
             ``gadget_output_limit_percent``, ``on_human_input``, ``llm_client``
@@ -237,6 +237,7 @@ class Agent(Generic[OutputT]):
     reasoning = _Option[Reasoning | None]("reasoning", "model_settings")
     max_response_tokens = _Option[int | Literal["auto"] | None]("max_response_tokens", "model_settings")
     context_window = _Option[int | None]("context_window", "model_settings")
+    constrained = _Option[bool | Literal["auto"]]("constrained", "model_settings")
     system = _Option[str | None]("system", "prompt_settings")
     system_extra = _Option[str | None]("system_extra", "prompt_settings")
     prompt_style = _Option[PromptStyle]("style", "prompt_settings")

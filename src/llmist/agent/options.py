@@ -25,6 +25,7 @@ from llmist.gadgets import DEFAULT_OUTPUT_LIMIT_PERCENT, ModelClient
 from llmist.providers.base import Reasoning, ReasoningEffort
 
 __all__ = [
+    "CONSTRAINED_BY_DEFAULT",
     "DEFAULT_MAX_RESPONSE_TOKENS",
     "FlatOptions",
     "GadgetSettings",
@@ -44,6 +45,12 @@ limit for: local models above all. A tool call, or an answer of a few paragraphs
 hundred tokens; 2,048 leave room for a call that writes a file of about 150 lines, and bound a
 response that never stops (a small model that repeats itself until its context ends) to a minute or
 two on a laptop's CPU instead of the whole context."""
+
+CONSTRAINED_BY_DEFAULT: frozenset[str] = frozenset()
+"""The providers (by id) whose requests carry the call grammar under ``constrained="auto"``. Candidates
+are the servers that take a GBNF grammar (``"llamacpp"``, ``"vllm"``); one joins when constraining the
+calls is measured to win on both Qwen models (issue 39; figures in docs/constrained.md). Until then
+none does: ``constrained=True`` turns it on. One table: a server joins or leaves the default here."""
 
 HumanInputHandler: TypeAlias = Callable[[str], "str | Awaitable[str]"]
 """Answers a gadget's ``HumanInputRequired`` question (sync or async)."""
@@ -86,8 +93,15 @@ class ModelSettings:
     context_window: int | None = None
     """Tokens of the model's context (default: the model registry's, else 128k); output
     limiting and compaction are measured against it."""
+    constrained: bool | Literal["auto"] = "auto"
+    """Grammar-constrained calls: each request of a text syntax carries a grammar of the gadgets'
+    calls (``llmist.syntax.grammar``), so the server samples only well-formed calls while prose
+    stays free. ``True``: always (a provider that takes no grammar is an error); ``False``: never;
+    ``"auto"``: for the providers in :data:`CONSTRAINED_BY_DEFAULT`. The native syntax needs none."""
 
     def __post_init__(self) -> None:
+        if self.constrained not in (True, False, "auto") or not isinstance(self.constrained, bool | str):
+            raise ValueError(f"constrained must be True, False or 'auto', got {self.constrained!r}")
         cap = self.max_response_tokens
         if cap is not None and cap != "auto" and (not isinstance(cap, int) or isinstance(cap, bool) or cap < 1):
             raise ValueError(f"max_response_tokens must be a number of tokens (1 or more), 'auto' or None, got {cap!r}")
@@ -166,6 +180,7 @@ class FlatOptions(TypedDict, total=False):
     reasoning: Reasoning | ReasoningEffort | int | None
     max_response_tokens: int | Literal["auto"] | None
     context_window: int | None
+    constrained: bool | Literal["auto"]
     gadget_timeout_s: float | None
     gadget_output_limit: bool
     gadget_output_limit_percent: float

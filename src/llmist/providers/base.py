@@ -23,6 +23,7 @@ from llmist.gadgets.media import describe_size, sniff_media_type
 
 __all__ = [
     "ContentPart",
+    "GrammarField",
     "ImagePart",
     "LLMChunk",
     "LLMRequest",
@@ -203,6 +204,11 @@ class LLMChunk:
     text had been sent: the response starts over, written by ``model``. Forget what came before."""
 
 
+GrammarField: TypeAlias = Literal["grammar", "structured_outputs"]
+"""How an OpenAI-compatible server takes a GBNF grammar with a request: ``"grammar"`` in the body
+(llama.cpp's server, llama-cpp-python's) or ``"structured_outputs": {"grammar": ...}`` (vLLM since
+0.10.2; its older ``guided_grammar`` was removed in 0.12)."""
+
 ReasoningEffort: TypeAlias = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
 """How hard a reasoning model thinks, in OpenAI's words (``"none"`` turns thinking off where a
 model allows it)."""
@@ -287,6 +293,10 @@ class LLMRequest:
     """Thinking effort or budget for reasoning models; ``None`` leaves the model's default."""
     tools: tuple[ToolSpec, ...] = ()
     """Tools offered to the provider's native tool-calling API (empty: none, text only)."""
+    grammar: str | None = None
+    """A GBNF grammar the response must follow (grammar-constrained decoding,
+    ``llmist.syntax.grammar``); sent by providers whose server takes one (``grammar_field``),
+    ignored by the others."""
 
 
 @runtime_checkable

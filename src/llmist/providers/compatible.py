@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from llmist.providers.base import GrammarField
 from llmist.providers.errors import UnknownModelError
 from llmist.providers.openai import OpenAIProvider
 from llmist.providers.retry import RateLimiter, RetryPolicy
@@ -30,15 +31,22 @@ class CompatibleServer:
     """Environment variable holding the key."""
     key_required: bool
     """Hosted services need a key; local servers do not."""
+    grammar_field: GrammarField | None = None
+    """How the server takes a GBNF grammar with a request (``None``: it does not; Ollama takes
+    JSON schemas only). ``Agent(constrained=...)`` sends the call grammar this way."""
 
 
 SERVERS: dict[str, CompatibleServer] = {
     s.name: s
     for s in (
         CompatibleServer("ollama", "http://localhost:11434/v1", "OLLAMA_BASE_URL", "OLLAMA_API_KEY", False),
-        CompatibleServer("vllm", "http://localhost:8000/v1", "VLLM_BASE_URL", "VLLM_API_KEY", False),
+        CompatibleServer(
+            "vllm", "http://localhost:8000/v1", "VLLM_BASE_URL", "VLLM_API_KEY", False, "structured_outputs"
+        ),
         CompatibleServer("lmstudio", "http://localhost:1234/v1", "LMSTUDIO_BASE_URL", "LMSTUDIO_API_KEY", False),
-        CompatibleServer("llamacpp", "http://localhost:8080/v1", "LLAMACPP_BASE_URL", "LLAMACPP_API_KEY", False),
+        CompatibleServer(
+            "llamacpp", "http://localhost:8080/v1", "LLAMACPP_BASE_URL", "LLAMACPP_API_KEY", False, "grammar"
+        ),
         CompatibleServer(
             "openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_BASE_URL", "OPENROUTER_API_KEY", True
         ),
@@ -76,4 +84,5 @@ def openai_compatible(
         max_tokens_param="max_tokens",
         retry=retry,
         rate_limiter=rate_limiter,
+        grammar_field=preset.grammar_field,
     )

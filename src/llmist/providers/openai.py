@@ -17,6 +17,7 @@ from llmist.providers._common import (
 )
 from llmist.providers.base import (
     ContentPart,
+    GrammarField,
     ImagePart,
     LLMChunk,
     LLMRequest,
@@ -75,9 +76,14 @@ class OpenAIProvider(ReliableProvider):
         default_headers: dict[str, str] | None = None,
         retry: RetryPolicy | None = None,
         rate_limiter: RateLimiter | None = None,
+        grammar_field: GrammarField | None = None,
     ) -> None:
         super().__init__(retry=retry, rate_limiter=rate_limiter)
         self.name = name
+        self.grammar_field = grammar_field
+        """How the server takes a request's GBNF grammar (``None``: it takes none, and
+        ``LLMRequest.grammar`` is not sent): ``"grammar"`` in the body (llama.cpp's server and
+        llama-cpp-python's), ``"structured_outputs"`` (vLLM: ``{"grammar": ...}`` under it)."""
         self.api_key_env = api_key_env
         """Environment variable the key is read from (named in key errors)."""
         self.base_url = base_url
@@ -152,8 +158,13 @@ class OpenAIProvider(ReliableProvider):
             options["reasoning_effort"] = request.reasoning.effort_level
         if request.tools:
             options["tools"] = [_tool(t) for t in request.tools]
-        if request.extra:
-            options["extra_body"] = dict(request.extra)
+        extra = dict(request.extra)
+        if request.grammar is not None and self.grammar_field is not None:
+            # Not an OpenAI parameter: the SDK sends extra_body's keys as they are.
+            field = self.grammar_field
+            extra[field] = request.grammar if field == "grammar" else {"grammar": request.grammar}
+        if extra:
+            options["extra_body"] = extra
         return options
 
     def _provider_error(self, error: Exception) -> ProviderError:

@@ -33,6 +33,7 @@ from typing import Literal
 from llmist.agent._run.calls import ResponseCalls
 from llmist.agent._run.context import Events, RunContext
 from llmist.agent._run.fallback import ModelSwitch, as_text_calls
+from llmist.agent._run.grammar import request_grammar
 from llmist.agent._run.plan import CallParser, RunPlan
 from llmist.agent._run.response import ModelWait, Response
 from llmist.agent._run.resume import run_decided
@@ -354,7 +355,7 @@ def _open_stream(run: _Run) -> AsyncIterable[LLMChunk]:
 
 def _request(run: _Run) -> LLMRequest:
     """The model request of the next response: the whole conversation so far."""
-    settings = run.spec.model_settings
+    settings, cfg = run.spec.model_settings, run.cfg
     return LLMRequest(
         model=run.cfg.model_name,
         messages=tuple(run.messages),
@@ -362,6 +363,7 @@ def _request(run: _Run) -> LLMRequest:
         temperature=settings.temperature,
         reasoning=settings.reasoning,
         tools=(*run.cfg.tools, run.cfg.viewer_tool) if run.viewer_taught and run.cfg.viewer_tool else run.cfg.tools,
+        grammar=request_grammar(settings.constrained, cfg.grammar, cfg.provider, cfg.syntax, cfg.provider_name),
     )
 
 

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+from llmist.agent._run.grammar import plan_grammar
 from llmist.agent._run.models import default_registry, pricer, resolve_agent_model
 from llmist.agent.ending import ending_names
 from llmist.agent.hooks import Controllers, Hooks, Interceptors, Observers, merge_hooks
@@ -123,6 +124,9 @@ class RunPlan:
     """Tokens of the model's context (the agent's option, else the registry's, else the default)."""
     auto_response_cap: int | None = DEFAULT_MAX_RESPONSE_TOKENS
     """Each response's cap when ``max_response_tokens`` is ``"auto"`` (:func:`auto_response_cap`)."""
+    grammar: str | None = None
+    """The GBNF grammar of the gadgets' calls, when the provider takes one and the syntax is a text
+    one (sent as ``ModelSettings.constrained`` says: ``agent._run.grammar``)."""
     registry: Any = None
     """The registry that prices the model (``None``: none)."""
     by_name: dict[str, Gadget] = field(default_factory=dict)
@@ -237,6 +241,7 @@ def build_plan(spec: AgentSpec, gadgets: Sequence[Gadget], *, added: str | None 
         vision=sees_images(provider, model_name, registry),
         context_window=window,
         auto_response_cap=auto_response_cap(entry),
+        grammar=plan_grammar(provider, syntax, listed, prompt.markers),
         registry=registry,
         examples=examples,
         enders=ending_names(listed),
