@@ -10,18 +10,17 @@ Two signs, each cheap enough to read on every chunk (a few comparisons per line,
 per call, nothing per character beyond finding the line breaks):
 
 - **the same call a third time** in one response (:data:`SAME_CALL_LIMIT`): gadget and
-  parameters as written (:func:`~llmist.agent.repairs.call_signature`). A model that means two
+  parameters as written. A model that means two
   calls of one gadget writes different parameters; twenty parallel calls of one gadget with
   twenty cities never trip it.
 - **the same lines over and over**: a block of up to :data:`MAX_PERIOD` lines repeated in a row
   until the repeats cover :data:`REPEATED_LINES` lines and :data:`MIN_REPEATS` copies. Blank lines
-  are skipped (a loop often alternates a call and a blank line); a block of only short lines
-  (``}``, ``7``) does not count: a file body closes many braces.
+  and the syntax's marker lines are skipped (a loop often alternates a call and a blank line); a
+  block of only short lines (``}``, ``7``) does not count: a file body closes many braces.
 """
 
 from __future__ import annotations
 
-from llmist.agent.repairs import call_signature
 from llmist.syntax import ParsedCall
 
 __all__ = ["MAX_PERIOD", "MIN_REPEATS", "REPEATED_LINES", "SAME_CALL_LIMIT", "DegenerationWatch"]
@@ -64,9 +63,11 @@ class DegenerationWatch:
         "_line",
         "_line_at",
         "_line_size",
+        "_markers",
         "_recent",
         "_run_at",
         "_run_line",
+        "_running",
         "_runs",
         "_size",
         "cut_at",
@@ -74,7 +75,11 @@ class DegenerationWatch:
         "found",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, markers: tuple[str, ...] = ()) -> None:
+        self._markers = markers
+        """Line starts of the syntax's markers: such lines are skipped like blank ones. Calls are
+        compared whole (:meth:`call`); their marker lines would repeat in any list of calls, and
+        comparing them cost a response of twenty calls a fifth more instructions."""
         self.found: str | None = None
         """What repeated, for the repair's detail (``None``: nothing yet)."""
         self.cut_at = -1
@@ -97,12 +102,16 @@ class DegenerationWatch:
         """For each period: where in the text its run of equal lines starts (its second copy)."""
         self._run_line = [""] * (MAX_PERIOD + 1)
         """For each period: the line its run starts with."""
-        self._calls: dict[tuple[str, str, str], int] = {}
+        self._running = False
+        """Whether any period has a run going (the line equalled one of the last ones)."""
+        self._calls: dict[tuple[str, str, str | None, str | None], int] = {}
         """Each call's signature and how often the response wrote it."""
 
     def call(self, call: ParsedCall) -> bool:
         """A call of the response: whether it is the :data:`SAME_CALL_LIMIT`-th copy of one."""
-        signature = call_signature(call)
+        # As written, not as :func:`~llmist.agent.repairs.call_signature` compares calls (each line
+        # stripped): a loop writes the very same text, and this costs no copy of it.
+        signature = (call.gadget_name, call.parameters_raw, call.raw_args, call.body)
         seen = self._calls.get(signature, 0) + 1
         self._calls[signature] = seen
         if seen < SAME_CALL_LIMIT:
@@ -141,12 +150,22 @@ class DegenerationWatch:
         """A whole line (``None``: too long to compare) that starts at ``start`` in the text."""
         if line is not None:
             line = line.strip()
-            if not line:
-                return False  # blank lines are skipped: they neither make nor break a repeat
+            if not line or line.startswith(self._markers):
+                return False  # skipped: they neither make nor break a repeat
         recent, runs = self._recent, self._runs
         n = len(recent)
+        if line is None or line not in recent:  # most lines: no repeat can go on or start
+            if self._running:
+                self._running = False
+                for p in range(1, MAX_PERIOD + 1):
+                    runs[p] = 0
+            recent.append(line if line is not None else f"\0{start}")  # a long line equals no other
+            if n >= MAX_PERIOD:
+                del recent[0]
+            return False
+        self._running = True
         for p in range(1, MAX_PERIOD + 1):
-            if line is not None and p <= n and recent[n - p] == line:
+            if p <= n and recent[n - p] == line:
                 if runs[p] == 0:
                     self._run_at[p] = start
                     self._run_line[p] = line
@@ -161,7 +180,7 @@ class DegenerationWatch:
                     return True
             else:
                 runs[p] = 0
-        recent.append(line if line is not None else f"\0{start}")  # a long line equals no other
+        recent.append(line)
         if n >= MAX_PERIOD:
             del recent[0]
         return False

@@ -80,7 +80,7 @@ class Response:
         self.text_calls: list[ParsedCall] = []
         """Tool calls the model wrote as JSON text in its prose (the ``json_call`` repair)."""
         self._watch = _CopyWatch()
-        self._loop = DegenerationWatch()
+        self._loop = DegenerationWatch(_marker_lines(cfg))
         self._cut_chunk = -1
         """Where the text of the chunk that completed a repeated call starts (-1: none did)."""
         self.ended = False
@@ -201,7 +201,7 @@ class Response:
         self.tool_calls.clear()
         self.text_calls = []
         self._watch = _CopyWatch()
-        self._loop = DegenerationWatch()
+        self._loop = DegenerationWatch(_marker_lines(self.cfg))
         self._cut_chunk = -1
         self.ended = False
         self.invented = False
@@ -357,6 +357,18 @@ class Response:
         call, known = await self.calls.admit(ev.call, self.n_calls)
         shown = ev if call is ev.call else GadgetCallEvent(call)
         return [shown, *[await self.calls.finished(r) for r in known]]
+
+
+def _marker_lines(cfg: RunPlan) -> tuple[str, ...]:
+    """How the marker lines of ``cfg``'s syntax start (none in the native syntax)."""
+    if cfg.syntax == "block":
+        m = cfg.markers
+        return (m.start, m.end, m.arg)
+    return (EMOJI_START, _EMOJI_BARE) if cfg.syntax == "emoji" else ()
+
+
+_EMOJI_BARE = "\U0001f6e0["
+"""The emoji syntax's marker without its variation selector (the parser takes it too)."""
 
 
 class _CopyWatch:
