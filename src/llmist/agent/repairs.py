@@ -28,6 +28,24 @@
 - ``dependency_by_name``: a block call waits for a gadget's name instead of a call's id
   (``!!!GADGET_START:count_to:c2:start_counter``): it waits for the one call of that gadget
   earlier in the same response.
+- ``body_as_parameter``: a block call without ``!!!ARG:`` lines to a gadget with one required
+  parameter (``!!!GADGET_START:get_weather`` then ``Los Angeles``): its body is that parameter.
+- ``values_in_order``: a block body of values alone, one a line, as many as the gadget's required
+  parameters (or all its parameters): bound in declared order (``3``, ``4``, ``2`` for ``a``,
+  ``b``, ``c``).
+- ``bare_parameter_names``: a block body whose first line is a parameter's name alone, its value
+  on the lines after it (``I``, ``10``, ``r``, ``0.01``): read as ``!!!ARG:`` lines, each name a
+  parameter of the gadget.
+- ``header_arguments``: values in a block header's id and dependency slots where a required
+  parameter is left unset and no earlier call of the response has that id
+  (``!!!GADGET_START:get_president_and_vp:1980``, ``!!!GADGET_START:artwork_find:museum:Metropolitan``):
+  read as arguments (by name when the first slot is a parameter's name, else in declared order
+  into the missing required parameters); the call gets an id of its own and waits for none.
+  These four run only on a block call that leaves a required parameter unset, and each reading
+  is kept only if the call then validates.
+- ``joined_words``: an emoji call with more unquoted words than parameters, to a gadget with one
+  string parameter those words can all go to (``🛠️[search Los Angeles]``): that parameter
+  takes them all (:func:`~llmist.gadgets.binding.bind_call` refuses every other such split).
 - ``copied_prompt``: after its calls the model went on writing the system prompt's own lines (a
   gadget's usage note, its parameters, its example call): the response ends before the copy,
   which stays out of the conversation, and a call in it is not run (the stream shows what came).
@@ -107,6 +125,11 @@ RepairKind: TypeAlias = Literal[
     "first_word_name",
     "id_as_dependency",
     "dependency_by_name",
+    "body_as_parameter",
+    "values_in_order",
+    "bare_parameter_names",
+    "header_arguments",
+    "joined_words",
     "copied_prompt",
     "degenerate_response",
     "marker_spelling",
@@ -338,6 +361,85 @@ def emoji_header_repair(gadget: Gadget, call: ParsedCall) -> tuple[RepairKind, P
     return ("extra_body", fixed) if _binds(gadget, fixed) else None
 
 
+def body_arguments(gadget: Gadget, body: str, required: Sequence[str]) -> tuple[RepairKind, str, dict[str, str]] | None:
+    """The arguments of a block body written without ``!!!ARG:`` lines, read the ways small
+    models write them, with the repair kind and what was read; ``None`` when no way fits.
+
+    - ``bare_parameter_names``: each parameter's name on a line of its own, its value on the
+      lines after it (``a``, ``3``, ``b``, ``4``), when the first line is a parameter's name;
+    - ``body_as_parameter``: the gadget has one required parameter: the whole body is its value;
+    - ``values_in_order``: one value a line, as many lines as required parameters (or as all
+      parameters), bound in declared order (``3``, ``4``, ``2`` for ``a``, ``b``, ``c``).
+
+    Values are text: binding coerces them by the schema, and the caller keeps a reading only if
+    the call then validates."""
+    fields = list(gadget.Params.model_fields)
+    lines = body.strip("\r\n").splitlines()
+    named = _bare_names(lines, set(fields))
+    if named is not None:
+        return "bare_parameter_names", f"the lines {', '.join(named)} read as parameter names", named
+    if len(required) == 1:
+        value = body.strip("\r\n")
+        return "body_as_parameter", f"the body read as {required[0]}", {required[0]: value}
+    values = [line.strip() for line in lines if line.strip()]
+    for order in (list(required), fields):
+        if len(values) == len(order):
+            return (
+                "values_in_order",
+                f"the lines read as {', '.join(order)}, in order",
+                dict(zip(order, values, strict=True)),
+            )
+    return None
+
+
+def _bare_names(lines: list[str], fields: set[str]) -> dict[str, str] | None:
+    """``lines`` read as parameter names on lines of their own, each followed by its value's
+    lines; ``None`` unless the first non-blank line is a parameter's name. A name already read
+    is a value the second time (a value may be a word that is also a parameter's name)."""
+    read: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in lines:
+        word = line.strip()
+        if word in fields and word not in read:
+            current = read[word] = []
+        elif current is not None:
+            current.append(line)
+        elif word:
+            return None
+    values = {name: "\n".join(value).strip("\r\n") for name, value in read.items()}
+    return values if values and all(v.strip() for v in values.values()) else None
+
+
+def header_arguments(
+    gadget: Gadget, slots: Sequence[str], required: Sequence[str], params: Mapping[str, object]
+) -> dict[str, str] | None:
+    """Arguments written in a block header's id and dependency slots, or ``None``.
+
+    ``!!!GADGET_START:artwork_find:museum:Metropolitan``: the first slot is a parameter's name,
+    so the slots are names each followed by its value (a value's commas split it into slots: they
+    are joined again). ``!!!GADGET_START:get_president_and_vp:1980``: as many slots as required
+    parameters left unset by ``params``, bound to them in declared order."""
+    fields = gadget.Params.model_fields
+    if slots and slots[0] in fields:
+        read: dict[str, list[str]] = {}
+        current: list[str] = []
+        for slot in slots:
+            if slot in fields and slot not in read and slot not in params:
+                current = read[slot] = []
+            else:
+                current.append(slot)
+        if all(read.values()):
+            return {name: ", ".join(value) for name, value in read.items()}
+        return None
+    missing = [r for r in required if r not in params]
+    return dict(zip(missing, slots, strict=True)) if len(missing) == len(slots) else None
+
+
+def _listed(values: Mapping[str, object]) -> str:
+    """``a='3', b='4'``: what a repair read, for its detail."""
+    return ", ".join(f"{k}={v!r}" for k, v in values.items())
+
+
 def _binds(gadget: Gadget, call: ParsedCall) -> bool:
     """Whether ``call`` binds and validates for ``gadget``."""
     try:
@@ -432,6 +534,8 @@ class CallRepairs:
         """Invocation id -> gadget, for the calls of the current response admitted so far."""
         self._aliases: dict[str, str] = {}
         """Name a call was written with (``first_word_name``) -> the call's invocation id."""
+        self._required_by: dict[str, tuple[str, ...]] = {}
+        """Gadget -> its required parameters, in declared order (worked out at its first call)."""
 
     def start_response(self) -> None:
         """The calls that follow belong to a new response (ids and dependencies are read
@@ -459,8 +563,15 @@ class CallRepairs:
                     self._note("unknown_gadget", text, call.invocation_id)
                     return call_result(call, None, text, "error")
                 call = named
-        if call.syntax == "block" and self._response_ids:
-            call = self._ids_as_meant(call)
+        if call.syntax == "block":
+            # Only a call that leaves a required parameter unset is read again: a well-formed
+            # call costs one look at its parameters here.
+            required = self._required(call.gadget_name)
+            params = call.parameters
+            if required and params is not None and call.parse_error is None and not all(r in params for r in required):
+                call = self._block_arguments(call, required)
+            if self._response_ids:
+                call = self._ids_as_meant(call)
         self._response_ids[call.invocation_id] = call.gadget_name
         if call.syntax == "emoji" and (call.body or "").strip():
             call = self._emoji_header(call)
@@ -538,6 +649,45 @@ class CallRepairs:
         self._note("first_word_name", f"call {written!r} read as {gadget}, {written!r} as its id", call.invocation_id)
         self._aliases[written] = call.invocation_id
         return dataclasses.replace(call, gadget_name=gadget)
+
+    def _required(self, name: str) -> tuple[str, ...]:
+        """The required parameters of the gadget ``name``, in declared order."""
+        found = self._required_by.get(name)
+        if found is None:
+            gadget = self._gadgets.get(name)
+            fields = gadget.Params.model_fields if gadget is not None else {}
+            found = self._required_by[name] = tuple(f for f, info in fields.items() if info.is_required())
+        return found
+
+    def _block_arguments(self, call: ParsedCall, required: tuple[str, ...]) -> ParsedCall:
+        """``call`` (a block call that leaves a required parameter unset) with the arguments the
+        model wrote without ``!!!ARG:`` lines: in the body (:func:`body_arguments`) or in the
+        header's id and dependency slots (:func:`header_arguments`). Each reading is taken only
+        if the call then binds and validates; else the call stays as written, for its error."""
+        gadget = self._gadgets[call.gadget_name]
+        params = dict(call.parameters or {})
+        kinds: list[tuple[RepairKind, str]] = []
+        if not params and call.parameters_raw.strip():
+            read = body_arguments(gadget, call.parameters_raw, required)
+            if read is not None:
+                kinds.append((read[0], read[1]))
+                params = read[2]
+        header = None
+        if not is_auto_id(call.invocation_id) and not self._known_id(call.invocation_id):
+            header = header_arguments(gadget, [call.invocation_id, *call.dependencies], required, params)
+            if header is not None:
+                kinds.append(("header_arguments", f"the header's {_listed(header)} read as arguments"))
+                params = {**params, **header}
+        if not kinds:
+            return call
+        fixed = dataclasses.replace(call, parameters=params)
+        if header is not None:  # the id slot held a value: the call gets an id of its own, and waits for none
+            fixed = dataclasses.replace(fixed, invocation_id=next_auto_id(), dependencies=())
+        if not _binds(gadget, fixed):
+            return call
+        for kind, what in kinds:
+            self._note(kind, f"{call.gadget_name}: {what}", fixed.invocation_id)
+        return fixed
 
     def _ids_as_meant(self, call: ParsedCall) -> ParsedCall:
         """``call`` waiting for what its header names: its own id when that is an earlier call's

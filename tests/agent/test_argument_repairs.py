@@ -1,0 +1,170 @@
+"""Block calls whose arguments came without ``!!!ARG:`` lines (issue 39): each reading is a
+counted repair, reported to ``on_repair`` and refused in strict mode; a call that does not bind
+after a reading keeps its error."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from llmist import Agent, gadget
+from llmist.agent import Hooks, Observers
+from llmist.agent.repairs import RepairEvent, RepairRefused
+from llmist.testing import MockModel
+
+
+@gadget(description="Add three integers.")
+def add3(a: int, b: int, c: int) -> str:
+    return str(a + b + c)
+
+
+@gadget(description="Current weather of a city.")
+def get_weather(city: str) -> str:
+    return f"{city}: sunny"
+
+
+@gadget(description="The president and vice president of a year.")
+def get_president_and_vp(year: int) -> str:
+    return f"president of {year}"
+
+
+@gadget(description="Simple interest.")
+def interest(I: float, r: float, years: int = 1) -> str:  # noqa: E741 (BFCL's name)
+    return f"{I * r * years:.2f}"
+
+
+@gadget(description="Find artworks in a museum.")
+def artwork_find(museum: str, type: str = "painting") -> str:
+    return f"{type}s of {museum}"
+
+
+@gadget(description="Save a note.")
+def save_note(key: str, text: str) -> str:
+    return f"saved {key}: {text}"
+
+
+GADGETS = [add3, get_weather, get_president_and_vp, interest, artwork_find, save_note]
+
+
+async def _run(*responses: str, strict: bool = False) -> tuple[object, list[RepairEvent]]:
+    events: list[RepairEvent] = []
+    agent = Agent(
+        model=MockModel(list(responses)),
+        gadgets=GADGETS,
+        hooks=Hooks(observers=Observers(on_repair=events.append)),
+        strict=strict,
+    )
+    return await agent.run("task"), events
+
+
+def _call(header: str, body: str = "") -> str:
+    return f"!!!GADGET_START:{header}\n{body}!!!GADGET_END\n"
+
+
+async def test_a_body_without_arg_lines_is_the_one_required_parameter() -> None:
+    result, events = await _run(_call("get_weather", "Los Angeles\n"), "done")
+    [r] = result.gadget_results  # type: ignore[attr-defined]
+    assert r.result == "Los Angeles: sunny"
+    assert result.repairs == {"body_as_parameter": 1}  # type: ignore[attr-defined]
+    assert [(e.kind, e.detail) for e in events] == [("body_as_parameter", "get_weather: the body read as city")]
+
+
+async def test_a_one_parameter_body_is_coerced_by_the_schema() -> None:
+    result, _ = await _run(_call("get_president_and_vp", "1980\n"), "done")
+    assert result.gadget_results[0].result == "president of 1980"  # type: ignore[attr-defined]
+
+
+async def test_values_alone_bind_in_declared_order() -> None:
+    result, events = await _run(_call("add3", "3\n4\n2\n"), "done")
+    assert result.gadget_results[0].result == "9"  # type: ignore[attr-defined]
+    assert result.repairs == {"values_in_order": 1}  # type: ignore[attr-defined]
+    assert events[0].detail == "add3: the lines read as a, b, c, in order"
+
+
+async def test_values_that_do_not_match_the_parameters_in_count_are_not_bound() -> None:
+    result, _ = await _run(_call("add3", "3\n4\n"), "done")
+    [r] = result.gadget_results  # type: ignore[attr-defined]
+    assert r.error is not None and "missing" in r.error
+    assert result.repairs == {}  # type: ignore[attr-defined]
+
+
+async def test_bare_parameter_names_are_read_as_arg_lines() -> None:
+    result, events = await _run(_call("interest", "I\n10\nr\n0.01\n"), "done")
+    assert result.gadget_results[0].result == "0.10"  # type: ignore[attr-defined]
+    assert result.repairs == {"bare_parameter_names": 1}  # type: ignore[attr-defined]
+    assert events[0].detail == "interest: the lines I, r read as parameter names"
+
+
+async def test_a_bare_name_reading_needs_every_name_to_be_a_parameter() -> None:
+    # "rate" is not a parameter of interest: the lines are neither names nor two values in order.
+    result, _ = await _run(_call("interest", "I\n10\nrate\n0.01\n"), "done")
+    assert result.gadget_results[0].error is not None  # type: ignore[attr-defined]
+    assert result.repairs == {}  # type: ignore[attr-defined]
+
+
+async def test_a_value_in_the_id_slot_fills_the_missing_parameter() -> None:
+    result, events = await _run(_call("get_president_and_vp:1980"), "done")
+    [r] = result.gadget_results  # type: ignore[attr-defined]
+    assert r.result == "president of 1980"
+    assert r.invocation_id != "1980"  # a value, not an id
+    assert result.repairs == {"header_arguments": 1}  # type: ignore[attr-defined]
+    assert events[0].kind == "header_arguments"
+
+
+async def test_arguments_in_the_header_are_read_as_arguments_in_each_call() -> None:
+    response = _call("artwork_find:museum:Metropolitan") + _call("artwork_find:museum:Louvre:type:sculpture")
+    result, _ = await _run(response, "done")
+    assert [r.result for r in result.gadget_results] == [  # type: ignore[attr-defined]
+        "paintings of Metropolitan",
+        "sculptures of Louvre",
+    ]
+    assert result.repairs == {"header_arguments": 2}  # type: ignore[attr-defined]
+
+
+async def test_an_id_of_an_earlier_call_is_not_read_as_an_argument() -> None:
+    response = _call("save_note:s1", "!!!ARG:key\nk\n!!!ARG:text\nv\n") + _call("get_weather:s1")
+    result, _ = await _run(response, "done")
+    assert "header_arguments" not in result.repairs  # type: ignore[attr-defined]
+
+
+async def test_a_well_formed_call_is_not_repaired() -> None:
+    result, _ = await _run(_call("add3:x", "!!!ARG:a\n1\n!!!ARG:b\n2\n!!!ARG:c\n3\n"), "done")
+    assert result.gadget_results[0].result == "6"  # type: ignore[attr-defined]
+    assert result.repairs == {}  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("response", "kind"),
+    [
+        (_call("get_weather", "Oslo\n"), "body_as_parameter"),
+        (_call("add3", "1\n2\n3\n"), "values_in_order"),
+        (_call("interest", "I\n1\nr\n2\n"), "bare_parameter_names"),
+        (_call("get_president_and_vp:1980"), "header_arguments"),
+    ],
+)
+async def test_argument_repairs_are_refused_in_strict_mode(response: str, kind: str) -> None:
+    with pytest.raises(RepairRefused, match=kind):
+        await _run(response, "done", strict=True)
+
+
+_INTS = st.integers(min_value=-(10**6), max_value=10**6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(a=_INTS, b=_INTS, c=_INTS, named=st.booleans(), blank=st.booleans())
+async def test_values_bind_in_order_and_names_bind_by_name(a: int, b: int, c: int, named: bool, blank: bool) -> None:
+    sep = "\n\n" if blank else "\n"
+    body = sep.join(f"{n}\n{v}" for n, v in (("c", c), ("a", a), ("b", b))) if named else sep.join(map(str, (a, b, c)))
+    result, _ = await _run(_call("add3", body + "\n"), "done")
+    assert result.gadget_results[0].result == str(a + b + c)  # type: ignore[attr-defined]
+
+
+_TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="!\r"), min_size=1, max_size=40)
+
+
+@settings(max_examples=40, deadline=None)
+@given(city=_TEXT.filter(lambda t: t.strip("\n") != "" and "\n" not in t.strip("\n")))
+async def test_a_one_line_body_is_the_value_as_written(city: str) -> None:
+    result, _ = await _run(_call("get_weather", city.strip("\n") + "\n"), "done")
+    assert result.gadget_results[0].result == f"{city.strip(chr(10))}: sunny"  # type: ignore[attr-defined]
