@@ -133,11 +133,23 @@ async def test_a_json_call_written_as_text_over_and_over_runs_once_natively() ->
     call = json.dumps({"name": "add", "arguments": {"a": 3, "b": 4}}) + "\n"
     result, model, repairs = await _run(call * RUNAWAY, "7", syntax="native")
     assert "degenerate_response" in _kinds(repairs)
-    assert ran == [(3, 4)]
+    assert ran == [(3, 4)] * len(ran) and len(ran) <= 2  # the third copy ends the response
     assert model.closed_early == [True, False]
     assert model.read[0] < model.total[0] // 100
     assistant = result.messages[2]  # type: ignore[attr-defined]
-    assert len(assistant.tool_calls) == 1  # every call kept in the conversation has its result
+    answered = [m.tool_call_id for m in result.messages[3 : 3 + len(ran)]]  # type: ignore[attr-defined]
+    assert [c.id for c in assistant.tool_calls] == answered  # each call kept has its result
+
+
+async def test_a_result_written_after_a_json_call_ends_the_response_natively() -> None:
+    first = json.dumps({"name": "add", "arguments": {"a": 3, "b": 4}})
+    invented = json.dumps({"name": "add", "arguments": {"a": 7, "b": 5}})
+    response = f"<tool_call>\n{first}\n</tool_call>\n<tool_response>\n7\n</tool_response>\n{invented}\n" * 50
+    result, model, _repairs = await _run(response, "7", syntax="native")
+    assert ran == [(3, 4)]  # not the call made from the made-up 7
+    assert result.repairs == {"json_call": 1, "invented_result": 1}  # type: ignore[attr-defined]
+    assert model.closed_early == [True, False]
+    assert model.read[0] < model.total[0] // 10
 
 
 async def test_native_tool_calls_repeated_stop_at_the_third_and_each_kept_one_has_a_result() -> None:

@@ -17,10 +17,18 @@ per call, nothing per character beyond finding the line breaks):
   until the repeats cover :data:`REPEATED_LINES` lines and :data:`MIN_REPEATS` copies. Blank lines
   and the syntax's marker lines are skipped (a loop often alternates a call and a blank line); a
   block of only short lines (``}``, ``7``) does not count: a file body closes many braces.
+
+Where calls come as JSON text in the prose (``syntax="native"`` on a server such as
+llama-cpp-python's, which returns Qwen's calls so), a line holding such a call counts as a call,
+and a result the model writes on the line after it (``<tool_response>``, ``Result: 7``) ends the
+response as in the text syntaxes (the ``invented_result`` repair).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from llmist.agent.repairs import json_calls, opens_like_result
 from llmist.syntax import ParsedCall
 
 __all__ = ["MAX_PERIOD", "MIN_REPEATS", "REPEATED_LINES", "SAME_CALL_LIMIT", "DegenerationWatch"]
@@ -48,6 +56,9 @@ MIN_LINE = 8
 """Characters a block's longest line needs for the block to count (a line of ``}`` or ``7`` does
 not)."""
 
+_WRAPPERS = frozenset({"```", "</tool_call>", "</tools>"})
+"""Lines that close a call written as JSON text (a fence, a chat template's tag)."""
+
 MAX_LINE = 1000
 """A line longer than this is not compared (it breaks any repeat): the response's cap bounds a
 loop of such lines, and the watch keeps no more than this of a line."""
@@ -59,11 +70,13 @@ class DegenerationWatch:
     what repeated and :attr:`cut_at` where the response's text should end."""
 
     __slots__ = (
+        "_after_call",
         "_calls",
         "_line",
         "_line_at",
         "_line_size",
         "_markers",
+        "_names",
         "_recent",
         "_run_at",
         "_run_line",
@@ -73,10 +86,19 @@ class DegenerationWatch:
         "cut_at",
         "first_line",
         "found",
+        "invented",
     )
 
-    def __init__(self, markers: tuple[str, ...] = ()) -> None:
+    def __init__(self, markers: tuple[str, ...] = (), names: Sequence[str] = ()) -> None:
         self._markers = markers
+        self._names = names
+        """The gadgets' names, when calls come as JSON text (the native syntax): a line that
+        holds such a call is compared as a call, and a result written after it ends the
+        response (:attr:`invented`)."""
+        self._after_call = False
+        """The last non-blank line held a call written as JSON text."""
+        self.invented = False
+        """The response ended at a result the model wrote after a call written as JSON text."""
         """Line starts of the syntax's markers: such lines are skipped like blank ones. Calls are
         compared whole (:meth:`call`); their marker lines would repeat in any list of calls, and
         comparing them cost a response of twenty calls a fifth more instructions."""
@@ -119,6 +141,11 @@ class DegenerationWatch:
         self.found = f"the same {call.gadget_name} call written {seen} times"
         return True
 
+    def calls_read_again(self) -> None:
+        """The calls written as JSON text are read again, whole, at the response's end: count
+        them afresh (their lines were counted as they streamed)."""
+        self._calls.clear()
+
     def text(self, text: str) -> bool:
         """The next chunk of the response's text: whether it completes a loop of lines."""
         at = self._size
@@ -152,6 +179,8 @@ class DegenerationWatch:
             line = line.strip()
             if not line or line.startswith(self._markers):
                 return False  # skipped: they neither make nor break a repeat
+            if self._names and self._text_call(line, start):
+                return True
         recent, runs = self._recent, self._runs
         n = len(recent)
         if line is None or line not in recent:  # most lines: no repeat can go on or start
@@ -164,25 +193,50 @@ class DegenerationWatch:
                 del recent[0]
             return False
         self._running = True
-        for p in range(1, MAX_PERIOD + 1):
-            if p <= n and recent[n - p] == line:
-                if runs[p] == 0:
-                    self._run_at[p] = start
-                    self._run_line[p] = line
-                runs[p] += 1
-                lines = runs[p] + p
-                if lines >= REPEATED_LINES and lines >= MIN_REPEATS * p and self._counts(p):
-                    first = self._run_line[p]
-                    what = "the line" if p == 1 else f"a block of {p} lines from"
-                    self.found = f"{lines} lines repeating {what} {first[:80]!r}"
-                    self.cut_at = self._run_at[p]
-                    self.first_line = first
-                    return True
-            else:
-                runs[p] = 0
+        found = self._repeats(line, start)
         recent.append(line)
         if n >= MAX_PERIOD:
             del recent[0]
+        return found
+
+    def _repeats(self, line: str, start: int) -> bool:
+        """``line`` (one of the last ones) goes on or starts a run for each period it repeats:
+        whether one of them now makes a loop."""
+        recent, runs = self._recent, self._runs
+        n = len(recent)
+        for p in range(1, MAX_PERIOD + 1):
+            if p > n or recent[n - p] != line:
+                runs[p] = 0
+                continue
+            if runs[p] == 0:
+                self._run_at[p] = start
+                self._run_line[p] = line
+            runs[p] += 1
+            lines = runs[p] + p
+            if lines >= REPEATED_LINES and lines >= MIN_REPEATS * p and self._counts(p):
+                first = self._run_line[p]
+                what = "the line" if p == 1 else f"a block of {p} lines from"
+                self.found = f"{lines} lines repeating {what} {first[:80]!r}"
+                self.cut_at = self._run_at[p]
+                self.first_line = first
+                return True
+        return False
+
+    def _text_call(self, line: str, start: int) -> bool:
+        """A line of a response whose calls come as JSON text: whether it ends the response (the
+        third copy of a call; a result the model wrote after its call)."""
+        if self._after_call and line not in _WRAPPERS:
+            self._after_call = False
+            if opens_like_result(line):
+                self.invented = True
+                return True
+        if '"name"' not in line and '"function"' not in line:
+            return False
+        for call in json_calls(line, self._names):
+            self._after_call = True
+            if self.call(call):
+                self.cut_at, self.first_line = start, line
+                return True
         return False
 
     def _counts(self, p: int) -> bool:

@@ -80,7 +80,7 @@ class Response:
         self.text_calls: list[ParsedCall] = []
         """Tool calls the model wrote as JSON text in its prose (the ``json_call`` repair)."""
         self._watch = _CopyWatch()
-        self._loop = DegenerationWatch(_marker_lines(cfg))
+        self._loop = _degeneration_watch(cfg)
         self._cut_chunk = -1
         """Where the text of the chunk that completed a repeated call starts (-1: none did)."""
         self.ended = False
@@ -145,6 +145,9 @@ class Response:
         self._watch.chunk(text)
         loop = self._loop
         if loop.text(text):
+            if loop.invented:  # a result after a call written as JSON: dropped with the loop's repair
+                self.ended = self.invented = True
+                return await self.handle(self.parser.feed(text))
             keep = loop.cut_at - self._watch.chunk_at  # the repeats may start in this chunk
             events = await self.handle(self.parser.feed(text[:keep])) if keep > 0 else []
             if not self.ended:
@@ -165,6 +168,7 @@ class Response:
         found = self.calls.repairs.text_calls("".join(self.prose)) if self.prose else None
         if found:
             cut_chunk = self._cut_chunk
+            self._loop.calls_read_again()
             made = await self.handle([GadgetCallEvent(c) for c in found])
             events.extend(made)
             self._cut_chunk = cut_chunk  # the stream had ended: a repeat found here cuts no text
@@ -201,7 +205,7 @@ class Response:
         self.tool_calls.clear()
         self.text_calls = []
         self._watch = _CopyWatch()
-        self._loop = DegenerationWatch(_marker_lines(self.cfg))
+        self._loop = _degeneration_watch(self.cfg)
         self._cut_chunk = -1
         self.ended = False
         self.invented = False
@@ -359,12 +363,15 @@ class Response:
         return [shown, *[await self.calls.finished(r) for r in known]]
 
 
-def _marker_lines(cfg: RunPlan) -> tuple[str, ...]:
-    """How the marker lines of ``cfg``'s syntax start (none in the native syntax)."""
+def _degeneration_watch(cfg: RunPlan) -> DegenerationWatch:
+    """A watch for a response in ``cfg``'s syntax: marker lines skipped (text syntaxes), calls
+    written as JSON text read (native)."""
     if cfg.syntax == "block":
         m = cfg.markers
-        return (m.start, m.end, m.arg)
-    return (EMOJI_START, _EMOJI_BARE) if cfg.syntax == "emoji" else ()
+        return DegenerationWatch((m.start, m.end, m.arg))
+    if cfg.syntax == "emoji":
+        return DegenerationWatch((EMOJI_START, _EMOJI_BARE))
+    return DegenerationWatch(names=list(cfg.by_name))
 
 
 _EMOJI_BARE = "\U0001f6e0["
