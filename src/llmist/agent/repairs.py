@@ -85,7 +85,10 @@ from llmist.execution import GadgetExecutionResult
 from llmist.execution.names import closest_names, same_name, unknown_gadget_text
 from llmist.execution.results import call_result
 from llmist.gadgets import Gadget, InvalidParametersError, bind_call, validate_params
+from llmist.gadgets._schema import is_plain_string
+from llmist.gadgets.binding import joined_words
 from llmist.syntax import ParsedCall, is_auto_id, native_call, next_auto_id
+from llmist.syntax.schema import json_schema
 
 # RepairEvent is re-exported from here, its old home. It lives with the other hook arguments since
 # this module is compiled: mypyc takes a frozen dataclass's class-level `type` tag for a field.
@@ -534,6 +537,8 @@ class CallRepairs:
         """Invocation id -> gadget, for the calls of the current response admitted so far."""
         self._aliases: dict[str, str] = {}
         """Name a call was written with (``first_word_name``) -> the call's invocation id."""
+        self._texts_by: dict[str, int] = {}
+        """Gadget -> how many text parameters it has (worked out at its first emoji call)."""
         self._required_by: dict[str, tuple[str, ...]] = {}
         """Gadget -> its required parameters, in declared order (worked out at its first call)."""
 
@@ -564,17 +569,10 @@ class CallRepairs:
                     return call_result(call, None, text, "error")
                 call = named
         if call.syntax == "block":
-            # Only a call that leaves a required parameter unset is read again: a well-formed
-            # call costs one look at its parameters here.
-            required = self._required(call.gadget_name)
-            params = call.parameters
-            if required and params is not None and call.parse_error is None and not all(r in params for r in required):
-                call = self._block_arguments(call, required)
-            if self._response_ids:
-                call = self._ids_as_meant(call)
+            call = self._block(call)
         self._response_ids[call.invocation_id] = call.gadget_name
-        if call.syntax == "emoji" and (call.body or "").strip():
-            call = self._emoji_header(call)
+        if call.syntax == "emoji":
+            call = self._emoji(call)
         if call.repairs and call.syntax == "emoji":
             call = self._unclosed(call)
         if call.gadget_name in self._no_parameters and _has_parameters(call):
@@ -649,6 +647,51 @@ class CallRepairs:
         self._note("first_word_name", f"call {written!r} read as {gadget}, {written!r} as its id", call.invocation_id)
         self._aliases[written] = call.invocation_id
         return dataclasses.replace(call, gadget_name=gadget)
+
+    def _block(self, call: ParsedCall) -> ParsedCall:
+        """A block call with its arguments and ids read as meant."""
+        # Only a call that leaves a required parameter unset is read again: a well-formed call
+        # costs one look at its parameters here.
+        required = self._required(call.gadget_name)
+        params = call.parameters
+        if required and params is not None and call.parse_error is None and not all(r in params for r in required):
+            call = self._block_arguments(call, required)
+        return self._ids_as_meant(call) if self._response_ids else call
+
+    def _emoji(self, call: ParsedCall) -> ParsedCall:
+        """An emoji call with its header and body read as meant."""
+        args = call.raw_args
+        if args and " " in args and self._overflows(call.gadget_name, args):
+            call = self._joined_words(call)
+        return self._emoji_header(call) if (call.body or "").strip() else call
+
+    def _overflows(self, name: str, args: str) -> bool:
+        """Whether an emoji header's bare words (``args``; numbers and ``name=value`` aside) are
+        more than the gadget ``name`` has text parameters: the one look a well-formed call costs."""
+        texts = self._texts_by.get(name)
+        if texts is None:
+            gadget = self._gadgets[name]
+            schema = json_schema(gadget.Params)
+            texts = self._texts_by[name] = sum(1 for f in schema.properties if is_plain_string(schema, f))
+        words = 0
+        for word in args.split():
+            if "=" not in word and any(ch.isalpha() for ch in word):
+                words += 1
+        return words > texts
+
+    def _joined_words(self, call: ParsedCall) -> ParsedCall:
+        """``call`` with the bare words that overflow its parameters joined into its one text
+        parameter (:func:`~llmist.gadgets.binding.joined_words`), when it does not bind as written
+        and that reading does."""
+        gadget = self._gadgets[call.gadget_name]
+        if _binds(gadget, call):
+            return call
+        for fixed in joined_words(gadget, call):
+            if _binds(gadget, fixed):
+                detail = f"{call.gadget_name}: the words {call.raw_args!r} read as {fixed.raw_args!r}"
+                self._note("joined_words", detail, call.invocation_id)
+                return fixed
+        return call
 
     def _required(self, name: str) -> tuple[str, ...]:
         """The required parameters of the gadget ``name``, in declared order."""

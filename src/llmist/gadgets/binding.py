@@ -15,6 +15,7 @@ most :data:`~llmist.syntax.MAX_PARAMETER_DEPTH` levels deep, JSON decoded into a
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import re
@@ -31,13 +32,14 @@ from llmist.gadgets.rendering import render_parameters
 from llmist.syntax import MAX_PARAMETER_DEPTH, BlockParseError, ParsedCall
 from llmist.syntax.pointers import coercion_agrees, nesting_error, parse_block_body
 from llmist.syntax.schema import JsonSchema, json_schema
-from llmist.syntax.writing import read_emoji_body
+from llmist.syntax.writing import EMOJI_START, quote_argument, read_emoji_body
 
 __all__ = [
     "bind_call",
     "corrected_params",
     "dump_params",
     "format_validation_error",
+    "joined_words",
     "prepare_params",
     "validate_params",
 ]
@@ -232,11 +234,8 @@ def _bind_emoji(gadget: Gadget, schema: JsonSchema, raw_args: str, body: str | N
         else:
             positional.append(token)
     free = [f for f in order if f not in bound]
-    if len(positional) > len(free):
-        raise InvalidParametersError(
-            f"{gadget.name} got {len(positional)} positional arguments but takes at most {len(free)} "
-            f"({', '.join(free) or 'none'}).\nParameters:\n{render_parameters(gadget) or '(none)'}"
-        )
+    if positional:
+        _check_positional(gadget, schema, raw_args, free, positional, bool(body and body.strip()) and marked is None)
     bound.update(zip(free, positional, strict=False))
     if body is not None:
         text = read_emoji_body(body)
@@ -257,6 +256,109 @@ def _bind_emoji(gadget: Gadget, schema: JsonSchema, raw_args: str, body: str | N
             if not stripped.startswith("["):
                 bound[field] = [part.strip() for part in stripped.split(",")] if stripped else []
     return bound
+
+
+# One emoji header token as written: bare characters and quoted stretches, side by side.
+_HEADER_TOKEN = re.compile(r"""(?:[^\s"'\\]|\\.|"(?:[^"\\]|\\.)*"|'[^']*')+""")
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?").fullmatch
+
+
+def _unquoted_words(raw_args: str, count: int) -> list[bool] | None:
+    """For each of the ``count`` tokens ``shlex.split`` gave of ``raw_args``: whether it is a word
+    written bare (no quote in it) that is not a number; ``None`` when the tokens do not line up."""
+    tokens = _HEADER_TOKEN.findall(raw_args)
+    if len(tokens) != count:
+        return None
+    return [not any(q in t for q in "\"'\\") and _NUMBER(t) is None and "=" not in t for t in tokens]
+
+
+def _check_positional(
+    gadget: Gadget, schema: JsonSchema, raw_args: str, free: list[str], positional: list[str], body_taken: bool
+) -> None:
+    """Refuse more positional arguments than parameters left for them, and bare words that may be
+    one value split in several (:func:`_refuse_split_words`)."""
+    if len(positional) > len(free):
+        raise InvalidParametersError(
+            f"{gadget.name} got {len(positional)} positional arguments but takes at most {len(free)} "
+            f"({', '.join(free) or 'none'}).{_quoted_form_hint(gadget, schema, free, positional)}\n"
+            f"Parameters:\n{render_parameters(gadget) or '(none)'}"
+        )
+    if len(positional) > 1:
+        _refuse_split_words(gadget, schema, raw_args, free, positional, body_taken)
+
+
+def _refuse_split_words(
+    gadget: Gadget, schema: JsonSchema, raw_args: str, free: list[str], positional: list[str], body_taken: bool
+) -> None:
+    """Refuse positional words that may be one value split in several (the emoji syntax's one
+    reading two ways): two or more text parameters get bare words, and the words do not fill
+    every parameter one to one (``🛠️[supermarket_find_in_city Los Angeles]``: city "Los" and
+    state "Angeles", or city "Los Angeles" and no state?). A number is not a word; a quoted
+    value, a ``name=value`` and an enum's value say where they go."""
+    if not raw_args or (len(positional) >= len(free) - body_taken):
+        return  # every parameter got one token: each token is one value
+    words = _unquoted_words(raw_args, len(shlex.split(raw_args)))
+    if words is None:
+        return
+    flags = [w for token, w in zip(shlex.split(raw_args), words, strict=True) if _NAMED.fullmatch(token) is None]
+    texts = [f for f, word in zip(free, flags, strict=False) if word and is_plain_string(schema, f)]
+    if len(texts) < 2:
+        return
+    raise InvalidParametersError(
+        f"{gadget.name}: the words {' '.join(positional)} are not quoted and fall on the text parameters "
+        f"{', '.join(texts)}, one word each: a value of several words may have been split, so the call did "
+        f"not run.{_quoted_form_hint(gadget, schema, free, positional)}\n"
+        f"Parameters:\n{render_parameters(gadget) or '(none)'}"
+    )
+
+
+def _quoted_form_hint(gadget: Gadget, schema: JsonSchema, free: list[str], positional: list[str]) -> str:
+    """The call written with each text value quoted and named: the model's words as the first
+    text parameter's value, ``...`` where it gave no value."""
+    texts = [f for f in free if is_plain_string(schema, f)]
+    if not texts:
+        return ""
+    fields = gadget.Params.model_fields
+    required = {f for f in free if f in fields and fields[f].is_required()}
+    words = " ".join(t for t in positional if _NUMBER(t) is None)
+    rest = [f'{f}="..."' if is_plain_string(schema, f) else f"{f}=..." for f in free if f in required and f != texts[0]]
+    parts = [f'{texts[0]}="{words}"', *rest]
+    return f" Quote each text value and name it: {EMOJI_START}{gadget.name} {' '.join(parts)}]"
+
+
+def joined_words(gadget: Gadget, call: ParsedCall) -> list[ParsedCall]:
+    """An emoji call whose bare header words overflow the parameters they go to, read with the
+    overflowing words joined into the one text parameter among those parameters
+    (``🛠️[search Los Angeles]``: query "Los Angeles", not query "Los" and limit "Angeles";
+    ``🛠️[find New York 5]``: city "New York", limit 5: the parameters before the text one take
+    the words at the front, those after it the words at the end, optional ones last to go). The
+    readings, most parameters filled first; none when no such parameter or several (which words
+    go where is unclear). The ``joined_words`` repair's readings, not yet validated."""
+    raw_args = call.raw_args or ""
+    try:
+        tokens = shlex.split(raw_args)
+    except ValueError:
+        return []
+    schema = json_schema(gadget.Params)
+    marked = marked_body_field(schema)
+    order = [f for f in schema.properties if f != marked]
+    named = [t for t in tokens if (m := _NAMED.fullmatch(t)) is not None and m.group(1) in schema.properties]
+    positional = [t for t in tokens if t not in named]
+    taken = {t.split("=", 1)[0] for t in named}
+    free = [f for f in order if f not in taken]
+    texts = [i for i, f in enumerate(free) if is_plain_string(schema, f)]
+    if len(texts) != 1:
+        return []
+    at = texts[0]
+    kept = [f"{n.split('=', 1)[0]}={quote_argument(n.split('=', 1)[1])}" for n in named]
+    readings: list[ParsedCall] = []
+    for after in range(len(free) - at - 1, -1, -1):  # the parameters after the text one, fewer each time
+        middle = positional[at : len(positional) - after]
+        if len(middle) < 2 or at > len(positional):
+            continue
+        values = [*positional[:at], " ".join(middle), *positional[len(positional) - after :]]
+        readings.append(dataclasses.replace(call, raw_args=" ".join([*map(quote_argument, values), *kept])))
+    return readings
 
 
 def _prepare(schema: JsonSchema, raw: dict[str, Any]) -> dict[str, Any]:
