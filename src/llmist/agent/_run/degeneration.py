@@ -91,6 +91,8 @@ class DegenerationWatch:
 
     def __init__(self, markers: tuple[str, ...] = (), names: Sequence[str] = ()) -> None:
         self._markers = markers
+        """Line starts of the syntax's markers: such lines are skipped like blank ones. Calls are
+        compared whole (:meth:`call`); their marker lines would repeat in any list of calls."""
         self._names = names
         """The gadgets' names, when calls come as JSON text (the native syntax): a line that
         holds such a call is compared as a call, and a result written after it ends the
@@ -99,9 +101,6 @@ class DegenerationWatch:
         """The last non-blank line held a call written as JSON text."""
         self.invented = False
         """The response ended at a result the model wrote after a call written as JSON text."""
-        """Line starts of the syntax's markers: such lines are skipped like blank ones. Calls are
-        compared whole (:meth:`call`); their marker lines would repeat in any list of calls, and
-        comparing them cost a response of twenty calls a fifth more instructions."""
         self.found: str | None = None
         """What repeated, for the repair's detail (``None``: nothing yet)."""
         self.cut_at = -1
@@ -118,11 +117,13 @@ class DegenerationWatch:
         """The response's text read so far."""
         self._recent: list[str] = []
         """The last :data:`MAX_PERIOD` non-blank lines, stripped (oldest first)."""
-        self._runs = [0] * (MAX_PERIOD + 1)
+        # Made when a line first repeats one of the last ones (most responses never do: a
+        # response costs as little as it can, issue 39).
+        self._runs: list[int] = []
         """For each period ``p``: how many lines in a row equal the line ``p`` lines before them."""
-        self._run_at = [0] * (MAX_PERIOD + 1)
+        self._run_at: list[int] = []
         """For each period: where in the text its run of equal lines starts (its second copy)."""
-        self._run_line = [""] * (MAX_PERIOD + 1)
+        self._run_line: list[str] = []
         """For each period: the line its run starts with."""
         self._running = False
         """Whether any period has a run going (the line equalled one of the last ones)."""
@@ -165,6 +166,10 @@ class DegenerationWatch:
                 line = piece if len(piece) <= MAX_LINE else None
                 start = at
             at += len(piece) + 1
+            if line is not None:
+                line = line.strip()
+                if not line or line.startswith(self._markers):
+                    continue  # skipped: they neither make nor break a repeat
             if self._read_line(line, start):
                 return True
         last = pieces[-1]
@@ -174,13 +179,10 @@ class DegenerationWatch:
         return False
 
     def _read_line(self, line: str | None, start: int) -> bool:
-        """A whole line (``None``: too long to compare) that starts at ``start`` in the text."""
-        if line is not None:
-            line = line.strip()
-            if not line or line.startswith(self._markers):
-                return False  # skipped: they neither make nor break a repeat
-            if self._names and self._text_call(line, start):
-                return True
+        """A whole non-blank line, stripped (``None``: too long to compare), that starts at
+        ``start`` in the text."""
+        if line is not None and self._names and self._text_call(line, start):
+            return True
         recent, runs = self._recent, self._runs
         n = len(recent)
         if line is None or line not in recent:  # most lines: no repeat can go on or start
@@ -192,6 +194,10 @@ class DegenerationWatch:
             if n >= MAX_PERIOD:
                 del recent[0]
             return False
+        if not self._runs:
+            self._runs = [0] * (MAX_PERIOD + 1)
+            self._run_at = [0] * (MAX_PERIOD + 1)
+            self._run_line = [""] * (MAX_PERIOD + 1)
         self._running = True
         found = self._repeats(line, start)
         recent.append(line)

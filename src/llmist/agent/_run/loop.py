@@ -28,7 +28,6 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterable, Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Literal
 
 from llmist.agent._run.calls import ResponseCalls
 from llmist.agent._run.context import Events, RunContext
@@ -59,6 +58,7 @@ from llmist.agent.repairs import STORED_OUTPUT_NOTE, drop_invented_results, next
 from llmist.agent.result import AgentResult, StopReason
 from llmist.agent.spec import AgentSpec
 from llmist.execution import GadgetExecutionResult
+from llmist.execution.names import native_name
 from llmist.gadgets import AbortSignal, GadgetOutputViewer
 from llmist.gadgets.binding import corrected_params
 from llmist.providers.base import ContentPart, LLMChunk, LLMRequest, Message, ToolCall, Usage
@@ -356,22 +356,16 @@ def _open_stream(run: _Run) -> AsyncIterable[LLMChunk]:
 def _request(run: _Run) -> LLMRequest:
     """The model request of the next response: the whole conversation so far."""
     settings, cfg = run.spec.model_settings, run.cfg
+    cap = settings.max_response_tokens  # "auto": the plan's (the registry's limit, else the default)
     return LLMRequest(
         model=run.cfg.model_name,
         messages=tuple(run.messages),
-        max_tokens=_response_cap(settings.max_response_tokens, run.cfg),
+        max_tokens=cfg.auto_response_cap if cap == "auto" else cap,
         temperature=settings.temperature,
         reasoning=settings.reasoning,
         tools=(*run.cfg.tools, run.cfg.viewer_tool) if run.viewer_taught and run.cfg.viewer_tool else run.cfg.tools,
         grammar=request_grammar(settings.constrained, cfg.grammar, cfg.provider, cfg.syntax, cfg.provider_name),
     )
-
-
-def _response_cap(option: int | Literal["auto"] | None, cfg: RunPlan) -> int | None:
-    """Each response's cap: ``max_response_tokens`` as set, or for ``"auto"`` the plan's
-    (:func:`~llmist.agent._run.plan.auto_response_cap`: the registry's output limit of the model,
-    else the default cap of local and unknown models)."""
-    return cfg.auto_response_cap if option == "auto" else option
 
 
 async def _after_error(cfg: RunPlan, iteration: int, exc: Exception) -> str | None:
@@ -421,7 +415,8 @@ async def _next_turn(run: _Run, response: Response) -> None:
         text, native, invented = _as_tool_calls(run, text, native, response.text_calls)
     if run.calls.kept and cfg.syntax == "native":  # calls of a failed model the next did not repeat
         native += tuple(
-            ToolCall(r.invocation_id, r.gadget_name, json.dumps(r.parameters)) for r in run.calls.kept.values()
+            ToolCall(r.invocation_id, native_name(r.gadget_name), json.dumps(r.parameters))
+            for r in run.calls.kept.values()
         )
     messages.append(AssistantMessage("assistant", text, response.usage, tool_calls=native))
     # Every native call has its result here (the scheduler answers a call it did not run too):
@@ -467,7 +462,8 @@ def _as_tool_calls(
     then shows its call and the result as it was trained to see them."""
     names = {r.invocation_id: r.gadget_name for r in run.calls.ordered()}
     calls = tuple(
-        ToolCall(c.invocation_id, names.get(c.invocation_id, c.gadget_name), c.parameters_raw) for c in written
+        ToolCall(c.invocation_id, native_name(names.get(c.invocation_id, c.gadget_name)), c.parameters_raw)
+        for c in written
     )
     prose, invented = without_json_calls(text, [g.name for g in run.cfg.gadgets])
     return prose, native + calls, invented

@@ -27,6 +27,9 @@ from llmist.syntax.writing import EMOJI_END, EMOJI_START
 
 __all__ = ["ModelWait", "Response"]
 
+_NOTHING_YET: list[str] = []
+"""The prose after a call before any came (shared, never changed: the first prose replaces it)."""
+
 _RESULT_OPENING = 200
 """Characters of prose after a call within which a made-up result shows (its opening, "The
 result of add is", is on the first line and shorter)."""
@@ -37,6 +40,7 @@ class Response:
 
     __slots__ = (
         "_after",
+        "_after_call",
         "_cut_chunk",
         "_loop",
         "_watch",
@@ -92,6 +96,8 @@ class Response:
         self._after: list[str] | None = None
         """The prose since the response's last call, while it may still open like a result (text
         syntaxes); ``None`` once it cannot."""
+        self._after_call: list[str] | None = None if cfg.syntax == "native" else _NOTHING_YET
+        """What :attr:`_after` becomes at each call: a native call's result comes from the API."""
 
     @property
     def copied(self) -> str | None:
@@ -256,7 +262,9 @@ class Response:
                 text = self._text(ev)
                 if text is not None:
                     out.append(text)
-                    if self._ends_at(text.content, lines):
+                    if (lines and self._watch.copies(text.content, lines)) or (
+                        self._after is not None and self._invents(text.content)
+                    ):
                         if not self.invented:
                             await self._cut()
                         # What follows is not run: the example's call of a copy, calls made from
@@ -268,7 +276,8 @@ class Response:
                         self._cut_chunk = self._watch.chunk_at
                         await self._degenerate()
                     break  # it, and the calls after it, are not run
-                self._called()
+                self._watch.call()
+                self._after = self._after_call  # the prose after it may open like a result
                 out.extend(await self._call(ev))
             elif isinstance(ev, ArgsPartialEvent):
                 obs = self.cfg.observers
@@ -292,25 +301,12 @@ class Response:
         self.prose.append(ev.content)
         return ev
 
-    def _called(self) -> None:
-        """A call was read: the prose after it is read as a new line, and for a result the model
-        wrote itself (text syntaxes: a native call's result comes from the API)."""
-        self._watch.call()
-        if self.cfg.syntax != "native":
-            self._after = []
-
-    def _ends_at(self, text: str, lines: frozenset[str]) -> bool:
-        """Whether the response ends at ``text``, more prose: it completes a line of the prompt
-        (``lines``), or opens like a result the model wrote after its call (:attr:`invented`)."""
-        if lines and self._watch.copies(text, lines):
-            return True
-        return self._after is not None and self._invents(text)
-
     def _invents(self, text: str) -> bool:
         """Whether ``text``, more prose after the last call, makes that prose open like a result
         the model wrote itself: the response then ends there."""
         after = self._after
-        assert after is not None
+        if after is None or after is _NOTHING_YET:
+            self._after = after = []
         after.append(text)
         stretch = "".join(after)
         if opens_like_result(stretch):
@@ -366,16 +362,15 @@ class Response:
 def _degeneration_watch(cfg: RunPlan) -> DegenerationWatch:
     """A watch for a response in ``cfg``'s syntax: marker lines skipped (text syntaxes), calls
     written as JSON text read (native)."""
-    if cfg.syntax == "block":
-        m = cfg.markers
-        return DegenerationWatch((m.start, m.end, m.arg))
-    if cfg.syntax == "emoji":
-        return DegenerationWatch((EMOJI_START, _EMOJI_BARE))
-    return DegenerationWatch(names=list(cfg.by_name))
+    if cfg.syntax == "native":
+        return DegenerationWatch(names=list(cfg.by_name))
+    m = cfg.markers
+    return DegenerationWatch((m.start, m.end, m.arg) if cfg.syntax == "block" else _EMOJI_MARKERS)
 
 
-_EMOJI_BARE = "\U0001f6e0["
-"""The emoji syntax's marker without its variation selector (the parser takes it too)."""
+_EMOJI_MARKERS = (EMOJI_START, "\U0001f6e0[")
+"""How the emoji syntax's marker lines start (the marker without its variation selector too: the
+parser takes it)."""
 
 
 class _CopyWatch:
