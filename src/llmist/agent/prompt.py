@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 from llmist.agent.ending import when_done
+from llmist.execution.names import native_name
 from llmist.gadgets import Gadget, render_call, render_gadget, sample_params
 from llmist.providers.base import Message, ToolCall, ToolSpec
 from llmist.syntax.schema import json_schema
@@ -289,7 +290,7 @@ def example_exchanges(
         call_id = f"example_{n}"
         if syntax == "native":
             arguments = json.dumps(example.params, ensure_ascii=False, default=str)
-            asked = Message("assistant", "", tool_calls=(ToolCall(call_id, g.name, arguments),))
+            asked = Message("assistant", "", tool_calls=(ToolCall(call_id, native_name(g.name), arguments),))
         else:
             try:
                 text = render_call(
@@ -332,4 +333,4 @@ def _tool_spec(gadget: Gadget) -> ToolSpec:
     example = gadget.examples[0] if gadget.examples else None
     if example is not None:
         description += f" Example arguments: {json.dumps(example.params, ensure_ascii=False, default=str)}"
-    return ToolSpec(gadget.name, description, gadget.Params.model_json_schema())
+    return ToolSpec(native_name(gadget.name), description, gadget.Params.model_json_schema())

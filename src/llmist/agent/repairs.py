@@ -1,7 +1,10 @@
 """Loop-level repairs of what models (small ones most of all) really write, each one visible.
 
 - ``gadget_name``: a call names a gadget in another case or spelling (``Get-Weather`` for
-  ``get_weather``) that matches exactly one gadget: the call runs as that gadget.
+  ``get_weather``, ``us_economy_gdp_by_state_year`` for ``us_economy.gdp_by_state_year`` or the
+  other way round) that matches exactly one gadget: the call runs as that gadget. (A native
+  call of the name llmist sent for a gadget with dots, which native tools cannot hold, is that
+  gadget's call, not a repair: :func:`~llmist.execution.names.native_name`.)
 - ``unknown_gadget``: a call names no gadget: the model is answered with the closest names.
 - ``repeated_call``: a call identical to an earlier successful one of the run, with no other
   call succeeding in between: not run again; the model gets the earlier result with a note.
@@ -82,7 +85,7 @@ from llmist.agent.ending import when_done
 from llmist.agent.errors import RepairRefused
 from llmist.agent.hooks import RepairEvent
 from llmist.execution import GadgetExecutionResult
-from llmist.execution.names import closest_names, same_name, unknown_gadget_text
+from llmist.execution.names import closest_names, gadget_names, same_name, unknown_gadget_text
 from llmist.execution.results import call_result
 from llmist.gadgets import Gadget, InvalidParametersError, bind_call, validate_params
 from llmist.gadgets._schema import is_plain_string
@@ -539,6 +542,8 @@ class CallRepairs:
         """Name a call was written with (``first_word_name``) -> the call's invocation id."""
         self._texts_by: dict[str, int] = {}
         """Gadget -> how many text parameters it has (worked out at its first emoji call)."""
+        self._native = gadget_names(gadgets)
+        """Native tool name -> gadget, for the gadgets whose names native tools cannot hold."""
         self._required_by: dict[str, tuple[str, ...]] = {}
         """Gadget -> its required parameters, in declared order (worked out at its first call)."""
 
@@ -554,20 +559,11 @@ class CallRepairs:
         gadget (the closest names) or of a repeated call (its earlier result)."""
         if call.repairs:
             self._note_parser_repairs(call)
-        name = call.gadget_name
-        if name not in self._gadgets:
-            names = list(self._gadgets)
-            fixed = same_name(name, names)
-            if fixed is not None:
-                self._note("gadget_name", f"gadget {name!r} read as {fixed!r}", call.invocation_id)
-                call = dataclasses.replace(call, gadget_name=fixed)
-            else:
-                named = self._first_word_name(call)
-                if named is None:
-                    text = unknown_gadget_text(name, [n for n in names if n not in self.hidden])
-                    self._note("unknown_gadget", text, call.invocation_id)
-                    return call_result(call, None, text, "error")
-                call = named
+        if call.gadget_name not in self._gadgets:
+            named = self._named(call)
+            if not isinstance(named, ParsedCall):
+                return named
+            call = named
         if call.syntax == "block":
             call = self._block(call)
         self._response_ids[call.invocation_id] = call.gadget_name
@@ -647,6 +643,25 @@ class CallRepairs:
         self._note("first_word_name", f"call {written!r} read as {gadget}, {written!r} as its id", call.invocation_id)
         self._aliases[written] = call.invocation_id
         return dataclasses.replace(call, gadget_name=gadget)
+
+    def _named(self, call: ParsedCall) -> ParsedCall | GadgetExecutionResult:
+        """``call``, which names no gadget as written, naming the gadget it means (a native tool
+        name, sent without the gadget's dots; ``gadget_name``; ``first_word_name``), or the
+        answer of an unknown gadget."""
+        name = call.gadget_name
+        if call.syntax == "native" and name in self._native:  # the name llmist sent: no repair
+            return dataclasses.replace(call, gadget_name=self._native[name])
+        names = list(self._gadgets)
+        fixed = same_name(name, names)
+        if fixed is not None:
+            self._note("gadget_name", f"gadget {name!r} read as {fixed!r}", call.invocation_id)
+            return dataclasses.replace(call, gadget_name=fixed)
+        named = self._first_word_name(call)
+        if named is None:
+            text = unknown_gadget_text(name, [n for n in names if n not in self.hidden])
+            self._note("unknown_gadget", text, call.invocation_id)
+            return call_result(call, None, text, "error")
+        return named
 
     def _block(self, call: ParsedCall) -> ParsedCall:
         """A block call with its arguments and ids read as meant."""

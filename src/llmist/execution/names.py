@@ -11,19 +11,20 @@ import difflib
 import re
 from collections.abc import Iterable, Sequence
 
-__all__ = ["UNKNOWN_GADGET", "closest_names", "same_name", "unknown_gadget_text"]
+__all__ = ["UNKNOWN_GADGET", "closest_names", "gadget_names", "native_name", "same_name", "unknown_gadget_text"]
 
 UNKNOWN_GADGET = "Unknown gadget"
 """How the error of a call of a gadget that does not exist starts (:func:`unknown_gadget_text`)."""
 
 
 def _key(name: str) -> str:
-    return re.sub(r"[\s_\-]", "", name).lower()
+    return re.sub(r"[\s_\-.]", "", name).lower()
 
 
 def same_name(name: str, names: Iterable[str]) -> str | None:
-    """The one gadget name ``name`` matches ignoring case, spaces, ``_`` and ``-``; ``None`` when
-    none or several do."""
+    """The one gadget name ``name`` matches ignoring case, spaces, ``_``, ``-`` and ``.``
+    (``us_economy_gdp_by_state_year`` for ``us_economy.gdp_by_state_year``, or the other way
+    round); ``None`` when none or several do."""
     want = _key(name)
     found = [n for n in names if _key(n) == want]
     return found[0] if len(found) == 1 else None
@@ -56,3 +57,20 @@ def unknown_gadget_text(name: str, names: Sequence[str]) -> str:
         f"{UNKNOWN_GADGET} {name!r}.{hint} No gadget has this name, so the call did not run: do not call "
         f"{name} again. The gadgets you can call: {listed}."
     )
+
+
+def native_name(name: str) -> str:
+    """``name`` as a native tool API takes it: OpenAI's and Anthropic's tool names hold only
+    letters, digits, ``_`` and ``-``, so each ``.`` is sent as ``_`` (``us_economy.gdp_by_state_year``
+    as ``us_economy_gdp_by_state_year``). :func:`gadget_names` maps it back."""
+    return name.replace(".", "_") if "." in name else name
+
+
+def gadget_names(names: Iterable[str]) -> dict[str, str]:
+    """Each gadget name :func:`native_name` changes, by its native name: what a native call's
+    name means. A native name two gadgets share (``a.b`` and ``a_b``) is left out: the call
+    names the one without a dot."""
+    found: dict[str, list[str]] = {}
+    for name in names:
+        found.setdefault(native_name(name), []).append(name)
+    return {native: names[0] for native, names in found.items() if len(names) == 1 and names[0] != native}

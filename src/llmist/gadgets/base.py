@@ -34,7 +34,10 @@ ApprovalRule: TypeAlias = "bool | Callable[[dict[str, Any]], bool | str | None]"
 """Whether a call needs a person's approval: always (``True``), never (``False``), or a function
 of the call's validated parameters returning ``True``/``False``, or the reason as text."""
 
-_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*").fullmatch
+# Dots between words too: the functions of many APIs are named so (``us_economy.gdp_by_state_year``),
+# and a model writes a function's name as the task gives it. Native tool APIs take no dots: the
+# name is sent there as ``execution.names.native_name`` gives it.
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*(?:\.[A-Za-z0-9_\-]+)*").fullmatch
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,7 +184,8 @@ def _check(g: Gadget) -> None:
     kind = type(g).__name__
     if not isinstance(g.name, str) or not _NAME(g.name):
         raise GadgetError(
-            f"Gadget name {g.name!r} ({kind}) must start with a letter and use only letters, digits, '_' and '-'"
+            f"Gadget name {g.name!r} ({kind}) must start with a letter and use only letters, digits, '_', '-' "
+            "and '.' between them"
         )
     if not isinstance(g.description, str) or not g.description.strip():
         raise GadgetError(f"Gadget {g.name!r} needs a description: set `description = '...'` or write a docstring")

@@ -58,6 +58,7 @@ from llmist.agent.repairs import STORED_OUTPUT_NOTE, drop_invented_results, next
 from llmist.agent.result import AgentResult, StopReason
 from llmist.agent.spec import AgentSpec
 from llmist.execution import GadgetExecutionResult
+from llmist.execution.names import native_name
 from llmist.gadgets import AbortSignal, GadgetOutputViewer
 from llmist.gadgets.binding import corrected_params
 from llmist.providers.base import ContentPart, LLMChunk, LLMRequest, Message, ToolCall, Usage
@@ -414,7 +415,8 @@ async def _next_turn(run: _Run, response: Response) -> None:
         text, native, invented = _as_tool_calls(run, text, native, response.text_calls)
     if run.calls.kept and cfg.syntax == "native":  # calls of a failed model the next did not repeat
         native += tuple(
-            ToolCall(r.invocation_id, r.gadget_name, json.dumps(r.parameters)) for r in run.calls.kept.values()
+            ToolCall(r.invocation_id, native_name(r.gadget_name), json.dumps(r.parameters))
+            for r in run.calls.kept.values()
         )
     messages.append(AssistantMessage("assistant", text, response.usage, tool_calls=native))
     # Every native call has its result here (the scheduler answers a call it did not run too):
@@ -460,7 +462,8 @@ def _as_tool_calls(
     then shows its call and the result as it was trained to see them."""
     names = {r.invocation_id: r.gadget_name for r in run.calls.ordered()}
     calls = tuple(
-        ToolCall(c.invocation_id, names.get(c.invocation_id, c.gadget_name), c.parameters_raw) for c in written
+        ToolCall(c.invocation_id, native_name(names.get(c.invocation_id, c.gadget_name)), c.parameters_raw)
+        for c in written
     )
     prose, invented = without_json_calls(text, [g.name for g in run.cfg.gadgets])
     return prose, native + calls, invented
