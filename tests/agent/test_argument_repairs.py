@@ -85,7 +85,7 @@ async def test_values_alone_bind_in_declared_order() -> None:
 async def test_values_that_do_not_match_the_parameters_in_count_are_not_bound() -> None:
     result, _ = await _run(_call("add3", "3\n4\n"), "done")
     [r] = result.gadget_results  # type: ignore[attr-defined]
-    assert r.error is not None and "missing" in r.error
+    assert r.error is not None and "no `!!!ARG:` lines" in r.error
     assert result.repairs == {}  # type: ignore[attr-defined]
 
 
@@ -168,3 +168,20 @@ _TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters
 async def test_a_one_line_body_is_the_value_as_written(city: str) -> None:
     result, _ = await _run(_call("get_weather", city.strip("\n") + "\n"), "done")
     assert result.gadget_results[0].result == f"{city.strip(chr(10))}: sunny"  # type: ignore[attr-defined]
+
+
+@gadget(description="Add three or four integers.")
+def add4(a: int, b: int, c: int, d: int = 0) -> str:
+    return str(a + b + c + d)
+
+
+async def test_a_call_without_arg_lines_that_no_reading_fits_is_shown_rewritten_with_its_values() -> None:
+    call = _call("add4", "3\n4\n")
+    agent = Agent(model=MockModel([call, call, "done"]), gadgets=[add4])
+    result = await agent.run("task")
+    first, second = (m.text for m in result.messages if m.text.startswith("Error in add4"))
+    rewritten = "!!!GADGET_START:add4\n!!!ARG:a\n3\n!!!ARG:b\n4\n!!!ARG:c\n<c>\n!!!GADGET_END"
+    assert "has no `!!!ARG:` lines" in first and rewritten in first
+    # said again: the note, never an empty block "read as" the call
+    assert "This call already failed" in second and "llmist read your call as" not in second
+    assert result.repairs == {}

@@ -98,7 +98,9 @@ def repeated_failure_note(
         "This call already failed with this same error. Sent again unchanged, it fails again: "
         "change what the error names, or answer without this gadget."
     )
-    if block_markers is None:
+    if block_markers is None or not r.parameters:
+        # Nothing read: the error above shows the call rewritten with the model's own values
+        # (an empty block here taught Qwen2.5-Coder nothing: it sent the same call six times).
         return note
     start, end, arg = block_markers
     try:

@@ -29,10 +29,10 @@ from llmist.gadgets._schema import is_plain_string, marked_body_field
 from llmist.gadgets.base import Gadget
 from llmist.gadgets.errors import InvalidParametersError
 from llmist.gadgets.rendering import render_parameters
-from llmist.syntax import MAX_PARAMETER_DEPTH, BlockParseError, ParsedCall
+from llmist.syntax import DEFAULT_ARG_PREFIX, MAX_PARAMETER_DEPTH, BlockParseError, ParsedCall
 from llmist.syntax.pointers import coercion_agrees, nesting_error, parse_block_body
 from llmist.syntax.schema import JsonSchema, json_schema
-from llmist.syntax.writing import EMOJI_START, quote_argument, read_emoji_body
+from llmist.syntax.writing import EMOJI_START, quote_argument, read_emoji_body, write_block_call
 
 __all__ = [
     "bind_call",
@@ -212,7 +212,42 @@ def _block_params(gadget: Gadget, call: ParsedCall, arg_prefix: str) -> dict[str
             return parse_block_body(raw, arg_prefix=arg_prefix, schema=gadget.Params)
         except BlockParseError as exc:
             raise InvalidParametersError(_parse_error_text(gadget, str(exc), arg_prefix)) from None
-    return dict(call.parameters or {})
+    params = dict(call.parameters or {})
+    if not params and raw.strip():  # text without argument lines: unread, unless the gadget needs none
+        fields = gadget.Params.model_fields
+        if any(info.is_required() for info in fields.values()):
+            raise InvalidParametersError(_without_arguments_text(gadget, raw, arg_prefix))
+    return params
+
+
+def _without_arguments_text(gadget: Gadget, raw: str, arg_prefix: str) -> str:
+    """The error of a block call whose body holds text but no argument line: the call rewritten
+    with each of the model's lines as the value of a parameter in declared order (``<name>`` for
+    a required one it left out), so the model sees its own values in the form that runs (an
+    empty block taught Qwen2.5-Coder nothing: it sent the same call six times)."""
+    lines = [line.strip() for line in raw.splitlines() if line.strip()]
+    fields = gadget.Params.model_fields
+    values: dict[str, str] = {}
+    for field, line in zip(fields, lines, strict=False):
+        values[field] = line
+    if len(lines) > len(fields) and values:  # more lines than parameters: the last takes the rest
+        last = list(values)[-1]
+        values[last] = "\n".join(lines[len(fields) - 1 :])
+    for field, info in fields.items():
+        if field not in values and info.is_required():
+            values[field] = f"<{field}>"
+    try:
+        written = write_block_call(gadget.name, values, arg_prefix=arg_prefix)
+    except ValueError:
+        written = ""
+    if arg_prefix != DEFAULT_ARG_PREFIX:  # the start and end markers in use are not known here: the body only
+        written = "\n".join(written.splitlines()[1:-1])
+    return (
+        f"The call to {gadget.name} has no `{arg_prefix}` lines, so none of its text was read as a parameter. "
+        f"Write each parameter as a line `{arg_prefix}<name>` followed by its value. Your call written that way "
+        f"(check that each value is under the right name):\n{written}\n"
+        f"Parameters:\n{render_parameters(gadget) or '(none)'}"
+    )
 
 
 def _bind_emoji(gadget: Gadget, schema: JsonSchema, raw_args: str, body: str | None) -> dict[str, Any]:
