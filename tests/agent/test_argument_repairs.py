@@ -185,3 +185,27 @@ async def test_a_call_without_arg_lines_that_no_reading_fits_is_shown_rewritten_
     # said again: the note, never an empty block "read as" the call
     assert "This call already failed" in second and "llmist read your call as" not in second
     assert result.repairs == {}
+
+
+async def test_a_call_waiting_for_an_id_no_call_has_runs_without_waiting_and_is_told() -> None:
+    response = _call("save_note:s1:nothing", "!!!ARG:key\nk\n!!!ARG:text\nv\n")
+    result, events = await _run(response, "done")
+    [r] = result.gadget_results  # type: ignore[attr-defined]
+    assert r.result.startswith("(This call waited for 'nothing', but no call has that id: it ran without waiting.)")
+    assert r.result.endswith("saved k: v")
+    assert result.repairs == {"missing_dependency": 1}  # type: ignore[attr-defined]
+    assert [(e.kind, e.invocation_id) for e in events] == [("missing_dependency", "s1")]
+
+
+async def test_a_call_waiting_for_a_later_call_waits_for_it() -> None:
+    response = _call("get_weather:w:s1", "!!!ARG:city\nOslo\n") + _call(
+        "save_note:s1", "!!!ARG:key\nk\n!!!ARG:text\nv\n"
+    )
+    result, _ = await _run(response, "done")
+    assert [r.result for r in result.gadget_results] == ["saved k: v", "Oslo: sunny"]  # type: ignore[attr-defined]
+    assert result.repairs == {}  # type: ignore[attr-defined]
+
+
+async def test_missing_dependency_is_refused_in_strict_mode() -> None:
+    with pytest.raises(RepairRefused, match="missing_dependency"):
+        await _run(_call("save_note:s1:nothing", "!!!ARG:key\nk\n!!!ARG:text\nv\n"), "done", strict=True)

@@ -125,6 +125,20 @@ async def test_unknown_dependency_is_an_error_after_close() -> None:
     assert results["a"].error is not None and "depends on 'ghost', but no call has that id" in results["a"].error
 
 
+async def test_on_missing_dependency_decides_whether_a_call_runs_without_it() -> None:
+    asked: list[tuple[str, str]] = []
+
+    def decide(c: ParsedCall, dep: str) -> bool:
+        asked.append((c.invocation_id, dep))
+        return dep == "ghost"
+
+    s = scheduler(on_missing_dependency=decide)
+    results = by_id(await s.run([call("a", "ghost"), call("b", "phantom"), call("c", "ghost", "a")]))
+    assert results["a"].result == "a" and results["c"].result == "c"  # c waited for a, not for ghost
+    assert results["b"].error is not None and "depends on 'phantom'" in results["b"].error
+    assert sorted(asked) == [("a", "ghost"), ("b", "phantom"), ("c", "ghost")]
+
+
 async def test_duplicate_id_is_an_error() -> None:
     results = await scheduler().run([call("a"), call("a")])
     assert sorted(r.status for r in results) == ["error", "success"]

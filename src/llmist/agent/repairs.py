@@ -46,6 +46,11 @@
   into the missing required parameters); the call gets an id of its own and waits for none.
   These four run only on a block call that leaves a required parameter unset, and each reading
   is kept only if the call then validates.
+- ``missing_dependency``: a block call waits for an id that no call of the response (or of
+  earlier ones) has, once the response has ended: it runs without waiting, and its result says
+  so. It waited for nothing that exists, so nothing it could need is skipped; a call that waits
+  for one of several calls of a gadget it names still fails (which one is meant is unknown).
+  Reported when the response has ended (``agent._run.calls``).
 - ``joined_words``: an emoji call with more unquoted words than parameters, to a gadget with one
   string parameter those words can all go to (``🛠️[search Los Angeles]``): that parameter
   takes them all (:func:`~llmist.gadgets.binding.bind_call` refuses every other such split).
@@ -135,6 +140,7 @@ RepairKind: TypeAlias = Literal[
     "values_in_order",
     "bare_parameter_names",
     "header_arguments",
+    "missing_dependency",
     "joined_words",
     "copied_prompt",
     "degenerate_response",

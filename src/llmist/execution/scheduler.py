@@ -12,7 +12,7 @@ import asyncio
 import inspect
 import logging
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Coroutine, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Mapping
 from functools import partial
 from typing import Any
 
@@ -59,6 +59,9 @@ class GadgetScheduler:
         max_concurrency: at most this many calls run at once (``None``: no limit).
         on_dependency_skipped: decides what happens to a call whose dependency failed.
         completed: results of earlier responses, by invocation id; calls may depend on them.
+        on_missing_dependency: asked at :meth:`close` about each call that waits for an id no
+            call has (the call, the id): ``True`` runs the call without waiting for it; else
+            (and without this) the call fails, saying so.
 
     Use::
 
@@ -81,12 +84,14 @@ class GadgetScheduler:
         max_concurrency: int | None = None,
         on_dependency_skipped: OnDependencySkipped | None = None,
         completed: Mapping[str, GadgetExecutionResult] | None = None,
+        on_missing_dependency: Callable[[ParsedCall, str], bool] | None = None,
     ) -> None:
         if max_concurrency is not None and max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
         self._executor = executor
         self._max = max_concurrency
         self._on_skipped = on_dependency_skipped
+        self._on_missing = on_missing_dependency
         self._prior: Mapping[str, GadgetExecutionResult] = completed or {}
         self._nodes: dict[str, _Node] = {}
         self._results: dict[str, GadgetExecutionResult] = {}
@@ -150,13 +155,20 @@ class GadgetScheduler:
             self._dependencies_done(node)
 
     def close(self) -> None:
-        """No more calls will come: fail calls whose dependencies can never finish."""
+        """No more calls will come: fail calls whose dependencies can never finish (or run them
+        without those, as ``on_missing_dependency`` decides)."""
         if self._closed:
             return
         self._closed = True
         for dep, waiters in list(self._missing.items()):
             for node in waiters:
-                if node.state == _WAITING:
+                if node.state != _WAITING:
+                    continue
+                if self._on_missing is not None and self._on_missing(node.call, dep):
+                    node.pending -= 1  # the call runs without waiting for what does not exist
+                    if node.pending == 0:
+                        self._dependencies_done(node)
+                else:
                     self._finish(
                         node,
                         _error(

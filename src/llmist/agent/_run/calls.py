@@ -36,6 +36,7 @@ from llmist.execution import (
     GadgetExecutor,
     GadgetScheduler,
 )
+from llmist.execution.names import same_name
 from llmist.execution.results import call_result
 from llmist.gadgets import AbortSignal, GadgetOutputViewer, validate_gadget_params
 from llmist.syntax import ParsedCall
@@ -82,6 +83,8 @@ class ResponseCalls:
         self.decided: dict[str, Decision] = {}
         """Calls a person decided (a resumed run's), by invocation id: they run as decided,
         without asking the ``before_gadget`` controllers again."""
+        self._unwaited: dict[str, str] = {}
+        """Calls run without waiting for an id no call has, and that id (``missing_dependency``)."""
         self.on_start: Callable[[str], Awaitable[None]] | None = None
         """Told before a call runs (while a resumed run runs its decided calls, it notes each in
         its session first)."""
@@ -120,7 +123,10 @@ class ResponseCalls:
         sched = self._sched
         if sched is None:
             sched = self._sched = GadgetScheduler(
-                self._executor or self._make_executor(), on_dependency_skipped=self._on_skipped, completed=self._by_id
+                self._executor or self._make_executor(),
+                on_dependency_skipped=self._on_skipped,
+                completed=self._by_id,
+                on_missing_dependency=self._without_dependency,
             )
         sched.submit(call)
         return []
@@ -197,9 +203,26 @@ class ResponseCalls:
         if self._sched is not None:
             self._sched.close()
 
+    def _without_dependency(self, call: ParsedCall, dep: str) -> bool:
+        """A call of the response waits for ``dep``, an id no call has: it runs without waiting,
+        told so, as the ``missing_dependency`` repair (noted here, reported by
+        :meth:`late_result`; in strict mode the call fails instead, and the repair is refused)."""
+        by_name = self._cfg.by_name
+        if dep in by_name or same_name(dep, list(by_name)) is not None:
+            return False  # a gadget's name: one of its calls was meant, which one is unknown
+        detail = f"{call.gadget_name}: waits for {dep!r}, which no call has: run without waiting"
+        self.repairs.noted.append(("missing_dependency", detail, call.invocation_id))
+        if self._strict:
+            return False
+        self._unwaited[call.invocation_id] = dep
+        return True
+
     async def late_result(self) -> AgentEvent | None:
         """The event of the next of this response's calls to finish after the response ended
         (recorded, observers told), in completion order; ``None`` once all have finished."""
+        if self.repairs.noted:  # repairs made as the response ended (missing_dependency)
+            for kind, detail, invocation_id in self.repairs.take_noted():
+                await self.note_repair(kind, detail, invocation_id)
         sched = self._sched
         if sched is None:
             return None
@@ -242,6 +265,9 @@ class ResponseCalls:
             action = await call_controller(self._after, r)
             if isinstance(action, ReplaceResult):
                 r = dataclasses.replace(r, result=action.result, error=action.error)
+        dep = self._unwaited.pop(r.invocation_id, None) if self._unwaited else None
+        if dep is not None:
+            r = _with_note(r, f"(This call waited for {dep!r}, but no call has that id: it ran without waiting.)\n")
         decision = self.decided.get(r.invocation_id)
         if decision is not None and decision.parameters is not None and r.skip is None:
             r = _with_note(r, edited_note(decision.parameters))
