@@ -235,6 +235,7 @@ class DegenerationWatch:
             self._after_call = False
             if opens_like_result(line):
                 self.invented = True
+                self.cut_at, self.first_line = start, line
                 return True
         if '"name"' not in line and '"function"' not in line:
             return False

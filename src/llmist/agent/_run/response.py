@@ -27,6 +27,11 @@ from llmist.syntax.writing import EMOJI_END, EMOJI_START
 
 __all__ = ["ModelWait", "Response"]
 
+_WATCH_FROM = 256
+"""Characters of a response before the degeneration watch starts: a loop needs 16 lines of 8
+characters or more (144 characters) before it is one, and most responses are shorter than this,
+so they cost nothing (issue 39: the watch cost a one-call run 5 % more instructions)."""
+
 _NOTHING_YET: list[str] = []
 """The prose after a call before any came (shared, never changed: the first prose replaces it)."""
 
@@ -42,6 +47,7 @@ class Response:
         "_after",
         "_after_call",
         "_cut_chunk",
+        "_lines",
         "_loop",
         "_watch",
         "calls",
@@ -84,7 +90,11 @@ class Response:
         self.text_calls: list[ParsedCall] = []
         """Tool calls the model wrote as JSON text in its prose (the ``json_call`` repair)."""
         self._watch = _CopyWatch()
-        self._loop = _degeneration_watch(cfg)
+        self._loop: DegenerationWatch | None = None
+        """Reads the response for a loop: its calls from the first, its lines once it is
+        :data:`_WATCH_FROM` characters long."""
+        self._lines = False
+        """Whether :attr:`_loop` reads the lines yet."""
         self._cut_chunk = -1
         """Where the text of the chunk that completed a repeated call starts (-1: none did)."""
         self.ended = False
@@ -149,11 +159,10 @@ class Response:
         a chunk that completes a loop of repeated lines only up to where the repeats start."""
         self.raw.append(text)
         self._watch.chunk(text)
-        loop = self._loop
-        if loop.text(text):
-            if loop.invented:  # a result after a call written as JSON: dropped with the loop's repair
-                self.ended = self.invented = True
-                return await self.handle(self.parser.feed(text))
+        if not self._lines and self._watch.text_size < _WATCH_FROM:
+            return await self.handle(self.parser.feed(text))
+        loop = self._loop or self._new_watch()
+        if loop.text(text) if self._lines else self._start_lines(loop, text):
             keep = loop.cut_at - self._watch.chunk_at  # the repeats may start in this chunk
             events = await self.handle(self.parser.feed(text[:keep])) if keep > 0 else []
             if not self.ended:
@@ -174,7 +183,8 @@ class Response:
         found = self.calls.repairs.text_calls("".join(self.prose)) if self.prose else None
         if found:
             cut_chunk = self._cut_chunk
-            self._loop.calls_read_again()
+            if self._loop is not None:
+                self._loop.calls_read_again()
             made = await self.handle([GadgetCallEvent(c) for c in found])
             events.extend(made)
             self._cut_chunk = cut_chunk  # the stream had ended: a repeat found here cuts no text
@@ -211,7 +221,8 @@ class Response:
         self.tool_calls.clear()
         self.text_calls = []
         self._watch = _CopyWatch()
-        self._loop = _degeneration_watch(self.cfg)
+        self._loop = None
+        self._lines = False
         self._cut_chunk = -1
         self.ended = False
         self.invented = False
@@ -227,8 +238,9 @@ class Response:
             cut = raw.find(watch.copied, watch.after_call)
             if cut >= 0:
                 return raw[:cut].rstrip()
-        if self._loop.cut_at >= 0:  # the repeats stay out (a model that sees itself loop loops more)
-            return raw[: self._loop.cut_at].rstrip()
+        loop = self._loop
+        if loop is not None and loop.cut_at >= 0:  # the repeats stay out (a model that sees itself loop loops more)
+            return raw[: loop.cut_at].rstrip()
         if self._cut_chunk >= 0:
             return self._without_open_call(raw[: self._cut_chunk]).rstrip()
         return raw
@@ -271,7 +283,7 @@ class Response:
                         # a made-up result.
                         break
             elif isinstance(ev, GadgetCallEvent):
-                if self._loop.call(ev.call):
+                if (self._loop or self._new_watch()).call(ev.call):
                     if not self.ended:  # else the text calls read at the end: the text stays
                         self._cut_chunk = self._watch.chunk_at
                         await self._degenerate()
@@ -318,12 +330,25 @@ class Response:
             self._after = None
         return False
 
+    def _new_watch(self) -> DegenerationWatch:
+        """The response's degeneration watch, made at its first call or line read."""
+        loop = self._loop = _degeneration_watch(self.cfg)
+        return loop
+
+    def _start_lines(self, loop: DegenerationWatch, text: str) -> bool:
+        """The response reached :data:`_WATCH_FROM` characters with ``text``: the watch reads its
+        lines from the start; whether they end the response."""
+        self._lines = True
+        return loop.text("".join(self.raw[:-1])) or loop.text(text)
+
     async def _degenerate(self, unread: int = 0) -> None:
         """The response became a loop (:class:`DegenerationWatch`): it ends there, its prose
-        before the repeats kept, and a ``degenerate_response`` repair is counted. The last
+        before the repeats kept, and a ``degenerate_response`` repair is counted (natively, a
+        result written after a call written as JSON: ``invented_result``, the result dropped). The last
         ``unread`` characters of the text never reached the parser."""
         self.ended = True
         loop = self._loop
+        assert loop is not None
         if loop.cut_at >= 0 and self.prose:
             # The prose ends with the repeats too (unless they were in a call): it is cut at
             # their second copy, found from where their text starts in the response's text.
@@ -333,7 +358,11 @@ class Response:
             first = loop.first_line
             second = prose.find(first, at) if first else -1
             self.prose = [prose[: second if second >= 0 else at]]
-        await self.calls.note_repair("degenerate_response", f"the response ended early: {loop.found}")
+        if loop.invented:  # natively: a result written after a call written as JSON
+            detail = f"dropped the result the model wrote itself: {loop.first_line[:80]!r}; the response ended there"
+            await self.calls.note_repair("invented_result", detail)
+        else:
+            await self.calls.note_repair("degenerate_response", f"the response ended early: {loop.found}")
 
     async def _cut(self) -> None:
         """The prose line just read copies the prompt: the response ends before it."""
