@@ -373,6 +373,10 @@ def emoji_header_repair(gadget: Gadget, call: ParsedCall) -> tuple[RepairKind, P
     return ("extra_body", fixed) if _binds(gadget, fixed) else None
 
 
+# A header token with a letter in it and no "=": a bare word (not a number, not name=value).
+_BARE_WORD = re.compile(r"(?<!\S)[^\s=]*[^\W\d_][^\s=]*(?!\S)")
+
+
 def body_arguments(gadget: Gadget, body: str, required: Sequence[str]) -> tuple[RepairKind, str, dict[str, str]] | None:
     """The arguments of a block body written without ``!!!ARG:`` lines, read the ways small
     models write them, with the repair kind and what was read; ``None`` when no way fits.
@@ -550,8 +554,8 @@ class CallRepairs:
         """Gadget -> how many text parameters it has (worked out at its first emoji call)."""
         self._native = gadget_names(gadgets)
         """Native tool name -> gadget, for the gadgets whose names native tools cannot hold."""
-        self._required_by: dict[str, tuple[str, ...]] = {}
-        """Gadget -> its required parameters, in declared order (worked out at its first call)."""
+        self._required_by: dict[str, frozenset[str]] = {}
+        """Gadget -> its required parameters (worked out at its first block call)."""
 
     def start_response(self) -> None:
         """The calls that follow belong to a new response (ids and dependencies are read
@@ -673,10 +677,14 @@ class CallRepairs:
         """A block call with its arguments and ids read as meant."""
         # Only a call that leaves a required parameter unset is read again: a well-formed call
         # costs one look at its parameters here.
-        required = self._required(call.gadget_name)
+        required = self._required_by.get(call.gadget_name)
+        if required is None:
+            required = self._required(call.gadget_name)
         params = call.parameters
-        if required and params is not None and call.parse_error is None and not all(r in params for r in required):
-            call = self._block_arguments(call, required)
+        if required and params is not None and not params.keys() >= required and call.parse_error is None:
+            call = self._block_arguments(
+                call, tuple(f for f in self._gadgets[call.gadget_name].Params.model_fields if f in required)
+            )
         return self._ids_as_meant(call) if self._response_ids else call
 
     def _emoji(self, call: ParsedCall) -> ParsedCall:
@@ -690,15 +698,13 @@ class CallRepairs:
         """Whether an emoji header's bare words (``args``; numbers and ``name=value`` aside) are
         more than the gadget ``name`` has text parameters: the one look a well-formed call costs."""
         texts = self._texts_by.get(name)
+        if texts is not None and args.count(" ") < texts:
+            return False  # fewer tokens than text parameters: no word can overflow
         if texts is None:
             gadget = self._gadgets[name]
             schema = json_schema(gadget.Params)
             texts = self._texts_by[name] = sum(1 for f in schema.properties if is_plain_string(schema, f))
-        words = 0
-        for word in args.split():
-            if "=" not in word and any(ch.isalpha() for ch in word):
-                words += 1
-        return words > texts
+        return len(_BARE_WORD.findall(args)) > texts
 
     def _joined_words(self, call: ParsedCall) -> ParsedCall:
         """``call`` with the bare words that overflow its parameters joined into its one text
@@ -714,13 +720,11 @@ class CallRepairs:
                 return fixed
         return call
 
-    def _required(self, name: str) -> tuple[str, ...]:
-        """The required parameters of the gadget ``name``, in declared order."""
-        found = self._required_by.get(name)
-        if found is None:
-            gadget = self._gadgets.get(name)
-            fields = gadget.Params.model_fields if gadget is not None else {}
-            found = self._required_by[name] = tuple(f for f, info in fields.items() if info.is_required())
+    def _required(self, name: str) -> frozenset[str]:
+        """The required parameters of the gadget ``name``, worked out once."""
+        gadget = self._gadgets.get(name)
+        fields = gadget.Params.model_fields if gadget is not None else {}
+        found = self._required_by[name] = frozenset(f for f, info in fields.items() if info.is_required())
         return found
 
     def _block_arguments(self, call: ParsedCall, required: tuple[str, ...]) -> ParsedCall:
