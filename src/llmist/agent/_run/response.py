@@ -47,6 +47,7 @@ class Response:
         "_after",
         "_after_call",
         "_cut_chunk",
+        "_first",
         "_lines",
         "_loop",
         "_watch",
@@ -95,6 +96,8 @@ class Response:
         :data:`_WATCH_FROM` characters long."""
         self._lines = False
         """Whether :attr:`_loop` reads the lines yet."""
+        self._first: ParsedCall | None = None
+        """The response's first call, until the watch is made (most responses make one call)."""
         self._cut_chunk = -1
         """Where the text of the chunk that completed a repeated call starts (-1: none did)."""
         self.ended = False
@@ -183,6 +186,7 @@ class Response:
         found = self.calls.repairs.text_calls("".join(self.prose)) if self.prose else None
         if found:
             cut_chunk = self._cut_chunk
+            self._first = None
             if self._loop is not None:
                 self._loop.calls_read_again()
             made = await self.handle([GadgetCallEvent(c) for c in found])
@@ -223,6 +227,7 @@ class Response:
         self._watch = _CopyWatch()
         self._loop = None
         self._lines = False
+        self._first = None
         self._cut_chunk = -1
         self.ended = False
         self.invented = False
@@ -283,7 +288,7 @@ class Response:
                         # a made-up result.
                         break
             elif isinstance(ev, GadgetCallEvent):
-                if (self._loop or self._new_watch()).call(ev.call):
+                if self._loops(ev.call):
                     if not self.ended:  # else the text calls read at the end: the text stays
                         self._cut_chunk = self._watch.chunk_at
                         await self._degenerate()
@@ -330,9 +335,21 @@ class Response:
             self._after = None
         return False
 
+    def _loops(self, call: ParsedCall) -> bool:
+        """Whether ``call`` makes the response a loop (the same call a third time)."""
+        loop = self._loop
+        if loop is None:
+            if self._first is None:
+                self._first = call
+                return False
+            loop = self._new_watch()
+        return loop.call(call)
+
     def _new_watch(self) -> DegenerationWatch:
-        """The response's degeneration watch, made at its first call or line read."""
+        """The response's degeneration watch, made at its second call or first line read."""
         loop = self._loop = _degeneration_watch(self.cfg)
+        if self._first is not None:
+            loop.call(self._first)
         return loop
 
     def _start_lines(self, loop: DegenerationWatch, text: str) -> bool:
