@@ -209,3 +209,24 @@ async def test_a_call_waiting_for_a_later_call_waits_for_it() -> None:
 async def test_missing_dependency_is_refused_in_strict_mode() -> None:
     with pytest.raises(RepairRefused, match="missing_dependency"):
         await _run(_call("save_note:s1:nothing", "!!!ARG:key\nk\n!!!ARG:text\nv\n"), "done", strict=True)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    # distinct: the header's slots after the id are dependencies, read once each
+    values=st.lists(_INTS, min_size=3, max_size=3, unique=True),
+    order=st.permutations(["a", "b", "c"]),
+    split=st.integers(min_value=0, max_value=3),
+)
+async def test_header_arguments_by_name_fill_what_the_body_left_out(
+    values: list[int], order: list[str], split: int
+) -> None:
+    # Some arguments on !!!ARG: lines, the rest as name:value slots in the header, any order.
+    given_values = dict(zip(order, values, strict=True))
+    in_body, in_header = order[:split], order[split:]
+    body = "".join(f"!!!ARG:{n}\n{given_values[n]}\n" for n in in_body)
+    header = "add3" + "".join(f":{n}:{given_values[n]}" for n in in_header)
+    result, _ = await _run(_call(header, body), "done")
+    [r] = result.gadget_results  # type: ignore[attr-defined]
+    assert r.result == str(sum(values))
+    assert result.repairs == ({"header_arguments": 1} if in_header else {})  # type: ignore[attr-defined]

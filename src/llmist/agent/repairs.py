@@ -530,9 +530,11 @@ class CallRepairs:
     repair costs no coroutine.
     """
 
-    def __init__(self, gadgets: Mapping[str, Gadget], hidden: Iterable[str] = ()) -> None:
+    def __init__(self, gadgets: Mapping[str, Gadget], hidden: Iterable[str] = (), arg_prefix: str = "!!!ARG:") -> None:
         self._gadgets = gadgets
         """The run's gadgets by name."""
+        self._arg = arg_prefix
+        """The block syntax's argument marker in use."""
         self._no_parameters = frozenset(name for name, gadget in gadgets.items() if _takes_no_parameters(gadget))
         """The gadgets that take no parameters and allow no extra ones (the ``ignored_parameters``
         repair's gadgets)."""
@@ -750,7 +752,11 @@ class CallRepairs:
             return call
         fixed = dataclasses.replace(call, parameters=params)
         if header is not None:  # the id slot held a value: the call gets an id of its own, and waits for none
-            fixed = dataclasses.replace(fixed, invocation_id=next_auto_id(), dependencies=())
+            raw = call.parameters_raw
+            if self._arg in raw:  # binding reads a body of argument lines again: the header's join them
+                lines = "".join(f"{self._arg}{name}\n{value}\n" for name, value in header.items())
+                raw = raw + ("" if raw.endswith("\n") else "\n") + lines
+            fixed = dataclasses.replace(fixed, invocation_id=next_auto_id(), dependencies=(), parameters_raw=raw)
         if not _binds(gadget, fixed):
             return call
         for kind, what in kinds:

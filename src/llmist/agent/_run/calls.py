@@ -73,7 +73,9 @@ class ResponseCalls:
         self.completion: str | None = None
         """The ``TaskCompletionSignal`` summary, once a gadget raised it."""
         offered_later = cfg.viewer_entry is not None or cfg.viewer_tool is not None
-        self.repairs = CallRepairs(cfg.by_name, hidden=(GadgetOutputViewer.name,) if offered_later else ())
+        self.repairs = CallRepairs(
+            cfg.by_name, hidden=(GadgetOutputViewer.name,) if offered_later else (), arg_prefix=cfg.markers.arg
+        )
         """The loop's repairs of the run's calls."""
         self.kept: dict[tuple[str, str], GadgetExecutionResult] | None = None
         """After a model failed mid-response (fallback): the calls it had started, by gadget and
