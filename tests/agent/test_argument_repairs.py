@@ -164,7 +164,9 @@ _TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters
 
 
 @settings(max_examples=40, deadline=None)
-@given(city=_TEXT.filter(lambda t: t.strip("\n") != "" and "\n" not in t.strip("\n")))
+@given(
+    city=_TEXT.filter(lambda t: t.strip("\n") != "" and "\n" not in t.strip("\n") and not t.strip().startswith("city"))
+)
 async def test_a_one_line_body_is_the_value_as_written(city: str) -> None:
     result, _ = await _run(_call("get_weather", city.strip("\n") + "\n"), "done")
     assert result.gadget_results[0].result == f"{city.strip(chr(10))}: sunny"  # type: ignore[attr-defined]
@@ -230,3 +232,11 @@ async def test_header_arguments_by_name_fill_what_the_body_left_out(
     [r] = result.gadget_results  # type: ignore[attr-defined]
     assert r.result == str(sum(values))
     assert result.repairs == ({"header_arguments": 1} if in_header else {})  # type: ignore[attr-defined]
+
+
+async def test_names_with_their_values_on_their_lines_are_read_as_arg_lines() -> None:
+    result, _ = await _run(_call("save_note", "key: todo\ntext = buy milk: two\n"), "done")
+    assert result.gadget_results[0].result == "saved todo: buy milk: two"  # type: ignore[attr-defined]
+    assert result.repairs == {"bare_parameter_names": 1}  # type: ignore[attr-defined]
+    result, _ = await _run(_call("get_weather", "city: Paris\n"), "done")
+    assert result.gadget_results[0].result == "Paris: sunny"  # type: ignore[attr-defined]

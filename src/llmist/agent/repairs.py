@@ -37,8 +37,8 @@
   parameters (or all its parameters): bound in declared order (``3``, ``4``, ``2`` for ``a``,
   ``b``, ``c``).
 - ``bare_parameter_names``: a block body whose first line is a parameter's name alone, its value
-  on the lines after it (``I``, ``10``, ``r``, ``0.01``): read as ``!!!ARG:`` lines, each name a
-  parameter of the gadget.
+  on the lines after it (``I``, ``10``, ``r``, ``0.01``), or with its value on its line
+  (``city: Paris``, ``a=3``): read as ``!!!ARG:`` lines, each name a parameter of the gadget.
 - ``header_arguments``: values in a block header's id and dependency slots where a required
   parameter is left unset and no earlier call of the response has that id
   (``!!!GADGET_START:get_president_and_vp:1980``, ``!!!GADGET_START:artwork_find:museum:Metropolitan``):
@@ -408,16 +408,24 @@ def body_arguments(gadget: Gadget, body: str, required: Sequence[str]) -> tuple[
     return None
 
 
+_NAME_VALUE = re.compile(r"([A-Za-z_][\w.-]*)\s*[:=]\s*(\S.*)")
+"""A parameter's name and its value on one line: ``city: Paris``, ``a=3``."""
+
+
 def _bare_names(lines: list[str], fields: set[str]) -> dict[str, str] | None:
     """``lines`` read as parameter names on lines of their own, each followed by its value's
-    lines; ``None`` unless the first non-blank line is a parameter's name. A name already read
-    is a value the second time (a value may be a word that is also a parameter's name)."""
+    lines, or with its value after ``:`` or ``=`` on its line (``city: Paris``); ``None`` unless
+    the first non-blank line is a parameter's name. A name already read is a value the second
+    time (a value may be a word that is also a parameter's name)."""
     read: dict[str, list[str]] = {}
     current: list[str] | None = None
     for line in lines:
         word = line.strip()
+        pair = _NAME_VALUE.fullmatch(word)
         if word in fields and word not in read:
             current = read[word] = []
+        elif pair is not None and pair[1] in fields and pair[1] not in read:
+            current = read[pair[1]] = [pair[2]]
         elif current is not None:
             current.append(line)
         elif word:
