@@ -31,7 +31,7 @@ def first_call(stream: str, chunk: int | None = None, **options: bool) -> Parsed
     return calls(run(GadgetCallParser(**options), chunks))[0]
 
 
-@pytest.mark.parametrize("position", POSITIONS)
+@pytest.mark.parametrize("position", ["middle", "last, before the end marker"])
 @pytest.mark.parametrize("value", VALUES)
 def test_a_value_is_what_was_written_before_the_newline_that_ends_it_in_every_position(
     position: str, value: str
@@ -39,6 +39,29 @@ def test_a_value_is_what_was_written_before_the_newline_that_ends_it_in_every_po
     stream = POSITIONS[position](value)
     for chunk in (None, 1, 3):
         assert first_call(stream, chunk).parameters == {"a": value, "b": "y"}, (position, chunk)
+
+
+MISSING_END = ["last, before the next block", "last, at the end of the stream"]
+
+
+def without_blank_lines_at_the_end(value: str) -> str:
+    lines = value.split("\n")
+    while len(lines) > 1 and lines[-1].strip() == "":
+        lines.pop()
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("position", MISSING_END)
+@pytest.mark.parametrize("value", VALUES)
+def test_a_block_without_its_end_marker_drops_the_blank_lines_at_its_end(position: str, value: str) -> None:
+    # Blank lines between blocks separate them: Qwen2.5-Coder left the end marker out of parallel
+    # calls, and its last values came out "New York\n" and "True\n" (no longer a boolean).
+    stream = POSITIONS[position](value)
+    expected = without_blank_lines_at_the_end(value)
+    for chunk in (None, 1, 3):
+        call = first_call(stream, chunk)
+        assert call.parameters == {"a": expected, "b": "y"}, (position, chunk)
+        assert call.repairs == ("missing_end",)
 
 
 @given(st.sampled_from(VALUES), st.sampled_from(list(POSITIONS)), st.lists(st.integers(0, 200), max_size=12))
@@ -89,7 +112,8 @@ def test_the_gadget_receives_exactly_the_parsers_parameters(position: str, value
     stream = POSITIONS[position](value)
     received.clear()
     Agent(model=MockModel([stream, "done"]), gadgets=[g]).run_sync("go")
-    assert received[0] == {"a": value, "b": "y"}
+    written = without_blank_lines_at_the_end(value) if position in MISSING_END else value
+    assert received[0] == {"a": written, "b": "y"}
     assert first_call(stream).parameters == received[0]
 
 

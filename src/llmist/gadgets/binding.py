@@ -15,6 +15,7 @@ most :data:`~llmist.syntax.MAX_PARAMETER_DEPTH` levels deep, JSON decoded into a
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import difflib
 import json
@@ -463,9 +464,27 @@ def _json(text: str, path: list[str]) -> Any:
     try:
         return json.loads(stripped)
     except ValueError:
-        return None
+        return _python_literal(stripped)
     except RecursionError:  # nested past the interpreter's limit, far past MAX_PARAMETER_DEPTH
         raise InvalidParametersError(nesting_error([*path, *["..."] * MAX_PARAMETER_DEPTH])) from None
+
+
+_PYTHON_LITERAL_MAX = 100_000
+"""Longer texts are not read as Python literals: ``ast.literal_eval`` builds a whole syntax tree."""
+
+
+def _python_literal(text: str) -> Any:
+    """A list or dict written as a Python literal (``['a', 'b']``, ``{'k': True}``), or ``None``.
+    Models trained on Python write lists so where the schema wants a list (Qwen2.5-Coder on the
+    Berkeley Function Calling Leaderboard: ``['bottles of water', 'apples']``); ``literal_eval``
+    reads literals only, never runs code."""
+    if len(text) > _PYTHON_LITERAL_MAX or text[0] not in "[{":
+        return None
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return value if isinstance(value, list | dict) else None
 
 
 def prepare_params(gadget: Gadget, params: Mapping[str, Any]) -> dict[str, Any]:

@@ -481,10 +481,12 @@ class GadgetCallParser(TextStretches):
             header.repairs += (MISSING_END,)
         block = self._block
         if block is None:
+            if missing and not self._typescript_compat:
+                b = _without_blank_tail(s, a, b)
             out.append(self._call(s, a, b))
         else:
             self._track(block, s, a, b, out)
-            raw = self._complete(block, out)
+            raw = self._complete(block, out, missing)
             out.append(self._call(raw, 0, len(raw), block.arguments))
             self._block = None
         self._header = None
@@ -581,19 +583,22 @@ class GadgetCallParser(TextStretches):
                 block.pointer = []
                 pos = ag + arg_len
 
-    def _complete(self, block: _Streaming, out: list[SyntaxEvent]) -> str:
-        """The block ended: final partials (every field complete), then its raw body."""
+    def _complete(self, block: _Streaming, out: list[SyntaxEvent], missing: bool = False) -> str:
+        """The block ended: final partials (every field complete), then its raw body
+        (``missing``: it ended without its end marker)."""
         if block.pointer is not None:
             path = "".join(block.pointer).strip()
             if path:
                 self._empty_argument(block, path, out)
         elif block.field:
             self._emit(block, True, out)
-            self._close_value(block, True)
+            self._close_value(block, True, missing)
         return "".join(block.raw)
 
-    def _close_value(self, block: _Streaming, last: bool) -> None:
-        """The current value ended: at the next argument, or (``last``) at the end of the body."""
+    def _close_value(self, block: _Streaming, last: bool, missing: bool = False) -> None:
+        """The current value ended: at the next argument, or (``last``) at the end of the body
+        (``missing``: a body that ended without its end marker, whose blank lines at the end
+        are dropped; see :func:`_without_blank_tail`)."""
         # The newline before the next marker is not part of a value. In TypeScript-compatible
         # mode the call's body is stripped, so its last value is, and the raw body then needs
         # no stripping copy.
@@ -601,6 +606,14 @@ class GadgetCallParser(TextStretches):
         if last and self._typescript_compat:
             value = value.rstrip()
             block.raw.append(value)
+        elif last and missing:
+            # The value without the newline held back: cut as the whole body would be.
+            kept = max(_without_blank_tail(value + "\n", 0, len(value) + 1) - 1, 0)
+            ended = kept > 0 and (kept < len(value) or block.nl)
+            value = value[:kept]
+            block.raw.append(value)
+            if ended:
+                block.raw.append("\n")
         else:
             block.raw.append(value)
             if block.nl:
@@ -641,6 +654,24 @@ class GadgetCallParser(TextStretches):
         block.emitted[path] = max(prev, 0)
         block.completed.add(path)
         out.append(partial_event(block.id, block.name, path, "", "", True))
+
+
+def _without_blank_tail(s: str, a: int, b: int) -> int:
+    """Where the body ``s[a:b]`` of a block without its end marker ends once the blank lines at
+    its end are dropped: they separate it from the next block or the prose after it, and are not
+    its last value's. Qwen2.5-Coder leaves the end marker out of parallel calls and puts a blank
+    line between them: ``location`` came out ``"New York\n"`` and ``with_verdict`` ``"True\n"``, no
+    longer a boolean. The last written line keeps its own trailing spaces."""
+    end = b
+    while end > a and s[end - 1] == "\n":
+        line_end = end - 1
+        k = line_end
+        while k > a and s[k - 1] in " \t\r":
+            k -= 1
+        if k > a and s[k - 1] != "\n":
+            return end  # the last written line, with its newline (a value loses that one anyway)
+        end = k  # a blank line (or the body's start): it goes
+    return end
 
 
 def _deserves_partial(size: int, prev: int) -> bool:
