@@ -150,9 +150,9 @@ LLAMA_CMAKE_ARGS  := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=O
 LLAMA_WHEELS      := $(EVAL_CACHE)/llama-cpp-portable-avx2-fma-f16c
 # The model `make eval-local` serves: qwen1.5b, qwen0.5b or smollm2.
 MODEL ?= qwen1.5b
-# Default Agent settings; the response cap only bounds a model that rambles (llama.cpp's server
-# would otherwise write up to the context's end).
-EVAL_ARGS ?= --by-category --max-response-tokens 300 --out benchmarks/results/eval-$(MODEL).jsonl
+# Default Agent settings, the response cap included: a default Agent caps every response (2,048
+# tokens for a local model) and ends one that repeats itself, so the eval measures what users get.
+EVAL_ARGS ?= --by-category --out benchmarks/results/eval-$(MODEL).jsonl
 
 $(EVAL_STAMP): pyproject.toml Makefile
 	@test -x $(EVAL_VENV)/bin/python || $(PYTHON) -m venv $(EVAL_VENV)
