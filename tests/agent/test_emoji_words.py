@@ -18,7 +18,7 @@ from llmist.testing import MockModel
 
 
 @gadget(description="Find supermarkets in a city.")
-def supermarket_find_in_city(city: str, state: str, openNow: bool = True) -> str:  # noqa: N803 (BFCL's name)
+def supermarket_find_in_city(city: str, state: str, openNow: bool = True) -> str:
     return f"supermarkets of {city}, {state}"
 
 
