@@ -50,10 +50,7 @@ import json
 import os
 import random
 import shutil
-import socket
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Sequence
@@ -270,23 +267,11 @@ class LlamaServer(LlamaCppServer):
     template renders the tools, and the server parses the model's calls into ``tool_calls``. Watched,
     waited for and stopped as :class:`LlamaCppServer` is."""
 
-    def __enter__(self) -> LlamaServer:
-        with socket.socket() as probe:  # a free loopback port
-            probe.bind(("127.0.0.1", 0))
-            self.port = int(probe.getsockname()[1])
-        self._stopping = False
-        cmd = [self.python, "--model", str(self.model_path), "--alias", self.alias, "--host", "127.0.0.1",
-               "--port", str(self.port), "--ctx-size", str(self.n_ctx), "--threads", str(self.n_threads),
-               "--seed", str(self.seed), "--jinja"]  # fmt: skip
-        self._log = tempfile.NamedTemporaryFile(prefix="llama-server-", suffix=".log")  # closed in __exit__
-        self._exit_on_sigterm()
-        self._proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT)
-        try:
-            self._wait_ready()
-        except BaseException:
-            self.__exit__(None, None, None)
-            raise
-        return self
+    def command(self) -> list[str]:
+        """``llama-server`` on :attr:`port`, with the model's own chat template (``--jinja``)."""
+        return [self.python, "--model", str(self.model_path), "--alias", self.alias, "--host", "127.0.0.1",
+                "--port", str(self.port), "--ctx-size", str(self.n_ctx), "--threads", str(self.n_threads),
+                "--seed", str(self.seed), "--jinja"]  # fmt: skip
 
 
 # --- the run ----------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ import urllib.request
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import IO
+from typing import IO, Self
 
 from llmist.evals.local_models import LOCAL_MODELS, ModelIntegrityError, install_model, local_model
 
@@ -205,14 +205,19 @@ class LlamaCppServer:
 
         threading.Thread(target=wait, name=f"watch-llama-server-{self.port}", daemon=True).start()
 
-    def __enter__(self) -> LlamaCppServer:
-        self.port = _free_port()
-        self._stopping = False
+    def command(self) -> list[str]:
+        """The command that serves the model on :attr:`port` (a subclass may serve it another way)."""
         cmd = [self.python, "-c", _SERVE_WITH_USAGE, "--model", str(self.model_path), "--model_alias", self.alias,
                "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx),
                "--n_threads", str(self.n_threads), "--seed", str(self.seed)]  # fmt: skip
         if self.chat_format is not None:
             cmd += ["--chat_format", self.chat_format]
+        return cmd
+
+    def __enter__(self) -> Self:
+        self.port = _free_port()
+        self._stopping = False
+        cmd = self.command()
         # The server logs a lot to stderr: into a file, as an unread pipe would fill up and stall it.
         self._log = tempfile.NamedTemporaryFile(prefix="llama-server-", suffix=".log")  # closed in __exit__
         env = None if self.env is None else dict(self.env)
