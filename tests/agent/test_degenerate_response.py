@@ -312,3 +312,17 @@ async def test_prose_after_a_call_that_is_no_result_goes_on() -> None:
     assert sorted(ran) == [(3, 4), (5, 6)]
     assert repairs == []
     assert model.closed_early == [False, False]
+
+
+async def test_qwens_native_runaway_ends_at_the_result_it_wrote_after_its_call() -> None:
+    # Qwen2.5-Coder-1.5B through llama-cpp-python's server, which returns its calls as text: its
+    # call, a result of its own, then more calls with invented arguments (issue 39).
+    opening = '{{"name": "add", "arguments": {"a": 3, "b": 4}}}}\nThe result of adding 3 and 4 is 7.\n'
+    invented = "".join(
+        f'{{"name": "add", "arguments": {{"a": {k}, "b": {k + 4}}}}}\nThe sum is {2 * k + 4}.\n' for k in range(500)
+    )
+    result, model, _repairs = await _run(opening + invented, "7", syntax="native", chunk_size=4)
+    assert ran == [(3, 4)]
+    assert result.repairs == {"json_call": 1, "invented_result": 1}  # type: ignore[attr-defined]
+    assert model.closed_early == [True, False]
+    assert model.read[0] < 100  # chunks of thousands (the watch reads lines from 256 characters)
