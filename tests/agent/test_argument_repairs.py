@@ -48,10 +48,14 @@ GADGETS = [add3, get_weather, get_president_and_vp, interest, artwork_find, save
 
 
 async def _run(*responses: str, strict: bool = False) -> tuple[object, list[RepairEvent]]:
+    return await _run_with(GADGETS, *responses, strict=strict)
+
+
+async def _run_with(gadgets: list[object], *responses: str, strict: bool = False) -> tuple[object, list[RepairEvent]]:
     events: list[RepairEvent] = []
     agent = Agent(
         model=MockModel(list(responses)),
-        gadgets=GADGETS,
+        gadgets=gadgets,
         hooks=Hooks(observers=Observers(on_repair=events.append)),
         strict=strict,
     )
@@ -240,3 +244,111 @@ async def test_names_with_their_values_on_their_lines_are_read_as_arg_lines() ->
     assert result.repairs == {"bare_parameter_names": 1}  # type: ignore[attr-defined]
     result, _ = await _run(_call("get_weather", "city: Paris\n"), "done")
     assert result.gadget_results[0].result == "Paris: sunny"  # type: ignore[attr-defined]
+
+
+@gadget(description="Final speed of a falling object.")
+def final_speed(initial_speed: int, time: int, gravity: float = -9.81) -> str:
+    return f"{initial_speed + gravity * time:.2f}"
+
+
+@gadget(description="Predict a house price.")
+def predict_price(area: int, rooms: int, location: str, round_to: int = 0) -> str:
+    return f"{location}: {area * rooms} rounded to {round_to}"
+
+
+async def test_name_value_lines_before_the_first_arg_line_are_read_as_arguments() -> None:
+    body = "area=2000\nrooms: 4\n!!!ARG:location\nSan Francisco\n!!!ARG:round_to\n3\n"
+    result, events = await _run_with([predict_price], _call("predict_price", body), "done")
+    assert result.gadget_results[0].result == "San Francisco: 8000 rounded to 3"  # type: ignore[attr-defined]
+    assert result.repairs == {"bare_parameter_names": 1}  # type: ignore[attr-defined]
+    assert events[0].detail == (
+        "predict_price: the lines area, rooms before the first !!!ARG: line read as parameter names"
+    )
+
+
+async def test_lines_before_the_first_arg_line_that_are_not_parameters_are_not_read() -> None:
+    body = "area=2000\nbedrooms=4\n!!!ARG:location\nParis\n!!!ARG:rooms\n2\n"
+    result, _ = await _run_with([predict_price], _call("predict_price", body), "done")
+    assert result.gadget_results[0].error is not None  # type: ignore[attr-defined]
+    assert result.repairs == {}  # type: ignore[attr-defined]
+
+
+async def test_values_under_the_only_arg_line_bind_to_it_and_the_parameters_after_it() -> None:
+    result, events = await _run_with([final_speed], _call("final_speed", "!!!ARG:initial_speed\n0\n5\n-9.81\n"), "done")
+    assert result.gadget_results[0].result == "-49.05"  # type: ignore[attr-defined]
+    assert result.repairs == {"values_in_order": 1}  # type: ignore[attr-defined]
+    assert (
+        events[0].detail == "final_speed: the lines under initial_speed read as initial_speed, time, gravity, in order"
+    )
+
+
+async def test_more_values_under_one_arg_line_than_parameters_after_it_are_not_spread() -> None:
+    result, _ = await _run_with([final_speed], _call("final_speed", "!!!ARG:time\n5\n-9.81\n3\n"), "done")
+    assert result.gadget_results[0].error is not None  # type: ignore[attr-defined]
+    assert result.repairs == {}  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("separator", [";", "; ", ",", "&", " "])
+async def test_name_value_pairs_in_the_header_are_read_as_arguments(separator: str) -> None:
+    header = f"predict_price:area=2000{separator}rooms=4{separator}location=new york"
+    result, events = await _run_with([predict_price], _call(header, "!!!ARG:round_to\n2\n"), "done")
+    [r] = result.gadget_results  # type: ignore[attr-defined]
+    assert r.result == "new york: 8000 rounded to 2"
+    assert result.repairs == {"header_arguments": 1}  # type: ignore[attr-defined]
+    assert events[0].detail == (
+        "predict_price: the header's area='2000', rooms='4', location='new york' read as arguments"
+    )
+
+
+@gadget(description="Find parks.")
+def park_find(facilities: list[str], location: str) -> str:
+    return f"{location}: {' + '.join(facilities)}"
+
+
+async def test_a_list_in_a_header_pair_keeps_its_commas() -> None:
+    header = "park_find:facilities=['playground', 'picnic area'];location=new york"
+    result, _ = await _run_with([park_find], _call(header), "done")
+    assert result.gadget_results[0].result == "new york: playground + picnic area"  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "predict_price:area=2000;area=3000;rooms=4;location=x",  # a name twice
+        "predict_price:size=2000;rooms=4;location=x",  # not a parameter
+        "predict_price:area=;rooms=4;location=x",  # a name without a value
+    ],
+)
+async def test_header_pairs_that_do_not_name_each_parameter_once_are_not_read(header: str) -> None:
+    result, _ = await _run_with([predict_price], _call(header), "done")
+    assert result.gadget_results[0].error is not None  # type: ignore[attr-defined]
+    assert "header_arguments" not in result.repairs  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        _call("predict_price", "area=2000\nrooms=4\n!!!ARG:location\nx\n"),
+        _call("final_speed", "!!!ARG:initial_speed\n0\n5\n"),
+        _call("predict_price:area=2000;rooms=4;location=x"),
+    ],
+)
+async def test_the_new_readings_are_refused_in_strict_mode(response: str) -> None:
+    with pytest.raises(RepairRefused):
+        await _run_with([predict_price, final_speed], response, "done", strict=True)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    values=st.lists(_INTS, min_size=3, max_size=3),
+    lead=st.integers(min_value=1, max_value=3),
+    sep=st.sampled_from(["=", ": ", " = "]),
+)
+async def test_any_split_of_lead_lines_and_arg_lines_binds_by_name(values: list[int], lead: int, sep: str) -> None:
+    named = dict(zip("abc", values, strict=True))
+    names = list(named)
+    body = "".join(f"{n}{sep}{named[n]}\n" for n in names[:lead]) + "".join(
+        f"!!!ARG:{n}\n{named[n]}\n" for n in names[lead:]
+    )
+    result, _ = await _run(_call("add3", body), "done")
+    assert result.gadget_results[0].result == str(sum(values))  # type: ignore[attr-defined]

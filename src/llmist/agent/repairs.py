@@ -35,15 +35,19 @@
   parameter (``!!!GADGET_START:get_weather`` then ``Los Angeles``): its body is that parameter.
 - ``values_in_order``: a block body of values alone, one a line, as many as the gadget's required
   parameters (or all its parameters): bound in declared order (``3``, ``4``, ``2`` for ``a``,
-  ``b``, ``c``).
+  ``b``, ``c``); or such values under a call's only ``!!!ARG:`` line, one for that parameter and
+  each declared after it (``!!!ARG:initial_speed`` then ``0``, ``5``, ``-9.81``).
 - ``bare_parameter_names``: a block body whose first line is a parameter's name alone, its value
   on the lines after it (``I``, ``10``, ``r``, ``0.01``), or with its value on its line
-  (``city: Paris``, ``a=3``): read as ``!!!ARG:`` lines, each name a parameter of the gadget.
+  (``city: Paris``, ``a=3``): read as ``!!!ARG:`` lines, each name a parameter of the gadget;
+  also such lines before a body's first ``!!!ARG:`` line (``area=2000`` then ``!!!ARG:rooms``).
 - ``header_arguments``: values in a block header's id and dependency slots where a required
   parameter is left unset and no earlier call of the response has that id
   (``!!!GADGET_START:get_president_and_vp:1980``, ``!!!GADGET_START:artwork_find:museum:Metropolitan``):
-  read as arguments (by name when the first slot is a parameter's name, else in declared order
-  into the missing required parameters); the call gets an id of its own and waits for none.
+  read as arguments (by name when the first slot is a parameter's name or the header holds
+  ``name=value`` pairs, ``!!!GADGET_START:artwork_find:type=installation;location=new york``,
+  else in declared order into the missing required parameters); the call gets an id of its own
+  and waits for none.
   These four run only on a block call that leaves a required parameter unset, and each reading
   is kept only if the call then validates.
 - ``missing_dependency``: a block call waits for an id that no call of the response (or of
@@ -439,11 +443,18 @@ def header_arguments(
 ) -> dict[str, str] | None:
     """Arguments written in a block header's id and dependency slots, or ``None``.
 
+    ``!!!GADGET_START:artwork_find:type=installation;location=new york``: ``name=value`` pairs
+    (:func:`_header_pairs`).
     ``!!!GADGET_START:artwork_find:museum:Metropolitan``: the first slot is a parameter's name,
     so the slots are names each followed by its value (a value's commas split it into slots: they
     are joined again). ``!!!GADGET_START:get_president_and_vp:1980``: as many slots as required
     parameters left unset by ``params``, bound to them in declared order."""
     fields = gadget.Params.model_fields
+    # The parser split the header at ":" and the dependencies at ",": joined again, as written.
+    header = ":".join([*slots[:1], ",".join(slots[1:])]) if len(slots) > 1 else "".join(slots)
+    pairs = _header_pairs(header, fields, params)
+    if pairs is not None:
+        return pairs
     if slots and slots[0] in fields:
         read: dict[str, list[str]] = {}
         current: list[str] = []
@@ -457,6 +468,75 @@ def header_arguments(
         return None
     missing = [r for r in required if r not in params]
     return dict(zip(missing, slots, strict=True)) if len(missing) == len(slots) else None
+
+
+_PAIR_SEPARATOR = re.compile(r"\s*[;,&:]\s*|\s+")
+
+
+def _header_pairs(header: str, fields: Mapping[str, object], params: Mapping[str, object]) -> dict[str, str] | None:
+    """``type=installation;location=new york`` (a header's slots joined again): each parameter's
+    name, ``=`` and its value, separated by ``;``, ``,``, ``&``, ``:`` or spaces; ``None`` unless the
+    text is such pairs from its start, each name a parameter ``params`` left unset. A value runs
+    to the next separator followed by another parameter's name and ``=``, so it may hold commas
+    and spaces (``facilities=['playground', 'picnic area']``)."""
+    names = [n for n in fields if n not in params]
+    if "=" not in header or not names:
+        return None
+    name = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    starts = list(re.finditer(rf"(?:^|{_PAIR_SEPARATOR.pattern})({name})\s*=\s*", header))
+    if not starts or starts[0].start() != 0:
+        return None
+    read: dict[str, str] = {}
+    for match, after in zip(starts, [*starts[1:], None], strict=True):
+        value = header[match.end() : after.start() if after is not None else len(header)].strip()
+        if not value or match[1] in read:
+            return None
+        read[match[1]] = value
+    return read
+
+
+def lead_arguments(
+    gadget: Gadget, raw: str, arg: str, params: Mapping[str, object]
+) -> tuple[RepairKind, str, dict[str, object], str] | None:
+    """Arguments written as bare names or ``name=value`` lines before a block body's first
+    ``!!!ARG:`` line (``area=2000``, ``rooms=4``, then ``!!!ARG:round_to``), or ``None``: the
+    parameters with them, and the body with them as argument lines (binding reads the body's
+    argument lines again). Each name must be a parameter the argument lines left unset."""
+    start = 0 if raw.startswith(arg) else raw.find("\n" + arg) + 1
+    if start <= 0 or not raw[:start].strip():
+        return None
+    named = _bare_names(raw[:start].splitlines(), set(gadget.Params.model_fields) - params.keys())
+    if named is None:
+        return None
+    detail = f"the lines {', '.join(named)} before the first {arg.strip()} line read as parameter names"
+    return "bare_parameter_names", detail, {**named, **params}, _argument_lines(arg, named) + raw[start:]
+
+
+def spread_values(
+    gadget: Gadget, raw: str, arg: str, params: Mapping[str, object]
+) -> tuple[RepairKind, str, dict[str, object], str] | None:
+    """Values written one a line under a block call's only ``!!!ARG:`` line, one for that
+    parameter and each parameter declared after it (``!!!ARG:initial_speed`` then ``0``, ``5``,
+    ``-9.81`` for ``initial_speed``, ``time``, ``gravity``), or ``None``: the parameters so read,
+    and the body with them as argument lines."""
+    if len(params) != 1 or raw.count(arg) != 1:
+        return None
+    [(name, value)] = params.items()
+    fields = list(gadget.Params.model_fields)
+    if not isinstance(value, str) or name not in fields:
+        return None
+    values = [line.strip() for line in value.splitlines() if line.strip()]
+    order = fields[fields.index(name) : fields.index(name) + len(values)]
+    if len(values) < 2 or len(order) != len(values):
+        return None
+    read = dict(zip(order, values, strict=True))
+    detail = f"the lines under {name} read as {', '.join(order)}, in order"
+    return "values_in_order", detail, dict(read), _argument_lines(arg, read)
+
+
+def _argument_lines(arg: str, values: Mapping[str, str]) -> str:
+    """``values`` written as a block body's argument lines."""
+    return "".join(f"{arg}{name}\n{value}\n" for name, value in values.items())
 
 
 def _listed(values: Mapping[str, object]) -> str:
@@ -744,12 +824,18 @@ class CallRepairs:
         if the call then binds and validates; else the call stays as written, for its error."""
         gadget = self._gadgets[call.gadget_name]
         params = dict(call.parameters or {})
+        raw = call.parameters_raw
         kinds: list[tuple[RepairKind, str]] = []
-        if not params and call.parameters_raw.strip():
-            read = body_arguments(gadget, call.parameters_raw, required)
+        if not params and raw.strip():
+            read = body_arguments(gadget, raw, required)
             if read is not None:
                 kinds.append((read[0], read[1]))
                 params = read[2]
+        elif params:
+            read_too = lead_arguments(gadget, raw, self._arg, params) or spread_values(gadget, raw, self._arg, params)
+            if read_too is not None:
+                kind, what, params, raw = read_too
+                kinds.append((kind, what))
         header = None
         if not is_auto_id(call.invocation_id) and not self._known_id(call.invocation_id):
             header = header_arguments(gadget, [call.invocation_id, *call.dependencies], required, params)
@@ -758,12 +844,10 @@ class CallRepairs:
                 params = {**params, **header}
         if not kinds:
             return call
-        fixed = dataclasses.replace(call, parameters=params)
+        fixed = dataclasses.replace(call, parameters=params, parameters_raw=raw)
         if header is not None:  # the id slot held a value: the call gets an id of its own, and waits for none
-            raw = call.parameters_raw
-            if self._arg in raw:  # binding reads a body of argument lines again: the header's join them
-                lines = "".join(f"{self._arg}{name}\n{value}\n" for name, value in header.items())
-                raw = raw + ("" if raw.endswith("\n") else "\n") + lines
+            if self._arg in raw:
+                raw = raw + ("" if raw.endswith("\n") else "\n") + _argument_lines(self._arg, header)
             fixed = dataclasses.replace(fixed, invocation_id=next_auto_id(), dependencies=(), parameters_raw=raw)
         if not _binds(gadget, fixed):
             return call
