@@ -9,9 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llmist import Agent, gadget
-from llmist.agent import Hooks, Observers
+from llmist.agent import AgentResult
 from llmist.agent.repairs import RepairEvent, RepairRefused
 from llmist.testing import MockModel
+from tests.agent.repair_runs import run_with_repairs
 
 
 @gadget(description="Add three integers.")
@@ -47,19 +48,14 @@ def save_note(key: str, text: str) -> str:
 GADGETS = [add3, get_weather, get_president_and_vp, interest, artwork_find, save_note]
 
 
-async def _run(*responses: str, strict: bool = False) -> tuple[object, list[RepairEvent]]:
-    return await _run_with(GADGETS, *responses, strict=strict)
+async def _run(*responses: str, strict: bool = False) -> tuple[AgentResult, list[RepairEvent]]:
+    return await run_with_repairs(GADGETS, *responses, strict=strict)
 
 
-async def _run_with(gadgets: list[object], *responses: str, strict: bool = False) -> tuple[object, list[RepairEvent]]:
-    events: list[RepairEvent] = []
-    agent = Agent(
-        model=MockModel(list(responses)),
-        gadgets=gadgets,
-        hooks=Hooks(observers=Observers(on_repair=events.append)),
-        strict=strict,
-    )
-    return await agent.run("task"), events
+async def _run_with(
+    gadgets: list[object], *responses: str, strict: bool = False
+) -> tuple[AgentResult, list[RepairEvent]]:
+    return await run_with_repairs(gadgets, *responses, strict=strict)
 
 
 def _call(header: str, body: str = "") -> str:
@@ -68,74 +64,74 @@ def _call(header: str, body: str = "") -> str:
 
 async def test_a_body_without_arg_lines_is_the_one_required_parameter() -> None:
     result, events = await _run(_call("get_weather", "Los Angeles\n"), "done")
-    [r] = result.gadget_results  # type: ignore[attr-defined]
+    [r] = result.gadget_results
     assert r.result == "Los Angeles: sunny"
-    assert result.repairs == {"body_as_parameter": 1}  # type: ignore[attr-defined]
+    assert result.repairs == {"body_as_parameter": 1}
     assert [(e.kind, e.detail) for e in events] == [("body_as_parameter", "get_weather: the body read as city")]
 
 
 async def test_a_one_parameter_body_is_coerced_by_the_schema() -> None:
     result, _ = await _run(_call("get_president_and_vp", "1980\n"), "done")
-    assert result.gadget_results[0].result == "president of 1980"  # type: ignore[attr-defined]
+    assert result.gadget_results[0].result == "president of 1980"
 
 
 async def test_values_alone_bind_in_declared_order() -> None:
     result, events = await _run(_call("add3", "3\n4\n2\n"), "done")
-    assert result.gadget_results[0].result == "9"  # type: ignore[attr-defined]
-    assert result.repairs == {"values_in_order": 1}  # type: ignore[attr-defined]
+    assert result.gadget_results[0].result == "9"
+    assert result.repairs == {"values_in_order": 1}
     assert events[0].detail == "add3: the lines read as a, b, c, in order"
 
 
 async def test_values_that_do_not_match_the_parameters_in_count_are_not_bound() -> None:
     result, _ = await _run(_call("add3", "3\n4\n"), "done")
-    [r] = result.gadget_results  # type: ignore[attr-defined]
+    [r] = result.gadget_results
     assert r.error is not None and "no `!!!ARG:` lines" in r.error
-    assert result.repairs == {}  # type: ignore[attr-defined]
+    assert result.repairs == {}
 
 
 async def test_bare_parameter_names_are_read_as_arg_lines() -> None:
     result, events = await _run(_call("interest", "I\n10\nr\n0.01\n"), "done")
-    assert result.gadget_results[0].result == "0.10"  # type: ignore[attr-defined]
-    assert result.repairs == {"bare_parameter_names": 1}  # type: ignore[attr-defined]
+    assert result.gadget_results[0].result == "0.10"
+    assert result.repairs == {"bare_parameter_names": 1}
     assert events[0].detail == "interest: the lines I, r read as parameter names"
 
 
 async def test_a_bare_name_reading_needs_every_name_to_be_a_parameter() -> None:
     # "rate" is not a parameter of interest: the lines are neither names nor two values in order.
     result, _ = await _run(_call("interest", "I\n10\nrate\n0.01\n"), "done")
-    assert result.gadget_results[0].error is not None  # type: ignore[attr-defined]
-    assert result.repairs == {}  # type: ignore[attr-defined]
+    assert result.gadget_results[0].error is not None
+    assert result.repairs == {}
 
 
 async def test_a_value_in_the_id_slot_fills_the_missing_parameter() -> None:
     result, events = await _run(_call("get_president_and_vp:1980"), "done")
-    [r] = result.gadget_results  # type: ignore[attr-defined]
+    [r] = result.gadget_results
     assert r.result == "president of 1980"
     assert r.invocation_id != "1980"  # a value, not an id
-    assert result.repairs == {"header_arguments": 1}  # type: ignore[attr-defined]
+    assert result.repairs == {"header_arguments": 1}
     assert events[0].kind == "header_arguments"
 
 
 async def test_arguments_in_the_header_are_read_as_arguments_in_each_call() -> None:
     response = _call("artwork_find:museum:Metropolitan") + _call("artwork_find:museum:Louvre:type:sculpture")
     result, _ = await _run(response, "done")
-    assert [r.result for r in result.gadget_results] == [  # type: ignore[attr-defined]
+    assert [r.result for r in result.gadget_results] == [
         "paintings of Metropolitan",
         "sculptures of Louvre",
     ]
-    assert result.repairs == {"header_arguments": 2}  # type: ignore[attr-defined]
+    assert result.repairs == {"header_arguments": 2}
 
 
 async def test_an_id_of_an_earlier_call_is_not_read_as_an_argument() -> None:
     response = _call("save_note:s1", "!!!ARG:key\nk\n!!!ARG:text\nv\n") + _call("get_weather:s1")
     result, _ = await _run(response, "done")
-    assert "header_arguments" not in result.repairs  # type: ignore[attr-defined]
+    assert "header_arguments" not in result.repairs
 
 
 async def test_a_well_formed_call_is_not_repaired() -> None:
     result, _ = await _run(_call("add3:x", "!!!ARG:a\n1\n!!!ARG:b\n2\n!!!ARG:c\n3\n"), "done")
-    assert result.gadget_results[0].result == "6"  # type: ignore[attr-defined]
-    assert result.repairs == {}  # type: ignore[attr-defined]
+    assert result.gadget_results[0].result == "6"
+    assert result.repairs == {}
 
 
 @pytest.mark.parametrize(
@@ -161,7 +157,7 @@ async def test_values_bind_in_order_and_names_bind_by_name(a: int, b: int, c: in
     sep = "\n\n" if blank else "\n"
     body = sep.join(f"{n}\n{v}" for n, v in (("c", c), ("a", a), ("b", b))) if named else sep.join(map(str, (a, b, c)))
     result, _ = await _run(_call("add3", body + "\n"), "done")
-    assert result.gadget_results[0].result == str(a + b + c)  # type: ignore[attr-defined]
+    assert result.gadget_results[0].result == str(a + b + c)
 
 
 _TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="!\r"), min_size=1, max_size=40)
@@ -173,7 +169,7 @@ _TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters
 )
 async def test_a_one_line_body_is_the_value_as_written(city: str) -> None:
     result, _ = await _run(_call("get_weather", city.strip("\n") + "\n"), "done")
-    assert result.gadget_results[0].result == f"{city.strip(chr(10))}: sunny"  # type: ignore[attr-defined]
+    assert result.gadget_results[0].result == f"{city.strip(chr(10))}: sunny"
 
 
 @gadget(description="Add three or four integers.")
@@ -196,10 +192,10 @@ async def test_a_call_without_arg_lines_that_no_reading_fits_is_shown_rewritten_
 async def test_a_call_waiting_for_an_id_no_call_has_runs_without_waiting_and_is_told() -> None:
     response = _call("save_note:s1:nothing", "!!!ARG:key\nk\n!!!ARG:text\nv\n")
     result, events = await _run(response, "done")
-    [r] = result.gadget_results  # type: ignore[attr-defined]
+    [r] = result.gadget_results
     assert r.result.startswith("(This call waited for 'nothing', but no call has that id: it ran without waiting.)")
     assert r.result.endswith("saved k: v")
-    assert result.repairs == {"missing_dependency": 1}  # type: ignore[attr-defined]
+    assert result.repairs == {"missing_dependency": 1}
     assert [(e.kind, e.invocation_id) for e in events] == [("missing_dependency", "s1")]
 
 
@@ -208,8 +204,8 @@ async def test_a_call_waiting_for_a_later_call_waits_for_it() -> None:
         "save_note:s1", "!!!ARG:key\nk\n!!!ARG:text\nv\n"
     )
     result, _ = await _run(response, "done")
-    assert [r.result for r in result.gadget_results] == ["saved k: v", "Oslo: sunny"]  # type: ignore[attr-defined]
-    assert result.repairs == {}  # type: ignore[attr-defined]
+    assert [r.result for r in result.gadget_results] == ["saved k: v", "Oslo: sunny"]
+    assert result.repairs == {}
 
 
 async def test_missing_dependency_is_refused_in_strict_mode() -> None:
@@ -233,17 +229,17 @@ async def test_header_arguments_by_name_fill_what_the_body_left_out(
     body = "".join(f"!!!ARG:{n}\n{given_values[n]}\n" for n in in_body)
     header = "add3" + "".join(f":{n}:{given_values[n]}" for n in in_header)
     result, _ = await _run(_call(header, body), "done")
-    [r] = result.gadget_results  # type: ignore[attr-defined]
+    [r] = result.gadget_results
     assert r.result == str(sum(values))
-    assert result.repairs == ({"header_arguments": 1} if in_header else {})  # type: ignore[attr-defined]
+    assert result.repairs == ({"header_arguments": 1} if in_header else {})
 
 
 async def test_names_with_their_values_on_their_lines_are_read_as_arg_lines() -> None:
     result, _ = await _run(_call("save_note", "key: todo\ntext = buy milk: two\n"), "done")
-    assert result.gadget_results[0].result == "saved todo: buy milk: two"  # type: ignore[attr-defined]
-    assert result.repairs == {"bare_parameter_names": 1}  # type: ignore[attr-defined]
+    assert result.gadget_results[0].result == "saved todo: buy milk: two"
+    assert result.repairs == {"bare_parameter_names": 1}
     result, _ = await _run(_call("get_weather", "city: Paris\n"), "done")
-    assert result.gadget_results[0].result == "Paris: sunny"  # type: ignore[attr-defined]
+    assert result.gadget_results[0].result == "Paris: sunny"
 
 
 @gadget(description="Final speed of a falling object.")
@@ -259,8 +255,8 @@ def predict_price(area: int, rooms: int, location: str, round_to: int = 0) -> st
 async def test_name_value_lines_before_the_first_arg_line_are_read_as_arguments() -> None:
     body = "area=2000\nrooms: 4\n!!!ARG:location\nSan Francisco\n!!!ARG:round_to\n3\n"
     result, events = await _run_with([predict_price], _call("predict_price", body), "done")
-    assert result.gadget_results[0].result == "San Francisco: 8000 rounded to 3"  # type: ignore[attr-defined]
-    assert result.repairs == {"bare_parameter_names": 1}  # type: ignore[attr-defined]
+    assert result.gadget_results[0].result == "San Francisco: 8000 rounded to 3"
+    assert result.repairs == {"bare_parameter_names": 1}
     assert events[0].detail == (
         "predict_price: the lines area, rooms before the first !!!ARG: line read as parameter names"
     )
@@ -269,14 +265,14 @@ async def test_name_value_lines_before_the_first_arg_line_are_read_as_arguments(
 async def test_lines_before_the_first_arg_line_that_are_not_parameters_are_not_read() -> None:
     body = "area=2000\nbedrooms=4\n!!!ARG:location\nParis\n!!!ARG:rooms\n2\n"
     result, _ = await _run_with([predict_price], _call("predict_price", body), "done")
-    assert result.gadget_results[0].error is not None  # type: ignore[attr-defined]
-    assert result.repairs == {}  # type: ignore[attr-defined]
+    assert result.gadget_results[0].error is not None
+    assert result.repairs == {}
 
 
 async def test_values_under_the_only_arg_line_bind_to_it_and_the_parameters_after_it() -> None:
     result, events = await _run_with([final_speed], _call("final_speed", "!!!ARG:initial_speed\n0\n5\n-9.81\n"), "done")
-    assert result.gadget_results[0].result == "-49.05"  # type: ignore[attr-defined]
-    assert result.repairs == {"values_in_order": 1}  # type: ignore[attr-defined]
+    assert result.gadget_results[0].result == "-49.05"
+    assert result.repairs == {"values_in_order": 1}
     assert (
         events[0].detail == "final_speed: the lines under initial_speed read as initial_speed, time, gravity, in order"
     )
@@ -284,17 +280,17 @@ async def test_values_under_the_only_arg_line_bind_to_it_and_the_parameters_afte
 
 async def test_more_values_under_one_arg_line_than_parameters_after_it_are_not_spread() -> None:
     result, _ = await _run_with([final_speed], _call("final_speed", "!!!ARG:time\n5\n-9.81\n3\n"), "done")
-    assert result.gadget_results[0].error is not None  # type: ignore[attr-defined]
-    assert result.repairs == {}  # type: ignore[attr-defined]
+    assert result.gadget_results[0].error is not None
+    assert result.repairs == {}
 
 
 @pytest.mark.parametrize("separator", [";", "; ", ",", "&", " "])
 async def test_name_value_pairs_in_the_header_are_read_as_arguments(separator: str) -> None:
     header = f"predict_price:area=2000{separator}rooms=4{separator}location=new york"
     result, events = await _run_with([predict_price], _call(header, "!!!ARG:round_to\n2\n"), "done")
-    [r] = result.gadget_results  # type: ignore[attr-defined]
+    [r] = result.gadget_results
     assert r.result == "new york: 8000 rounded to 2"
-    assert result.repairs == {"header_arguments": 1}  # type: ignore[attr-defined]
+    assert result.repairs == {"header_arguments": 1}
     assert events[0].detail == (
         "predict_price: the header's area='2000', rooms='4', location='new york' read as arguments"
     )
@@ -308,7 +304,7 @@ def park_find(facilities: list[str], location: str) -> str:
 async def test_a_list_in_a_header_pair_keeps_its_commas() -> None:
     header = "park_find:facilities=['playground', 'picnic area'];location=new york"
     result, _ = await _run_with([park_find], _call(header), "done")
-    assert result.gadget_results[0].result == "new york: playground + picnic area"  # type: ignore[attr-defined]
+    assert result.gadget_results[0].result == "new york: playground + picnic area"
 
 
 @pytest.mark.parametrize(
@@ -321,8 +317,8 @@ async def test_a_list_in_a_header_pair_keeps_its_commas() -> None:
 )
 async def test_header_pairs_that_do_not_name_each_parameter_once_are_not_read(header: str) -> None:
     result, _ = await _run_with([predict_price], _call(header), "done")
-    assert result.gadget_results[0].error is not None  # type: ignore[attr-defined]
-    assert "header_arguments" not in result.repairs  # type: ignore[attr-defined]
+    assert result.gadget_results[0].error is not None
+    assert "header_arguments" not in result.repairs
 
 
 @pytest.mark.parametrize(
@@ -351,4 +347,4 @@ async def test_any_split_of_lead_lines_and_arg_lines_binds_by_name(values: list[
         f"!!!ARG:{n}\n{named[n]}\n" for n in names[lead:]
     )
     result, _ = await _run(_call("add3", body), "done")
-    assert result.gadget_results[0].result == str(sum(values))  # type: ignore[attr-defined]
+    assert result.gadget_results[0].result == str(sum(values))

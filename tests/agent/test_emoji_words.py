@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llmist import Agent, gadget
-from llmist.agent import Hooks, Observers
+from llmist import gadget
+from llmist.agent import AgentResult
 from llmist.agent.repairs import RepairEvent, RepairRefused
 from llmist.gadgets import InvalidParametersError, bind_call
 from llmist.syntax import ParsedCall
-from llmist.testing import MockModel
+from tests.agent.repair_runs import run_with_repairs
 
 
 @gadget(description="Find supermarkets in a city.")
@@ -49,16 +49,8 @@ def _emoji(name: str, args: str) -> ParsedCall:
     return ParsedCall(name, "c1", "", None, None, (), "emoji", args, "", ())
 
 
-async def _run(*responses: str, strict: bool = False) -> tuple[object, list[RepairEvent]]:
-    events: list[RepairEvent] = []
-    agent = Agent(
-        model=MockModel(list(responses)),
-        gadgets=GADGETS,
-        hooks=Hooks(observers=Observers(on_repair=events.append)),
-        strict=strict,
-        syntax="emoji",
-    )
-    return await agent.run("task"), events
+async def _run(*responses: str, strict: bool = False) -> tuple[AgentResult, list[RepairEvent]]:
+    return await run_with_repairs(GADGETS, *responses, strict=strict, syntax="emoji")
 
 
 def test_words_that_may_be_one_split_value_are_refused_with_the_quoted_form() -> None:
@@ -87,22 +79,22 @@ def test_unambiguous_words_bind(g: object, args: str, expected: dict[str, object
 
 async def test_the_split_city_is_not_run_and_the_model_is_told_the_quoted_form() -> None:
     result, _ = await _run("🛠️[supermarket_find_in_city Los Angeles]\n🛠️[/end]", "done")
-    [r] = result.gadget_results  # type: ignore[attr-defined]
+    [r] = result.gadget_results
     assert r.result is None and 'city="Los Angeles"' in r.error
-    assert result.repairs == {}  # type: ignore[attr-defined]
+    assert result.repairs == {}
 
 
 async def test_one_text_parameter_takes_the_words_that_overflow() -> None:
     result, events = await _run("🛠️[search Los Angeles]\n🛠️[/end]", "done")
-    assert result.gadget_results[0].result == "3 results for Los Angeles"  # type: ignore[attr-defined]
-    assert result.repairs == {"joined_words": 1}  # type: ignore[attr-defined]
+    assert result.gadget_results[0].result == "3 results for Los Angeles"
+    assert result.repairs == {"joined_words": 1}
     assert events[0].detail == "search: the words 'Los Angeles' read as '\"Los Angeles\"'"
 
 
 async def test_the_parameters_around_the_text_one_take_the_words_at_either_end() -> None:
     result, _ = await _run("🛠️[find_restaurants New York City 5]\n🛠️[/end]", "done")
-    assert result.gadget_results[0].result == "5 restaurants in New York City"  # type: ignore[attr-defined]
-    assert result.repairs == {"joined_words": 1}  # type: ignore[attr-defined]
+    assert result.gadget_results[0].result == "5 restaurants in New York City"
+    assert result.repairs == {"joined_words": 1}
 
 
 async def test_joined_words_is_refused_in_strict_mode() -> None:
@@ -112,8 +104,8 @@ async def test_joined_words_is_refused_in_strict_mode() -> None:
 
 async def test_a_well_formed_call_is_not_repaired() -> None:
     result, _ = await _run('🛠️[search "Los Angeles" 2]\n🛠️[/end]', "done")
-    assert result.gadget_results[0].result == "2 results for Los Angeles"  # type: ignore[attr-defined]
-    assert result.repairs == {}  # type: ignore[attr-defined]
+    assert result.gadget_results[0].result == "2 results for Los Angeles"
+    assert result.repairs == {}
 
 
 _WORD = st.text(st.sampled_from("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"), min_size=1, max_size=8)

@@ -18,13 +18,10 @@ from pathlib import Path
 import pytest
 
 from llmist.evals.local import LlamaCppServer, ServerDied, run_eval
+from tests.evals.fake_llama import install_fake_llama_cpp, server_script
 
-FAKE_SERVER = """
-import json, os, sys
-from http.server import BaseHTTPRequestHandler, HTTPServer
-
-args = sys.argv[1:]
-port = int(args[args.index("--port") + 1])
+FAKE_SERVER = server_script(
+    """
 mode = os.environ["FAKE_LLAMA_MODE"]
 print("llama_model_loader: loaded meta data", file=sys.stderr, flush=True)
 if mode == "no-start":
@@ -32,46 +29,20 @@ if mode == "no-start":
     sys.exit(1)
 
 
-class Handler(BaseHTTPRequestHandler):
-    def log_message(self, *a):
-        pass
-
-    def do_GET(self):
-        body = json.dumps({"data": [{"id": "fake"}]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def do_POST(self):
-        self.rfile.read(int(self.headers["Content-Length"]))
-        if mode == "crash":
-            print("Illegal instruction: invalid opcode (tileloadd) in libggml-cpu.so", file=sys.stderr, flush=True)
-            os._exit(132)
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.end_headers()
-        for delta, finish in (({"role": "assistant", "content": "It is 6912."}, None), ({}, "stop")):
-            chunk = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "fake",
-                     "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
-            self.wfile.write(f"data: {json.dumps(chunk)}\\n\\n".encode())
-        self.wfile.write(b"data: [DONE]\\n\\n")
-
-
-HTTPServer(("127.0.0.1", port), Handler).serve_forever()
+def answer(request):
+    if mode == "crash":
+        print("Illegal instruction: invalid opcode (tileloadd) in libggml-cpu.so", file=sys.stderr, flush=True)
+        os._exit(132)
+    for delta, finish in (({"role": "assistant", "content": "It is 6912."}, None), ({}, "stop")):
+        yield {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "fake",
+               "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
 """
+)
 
 
 @pytest.fixture
 def fake_env(tmp_path: Path) -> dict[str, str]:
-    package = tmp_path / "fake" / "llama_cpp" / "server"
-    package.mkdir(parents=True)
-    (package.parent / "__init__.py").write_text("")
-    (package / "__init__.py").write_text("")
-    (package / "__main__.py").write_text(FAKE_SERVER)
-    path = os.pathsep.join(p for p in (str(tmp_path / "fake"), os.environ.get("PYTHONPATH")) if p)
-    return {**os.environ, "PYTHONPATH": path}
+    return install_fake_llama_cpp(tmp_path, FAKE_SERVER)
 
 
 def _server(env: dict[str, str], mode: str) -> LlamaCppServer:

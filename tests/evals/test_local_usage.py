@@ -9,7 +9,6 @@ loopback port) streams whatever ``create_chat_completion`` returns, as the real 
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import pytest
 from llmist.evals.local import LlamaCppServer
 from llmist.providers.base import LLMRequest, Message, complete
 from llmist.providers.compatible import openai_compatible
+from tests.evals.fake_llama import install_fake_llama_cpp, server_script
 
 FAKE_LLAMA = """
 EOG = 0
@@ -51,53 +51,23 @@ class Llama:
         return chunks() if stream else {"usage": {"prompt_tokens": len(prompt), "completion_tokens": 3}}
 """
 
-FAKE_SERVER = """
-import json, sys
-from http.server import BaseHTTPRequestHandler, HTTPServer
-
+FAKE_SERVER = server_script(
+    """
 import llama_cpp
 
-args = sys.argv[1:]
-port = int(args[args.index("--port") + 1])
 llama = llama_cpp.Llama()
 
 
-class Handler(BaseHTTPRequestHandler):
-    def log_message(self, *a):
-        pass
-
-    def do_GET(self):
-        body = json.dumps({"data": [{"id": "fake"}]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.end_headers()
-        # As llama-cpp-python's server: stream_options is not a field it knows, so it is dropped.
-        for chunk in llama.create_chat_completion(messages=body["messages"], stream=True):
-            self.wfile.write(f"data: {json.dumps(chunk)}\\n\\n".encode())
-        self.wfile.write(b"data: [DONE]\\n\\n")
-
-
-HTTPServer(("127.0.0.1", port), Handler).serve_forever()
+def answer(request):
+    # As llama-cpp-python's server: stream_options is not a field it knows, so it is dropped.
+    return llama.create_chat_completion(messages=request["messages"], stream=True)
 """
+)
 
 
 @pytest.fixture
 def fake_llama_env(tmp_path: Path) -> dict[str, str]:
-    package = tmp_path / "fake" / "llama_cpp"
-    (package / "server").mkdir(parents=True)
-    (package / "__init__.py").write_text(FAKE_LLAMA)
-    (package / "server" / "__init__.py").write_text("")
-    (package / "server" / "__main__.py").write_text(FAKE_SERVER)
-    path = os.pathsep.join(p for p in (str(tmp_path / "fake"), os.environ.get("PYTHONPATH")) if p)
-    return {**os.environ, "PYTHONPATH": path}
+    return install_fake_llama_cpp(tmp_path, FAKE_SERVER, package=FAKE_LLAMA)
 
 
 async def test_a_streamed_answer_reports_the_tokens_llama_cpp_evaluated_and_sampled(

@@ -1,0 +1,27 @@
+"""Run an agent on scripted responses and collect the repairs it reported: the harness of the
+repair tests of each syntax."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from llmist import Agent
+from llmist.agent import AgentResult, Hooks, Observers
+from llmist.agent.repairs import RepairEvent
+from llmist.testing import MockModel
+
+
+async def run_with_repairs(
+    gadgets: Sequence[object], *responses: str, strict: bool = False, syntax: str = "block"
+) -> tuple[AgentResult, list[RepairEvent]]:
+    """The result of an agent with ``gadgets`` answering "task" with ``responses``, and each
+    :class:`RepairEvent` its ``on_repair`` observer got, in order."""
+    events: list[RepairEvent] = []
+    agent = Agent(
+        model=MockModel(list(responses)),
+        gadgets=list(gadgets),
+        hooks=Hooks(observers=Observers(on_repair=events.append)),
+        strict=strict,
+        syntax=syntax,
+    )
+    return await agent.run("task"), events
