@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from llmist._install import install_command
 from llmist.gadgets.errors import LlmistError
 from llmist.providers.errors import (
     MissingAPIKeyError,
@@ -11,7 +12,6 @@ from llmist.providers.errors import (
     ProviderNotInstalledError,
     RateLimitError,
     RetryableProviderError,
-    install_command,
 )
 
 

@@ -212,7 +212,7 @@ def _import_ray() -> Any:
     try:
         import ray
     except ImportError:
-        from llmist.providers.errors import install_command
+        from llmist._install import install_command
 
         raise RayBackendError(
             f"the Ray backend needs the 'ray' package; install it with: {install_command('ray')}"

@@ -191,6 +191,8 @@ SETTINGS: dict[str, _Key] = {
     "log_file": _Key(_str, None, "write logs to this file instead of standard error"),
     "session_db": _Key(_str, None, "SQLite file of --session (default: $LLMIST_SESSION_DB, else the user data folder)"),
     "session_url": _Key(_session_url, None, "database of --session instead of a file: postgresql+asyncpg://..."),
+    # llmist.web.DEFAULT_MAX_BODY_BYTES (not imported: the web extra may be missing; a test checks they agree)
+    "max_body_bytes": _Key(_pos_int, 8 * 1024 * 1024, "llmist web: largest request body served (413 past it)"),
 }
 """Every setting a config file, profile or flag may set: its check, default and meaning."""
 

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from llmist._install import install_command
 from llmist.cli._agent_options import (
     AllowPathOption,
     BuiltinsOption,
@@ -36,6 +37,13 @@ __all__ = ["web_command"]
 _TOKEN_ENV = "LLMIST_WEB_TOKEN"  # llmist.web.TOKEN_ENV (not imported here: the web extra may be missing)
 
 
+_MaxBodyOption = Annotated[
+    int | None,
+    typer.Option(
+        metavar="BYTES",
+        help="Largest request body served; a larger one gets 413 (default 8 MiB; config max_body_bytes).",
+    ),
+]
 _TokenOption = Annotated[
     str | None,
     typer.Option(
@@ -69,12 +77,10 @@ def web_command(
     token: _TokenOption = None,
     session_db: SessionDbOption = None,
     session_url: SessionUrlOption = None,
+    max_body_bytes: _MaxBodyOption = None,
 ) -> None:
     """Serve the agent's page: watch gadget calls stream in and approve them with a click."""
-    try:
-        from llmist.web import serve_web
-    except ImportError as exc:
-        fail(f"llmist web needs the web extra ({exc.name} is missing): pip install 'llmist[web]'")
+    _check_web_extra()
     flags = agent_flags(
         model=model,
         gadget=gadget,
@@ -90,21 +96,54 @@ def web_command(
         deny=deny,
         allow_path=allow_path,
     )
-    flags.update(session_db=str(session_db) if session_db is not None else None, session_url=session_url)
+    flags.update(
+        session_db=str(session_db) if session_db is not None else None,
+        session_url=session_url,
+        max_body_bytes=max_body_bytes,
+    )
     token = token or None
     config, agent, guarded, sessions = _web_agent(flags, profile, host, token)
-    shown = f"[{host}]" if ":" in host else host
-    url = f"http://{shown}:{port}/" + (f"#token={token}" if token else "")
-    stdout.print(f"llmist web: {_describe(agent)} on {url}  (Ctrl-C to stop)", highlight=False, soft_wrap=True)
-    serve_web(
-        agent,
-        host=host,
-        port=port,
-        token=token,
-        sessions=sessions,
-        builtins=bool(config["builtins"]),
-        guarded=guarded,
-    )
+    _serve(agent, config, guarded, sessions, host=host, port=port, token=token)
+
+
+def _check_web_extra() -> None:
+    """End the command, naming the exact install command, when the web extra is missing."""
+    try:
+        import llmist.web  # noqa: F401
+    except ImportError as exc:
+        missing = (exc.name or "a package").split(".")[0]
+        # The same command the providers' missing-SDK errors give: this Python's pip, and this
+        # checkout when llmist runs from one (a bare 'llmist[web]' would fetch the released package).
+        fail(
+            f"llmist web needs the 'web' extra ({missing} is not installed). Install it with: {install_command('web')}"
+        )
+
+
+def _serve(
+    agent: Any, config: Any, guarded: list[str], sessions: str | Path, *, host: str, port: int, token: str | None
+) -> None:
+    """Serve until Ctrl-C; announce the address only once the port is ours."""
+    from llmist.web import ListenError, serve_web
+
+    def listening(url: str) -> None:
+        # Called once the port is ours: a taken port fails before anything is announced.
+        shown = url + (f"#token={token}" if token else "")
+        stdout.print(f"llmist web: {_describe(agent)} on {shown}  (Ctrl-C to stop)", highlight=False, soft_wrap=True)
+
+    try:
+        serve_web(
+            agent,
+            host=host,
+            port=port,
+            token=token,
+            sessions=sessions,
+            builtins=bool(config["builtins"]),
+            guarded=guarded,
+            max_body_bytes=int(config["max_body_bytes"]),
+            on_listening=listening,
+        )
+    except ListenError as exc:
+        fail(str(exc))
 
 
 def _web_agent(

@@ -8,10 +8,11 @@ in the package) and an AG-UI endpoint at ``/agui`` that streams a run's events o
 from llmist.web.agui import STATUSES, AguiRun
 from llmist.web.app import WebApp, to_asgi
 from llmist.web.approvals import ApprovalRequest, Approvals, Decision, InProcessApprovals, UnknownApprovalError
-from llmist.web.security import TOKEN_ENV, WebSecurityError, check_exposure, is_loopback
-from llmist.web.serve import WebServer, serve_web
+from llmist.web.security import DEFAULT_MAX_BODY_BYTES, TOKEN_ENV, WebSecurityError, check_exposure, is_loopback
+from llmist.web.serve import ListenError, WebServer, serve_web
 
 __all__ = [
+    "DEFAULT_MAX_BODY_BYTES",
     "STATUSES",
     "TOKEN_ENV",
     "AguiRun",
@@ -19,6 +20,7 @@ __all__ = [
     "Approvals",
     "Decision",
     "InProcessApprovals",
+    "ListenError",
     "UnknownApprovalError",
     "WebApp",
     "WebSecurityError",

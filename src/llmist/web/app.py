@@ -51,13 +51,17 @@ from llmist.providers.base import ImagePart
 from llmist.web._history import conversation_view
 from llmist.web._runs import RunConflictError, RunHub
 from llmist.web.approvals import Approvals, Decision, InProcessApprovals, UnknownApprovalError
-from llmist.web.security import guard
+from llmist.web.security import DEFAULT_MAX_BODY_BYTES, check_max_body, guard, limit_body
 
 __all__ = ["WebApp", "to_asgi"]
 
 STATIC = Path(__file__).with_name("static")
 _THREAD_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 _SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
+_ERROR_CHARS = 1000
+"""The longest error message an answer carries (docs/limits.md): a message may quote a request."""
+_QUOTED_CHARS = 100
+"""The most of one input a validation error quotes back."""
 
 
 def to_asgi(
@@ -67,6 +71,7 @@ def to_asgi(
     token: str | None = None,
     approvals: Approvals | None = None,
     guarded: Iterable[str] | None = None,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
 ) -> WebApp:
     """``agent`` as an ASGI app: the page at ``/`` and the AG-UI endpoint at ``/agui``.
 
@@ -87,20 +92,32 @@ def to_asgi(
             else in this process (:class:`InProcessApprovals`).
         guarded: Gadgets whose calls need approval (default: those with ``requires_approval``,
             such as the built-in writes and commands).
+        max_body_bytes: The largest request body served (default 8 MiB,
+            :data:`~llmist.web.DEFAULT_MAX_BODY_BYTES`); a larger one is answered 413 unread.
+
+    Raises:
+        ValueError: ``max_body_bytes`` is not a whole number of bytes, at least 1.
     """
+    check_max_body(max_body_bytes)
     store = _Store(sessions)
     waits = approvals if approvals is not None else InProcessApprovals()
     names = guarded if guarded is not None else [g.name for g in agent.gadgets if requires_approval(g)]
     hub = RunHub(agent, store.open, waits, names, stored=approvals is None)
     hub.install()
     routes = _Routes(agent, hub, store, waits)
+    starlette = _starlette(routes, hub)
+    return WebApp(guard(limit_body(starlette, max_bytes=max_body_bytes), token=token), hub)
+
+
+def _starlette(routes: _Routes, hub: RunHub) -> Starlette:
+    """The routes of the module docstring; shutting down stops the live runs."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
         await hub.shutdown()
 
-    starlette = Starlette(
+    return Starlette(
         routes=[
             Route("/", routes.page),
             Route("/agui", routes.agui, methods=["POST"]),
@@ -115,7 +132,6 @@ def to_asgi(
         ],
         lifespan=lifespan,
     )
-    return WebApp(guard(starlette, token=token), hub)
 
 
 class WebApp:
@@ -176,7 +192,27 @@ class _Json(JSONResponse):
 
 
 def _error(status: int, message: str) -> JSONResponse:
-    return _Json({"error": message}, status_code=status)
+    # Cut, because a message may quote what the request sent (a decision's action, say), and an
+    # answer must never grow with the request.
+    return _Json({"error": _cut(message, _ERROR_CHARS)}, status_code=status)
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text``, or its first ``limit`` characters and how many more there were."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text) - limit:,} more characters)"
+
+
+def _invalid(exc: ValidationError) -> str:
+    """What is wrong with a body, naming each of its first problems and quoting at most the
+    first :data:`_QUOTED_CHARS` characters of the value at fault (Pydantic's own message quotes
+    all of it: the whole body, when that is not JSON)."""
+    problems = []
+    for error in exc.errors(include_url=False)[:3]:
+        where = ".".join(str(part) for part in error["loc"]) or "the body"
+        quoted = _cut(repr(error.get("input")), _QUOTED_CHARS)
+        problems.append(f"{where}: {error['msg']} (got {quoted})")
+    more = exc.error_count() - len(problems)
+    return "; ".join(problems) + (f"; and {more} more" if more > 0 else "")
 
 
 class _Routes:
@@ -234,7 +270,7 @@ class _Routes:
         try:
             body = RunAgentInput.model_validate_json(await request.body())
         except ValidationError as exc:
-            return _error(422, f"the body is not an AG-UI RunAgentInput: {exc.errors(include_url=False)[:3]}")
+            return _error(422, f"the body is not an AG-UI RunAgentInput: {_invalid(exc)}")
         if not _THREAD_ID.match(body.thread_id):
             return _error(400, "threadId must be 1 to 128 letters, digits, '.', '_', ':' or '-'")
         try:

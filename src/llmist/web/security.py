@@ -10,6 +10,8 @@
   refused whatever the token.
 - Every response forbids inline scripts and framing (the page escapes what the model writes;
   the policy is the second line of defence).
+- A request's body is bounded (:func:`limit_body`): one past the limit is answered 413 without
+  being read into memory, so a client cannot grow the server by sending more.
 """
 
 from __future__ import annotations
@@ -21,10 +23,24 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["TOKEN_ENV", "WebSecurityError", "check_exposure", "guard", "is_loopback"]
+__all__ = [
+    "DEFAULT_MAX_BODY_BYTES",
+    "TOKEN_ENV",
+    "WebSecurityError",
+    "check_exposure",
+    "check_max_body",
+    "guard",
+    "is_loopback",
+    "limit_body",
+]
 
 TOKEN_ENV = "LLMIST_WEB_TOKEN"
 """The environment variable a token may come from instead of ``--token``."""
+
+DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
+"""The largest request body served by default: 8 MiB. The page's largest request is a message
+with an image attached, sent as base64 (4 bytes for every 3): an image of 5 MB, the most some
+providers take, fits; the page's other requests are a few hundred bytes."""
 
 _Scope = MutableMapping[str, Any]
 _Receive = Callable[[], Awaitable[Any]]
@@ -127,8 +143,99 @@ def _refusal(scope: _Scope, headers: dict[str, str], token: bytes | None) -> tup
     return None
 
 
-async def _send_json(send: _Send, status: int, body: dict[str, Any]) -> None:
+async def _send_json(
+    send: _Send, status: int, body: dict[str, Any], *, extra: list[tuple[bytes, bytes]] = _HEADERS
+) -> None:
     data = json.dumps(body).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()), *_HEADERS]
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()), *extra]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": data})
+
+
+def check_max_body(max_bytes: int) -> int:
+    """``max_bytes`` if it is a usable body limit (a whole number of bytes, at least 1).
+
+    Raises:
+        ValueError: naming the value and what is expected.
+    """
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
+        raise ValueError(f"max_body_bytes must be a whole number of bytes, at least 1; got {max_bytes!r}")
+    return max_bytes
+
+
+def limit_body(app: _ASGI, *, max_bytes: int) -> _ASGI:
+    """``app`` behind a bound on each request's body: past ``max_bytes`` the answer is 413.
+
+    A ``Content-Length`` over the limit is refused before a byte of the body is read. Otherwise
+    the body (chunked, or a length within the limit) is read here, counted as it arrives, and
+    refused as soon as the count passes the limit, so at most ``max_bytes`` of it is ever held;
+    a body within the limit is handed to ``app`` whole. (The server discards what a refused
+    client still sends, so the client can read the 413.)
+    """
+    check_max_body(max_bytes)
+
+    async def limited(scope: _Scope, receive: _Receive, send: _Send) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        declared = _content_length(scope)
+        if declared is not None and declared > max_bytes:
+            await _too_large(send, max_bytes)
+            return
+        whole = await _read_body(receive, max_bytes)
+        if whole is None:
+            await _too_large(send, max_bytes)
+            return
+        first: list[Any] = [whole]
+
+        async def replay() -> Any:
+            # The body read above, once; then what the server sends next (a disconnect).
+            return first.pop() if first else await receive()
+
+        await app(scope, replay, send)
+
+    return limited
+
+
+async def _read_body(receive: _Receive, max_bytes: int) -> dict[str, Any] | None:
+    """The request's body as one message, or ``None`` as soon as it passes ``max_bytes`` (the rest
+    unread). A disconnect before its end is returned as it came, for the app to see."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return dict(message)
+        body: bytes = message.get("body", b"")
+        size += len(body)
+        if size > max_bytes:
+            return None
+        chunks.append(body)
+        if not message.get("more_body", False):
+            return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+
+
+def _content_length(scope: _Scope) -> int | None:
+    for key, value in scope.get("headers", []):
+        if key.lower() == b"content-length":
+            # The server (h11) has already refused a malformed length with 400; a length of
+            # more digits than any body has is over every limit (and int() refuses 4,300 digits).
+            digits = value.strip()
+            if not digits.isdigit():
+                return None
+            return int(digits) if len(digits) <= 18 else 10**18
+    return None
+
+
+async def _too_large(send: _Send, max_bytes: int) -> None:
+    # No security headers of its own: behind guard() (as to_asgi puts it) they are added there.
+    await _send_json(
+        send,
+        413,
+        {
+            "error": f"the request body is larger than this server's limit of {max_bytes:,} bytes "
+            "(an image attached to a message counts as its base64 text, a third larger): send less, "
+            "or serve with a larger limit (llmist web --max-body-bytes N, or to_asgi(max_body_bytes=N))"
+        },
+        extra=[],
+    )
