@@ -111,7 +111,7 @@ def test_gadgets_from_a_file(tmp_path: Path) -> None:
 def test_a_bad_model_fails_before_the_run_with_a_clear_message() -> None:
     proc = llmist("agent", "hi", "-m", "nosuchmodel")
     assert proc.returncode == 2
-    assert "error: Cannot tell which provider serves model 'nosuchmodel'" in proc.stderr
+    assert "error: Unknown model 'nosuchmodel'" in proc.stderr
 
 
 def test_a_missing_gadget_file_is_named() -> None:

@@ -37,8 +37,18 @@ def test_compare_shows_earlier_results_side_by_side(tmp_path: Path) -> None:
     assert "first" in done.stdout and "second" in done.stdout
 
 
+def _closed_port_url() -> str:
+    """A server address nothing listens on: a model there fails every case, offline."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+
+
 def test_min_success_fails_a_model_below_it(tmp_path: Path) -> None:
-    done = llmist("eval", "-m", "mock:" + str(tmp_path / "none.json"), "--case", "add_numbers", "--min-success", "0.5")
+    env = {"LLAMACPP_BASE_URL": _closed_port_url()}
+    done = llmist("eval", "-m", "llamacpp:none", "--case", "add_numbers", "--min-success", "0.5", env=env)
     assert done.returncode == 1
     assert "below --min-success 50%" in done.stderr
 

@@ -23,7 +23,9 @@ def test_provider_errors_are_llmist_errors() -> None:
 def test_missing_extra_message_gives_the_install_command() -> None:
     error = ProviderNotInstalledError("gemini", "google-genai", "gemini")
     # The command for this interpreter and this install (an editable checkout here, as in `make demo`).
-    assert f"Install it with: {install_command('gemini')}" in str(error) and "google-genai" in str(error)
+    # The command has a line of its own, so no wrapping cuts it and it is copied whole.
+    assert f"Install it with:\n    {install_command('gemini')}" in str(error) and "google-genai" in str(error)
+    assert install_command("gemini") in str(error).splitlines()[-1]
     assert install_command("gemini").startswith(f"{sys.executable} -m pip install ")
     assert install_command("gemini").endswith("[gemini]'")
     assert isinstance(error, ImportError)

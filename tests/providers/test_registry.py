@@ -56,10 +56,42 @@ def test_model_family_reveals_the_provider(monkeypatch: pytest.MonkeyPatch) -> N
     assert isinstance(provider, OpenAIProvider)
 
 
-def test_unknown_bare_model_goes_to_the_provider_whose_key_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unknown_bare_model_is_refused_even_with_a_key_set(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
-    provider, model = resolve_model("some-new-model")
-    assert (provider.name, model) == ("anthropic", "some-new-model")
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    with pytest.raises(UnknownModelError, match=r"Unknown model 'some-new-model'.*'openai:some-new-model'"):
+        resolve_model("some-new-model")
+
+
+def test_a_misspelt_alias_suggests_the_alias(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    with pytest.raises(UnknownModelError, match=r"Did you mean 'sonnet'\?"):
+        resolve_model("sonet")
+
+
+def test_a_misspelt_provider_prefix_suggests_the_provider(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    with pytest.raises(UnknownModelError, match=r"Unknown provider 'anthropc'.*'anthropic:claude-sonnet-4-5'\?"):
+        resolve_model("anthropc:claude-sonnet-4-5")
+
+
+@pytest.mark.parametrize("name", ["gpt-4o", "o3-mini", "o1", "chatgpt-4o-latest", "ft:gpt-4o-mini:acme::abc123"])
+def test_openai_model_ids_need_no_prefix(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    provider, model = resolve_model(name)
+    assert (provider.name, model) == ("openai", name)
+
+
+def test_a_look_alike_name_is_refused_with_its_code_points(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    with pytest.raises(UnknownModelError, match=r"\\u043e3"):
+        resolve_model("\u043e3")  # a Cyrillic "о" before the 3: not OpenAI's o3
+
+
+def test_an_unknown_model_error_quotes_a_huge_name_shortened() -> None:
+    with pytest.raises(UnknownModelError) as caught:
+        resolve_model("x" * 1_000_000)
+    assert len(str(caught.value)) < 1_000
 
 
 def test_unknown_bare_model_without_keys_explains_the_options() -> None:
@@ -93,9 +125,23 @@ def test_default_model_follows_the_first_key_set(monkeypatch: pytest.MonkeyPatch
 
 def test_missing_sdk_names_the_extra_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "anthropic", None)  # makes `import anthropic` fail
-    provider = AnthropicProvider(api_key="k")
     with pytest.raises(ProviderNotInstalledError, match=r"-m pip install .*\[anthropic\]'"):
-        provider._sdk_client()
+        AnthropicProvider(api_key="k")
+
+
+@pytest.mark.parametrize(
+    ("module", "spec", "package"),
+    [("anthropic", "sonnet", "anthropic"), ("openai", "gpt-4o", "openai"), ("google", "flash", "google-genai")],
+)
+def test_a_missing_sdk_is_named_before_a_missing_key(
+    monkeypatch: pytest.MonkeyPatch, module: str, spec: str, package: str
+) -> None:
+    for name in list(sys.modules):  # google.genai is looked up through google: hide both
+        if name == module or name.startswith(module + "."):
+            monkeypatch.setitem(sys.modules, name, None)
+    monkeypatch.setitem(sys.modules, module, None)
+    with pytest.raises(ProviderNotInstalledError, match=f"needs the '{package}' package"):
+        resolve_model(spec)  # no key is set: the package is what is missing first
 
 
 def test_mock_prefix_is_unknown_until_its_module_registers_it(monkeypatch: pytest.MonkeyPatch) -> None:

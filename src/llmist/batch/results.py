@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from llmist._files import unwritable_reason
 from llmist._text import clean
 from llmist.batch.tasks import BatchInputError
 from llmist.providers.base import Usage
@@ -96,8 +97,9 @@ class ResultsFile:
         """Where the results go."""
         self.done: dict[str, TaskResult] = {}
         """Results of the ids already done (read when opened)."""
-        if self.path.is_dir():
-            raise BatchInputError(f"results file {self.path} is a directory; give the path of a file")
+        problem = unwritable_reason(self.path)  # before reading: a folder that is missing, a read-only one...
+        if problem is not None:
+            raise BatchInputError(f"results file {self.path} {problem}")
         self._read_and_repair()
         try:
             self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)

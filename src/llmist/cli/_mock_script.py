@@ -34,11 +34,15 @@ MOCK_PREFIX = "mock:"
 
 
 def mock_script_path(model: str) -> Path | None:
-    """The script file named by ``mock:FILE`` (a path ending in ``.json``), else ``None``."""
+    """The script file named by ``mock:FILE`` (whatever its name ends with), else ``None``.
+
+    Anything after ``mock:`` is a file: a misspelt or missing one is an error naming it
+    (:func:`load_mock_script`), never a silent fall back to the echoing ``mock`` model.
+    """
     if not model.startswith(MOCK_PREFIX):
         return None
     rest = model[len(MOCK_PREFIX) :]
-    return Path(rest) if rest.endswith(".json") else None
+    return Path(rest) if rest else None
 
 
 def load_mock_script(path: Path, gadgets: Sequence[Gadget], syntax: str) -> MockModel:
@@ -46,7 +50,14 @@ def load_mock_script(path: Path, gadgets: Sequence[Gadget], syntax: str) -> Mock
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise CliError(f"mock script not found: {path}") from None
+        raise CliError(
+            f"mock script not found: {path} "
+            "(-m mock:FILE replays the JSON script FILE; -m mock alone echoes the prompt)"
+        ) from None
+    except IsADirectoryError:
+        raise CliError(f"mock script {path} is a directory; give the JSON script file") from None
+    except UnicodeDecodeError:
+        raise CliError(f"mock script {path} is not UTF-8 text; give the JSON script file") from None
     except json.JSONDecodeError as exc:
         raise CliError(f"mock script {path} is not valid JSON: {exc.msg} (line {exc.lineno})") from None
     if not isinstance(data, dict) or not isinstance(data.get("turns"), list):

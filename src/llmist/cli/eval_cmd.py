@@ -10,8 +10,10 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from llmist._files import unwritable_reason
 from llmist.cli._common import CliError, fail, stderr, stdout
 from llmist.cli._loader import load_gadgets
+from llmist.cli._mock_script import mock_script_path
 
 __all__ = ["eval_command"]
 
@@ -105,6 +107,11 @@ def eval_command(
 
     if model is None and not compare:
         fail("give a model with -m MODEL (or earlier results with --compare FILE)")
+    if model is not None and mock_script_path(model) is not None:  # else the mock provider would echo, silently
+        fail(f"-m {model}: eval takes -m mock (each case's reference solution), not a mock script")
+    problem = unwritable_reason(out) if out is not None and model is not None else None
+    if problem is not None:  # found now, not after the last task: the results would be lost
+        fail(f"--out {out} {problem}")
     options: dict[str, Any] = {"prompt_style": prompt.value, "few_shot": few_shot, "strict": strict}
     if max_response_tokens is not None:
         options["max_response_tokens"] = max_response_tokens
@@ -113,8 +120,12 @@ def eval_command(
         fresh = _run(suite, model, syntax, runs, case, category, gadget, label, options) if model else []
     except (CliError, ValueError, ImportError, OSError) as exc:
         fail(str(exc))
-    if out is not None and fresh:
-        write_results(out, fresh)
+    try:
+        if out is not None and fresh:
+            write_results(out, fresh)
+    except OSError as exc:  # checked before the first task, yet a disk can fill or a folder go since
+        _report(earlier, fresh, by_category, None)
+        fail(f"--out {out} could not be written ({exc.strerror or exc}); the table above is what the runs gave", code=1)
     _report(earlier, fresh, by_category, min_success)
 
 

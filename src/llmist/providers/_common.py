@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import importlib
+import importlib.util
 import json
 import os
 import re
@@ -41,6 +42,21 @@ def import_sdk(module: str, *, provider: str, package: str, extra: str) -> Modul
         return importlib.import_module(module)
     except ImportError as error:
         raise ProviderNotInstalledError(provider, package, extra) from error
+
+
+def require_sdk(module: str, *, provider: str, package: str, extra: str) -> None:
+    """Raise :class:`ProviderNotInstalledError` when the SDK ``module`` cannot be found.
+
+    A provider calls this when it is made, before it reads its key: without the package no key
+    helps, so the missing package is what the user hears first, before any run starts. The SDK is
+    only looked up here; importing it (slow) waits for the first request (:func:`import_sdk`).
+    """
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # its parent package is missing (google for google.genai)
+        found = False
+    if not found:
+        raise ProviderNotInstalledError(provider, package, extra)
 
 
 def api_key_from_env(api_key: str | None, env_var: str | None, *, provider: str, required: bool) -> str | None:

@@ -16,6 +16,7 @@ from llmist.providers._common import (
     connection_error,
     error_for_status,
     import_sdk,
+    require_sdk,
     split_system,
 )
 from llmist.providers.base import (
@@ -87,6 +88,7 @@ class AnthropicProvider(ReliableProvider):
         super().__init__(retry=retry, rate_limiter=rate_limiter)
         self.api_key_env = "ANTHROPIC_API_KEY"
         """Environment variable the key is read from."""
+        require_sdk("anthropic", provider=self.name, package="anthropic", extra="anthropic")
         self._api_key = api_key_from_env(api_key, self.api_key_env, provider=self.name, required=True)
         self.base_url = base_url
         """Server URL; ``None`` is Anthropic's API (or ``ANTHROPIC_BASE_URL``)."""

@@ -82,8 +82,10 @@ class ProviderNotInstalledError(ProviderError, ImportError):
 
     def __init__(self, provider: str, package: str, extra: str) -> None:
         super().__init__(
+            # The command on a line of its own: a terminal or a table that wraps the message
+            # never cuts it, so it can be copied whole.
             f"The {provider!r} provider needs the {package!r} package, which is not installed. "
-            f"Install it with: {install_command(extra)}",
+            f"Install it with:\n    {install_command(extra)}",
             provider=provider,
         )
         self.package = package

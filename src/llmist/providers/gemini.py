@@ -21,6 +21,7 @@ from llmist.providers._common import (
     error_for_status,
     import_sdk,
     inline_image,
+    require_sdk,
     split_system,
 )
 from llmist.providers.base import (
@@ -76,6 +77,7 @@ class GeminiProvider(ReliableProvider):
         super().__init__(retry=retry, rate_limiter=rate_limiter)
         self.api_key_env = "GEMINI_API_KEY"
         """Environment variable the key is read from (``GOOGLE_API_KEY`` is accepted too)."""
+        require_sdk("google.genai", provider=self.name, package="google-genai", extra="gemini")
         key = api_key or os.environ.get("GOOGLE_API_KEY")
         self._api_key = api_key_from_env(key, self.api_key_env, provider=self.name, required=True)
         self.base_url = base_url or os.environ.get("GEMINI_BASE_URL")

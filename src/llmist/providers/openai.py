@@ -14,6 +14,7 @@ from llmist.providers._common import (
     connection_error,
     error_for_status,
     import_sdk,
+    require_sdk,
 )
 from llmist.providers.base import (
     ContentPart,
@@ -90,6 +91,7 @@ class OpenAIProvider(ReliableProvider):
         """Server URL; ``None`` is OpenAI's own API (or ``OPENAI_BASE_URL``, which the SDK reads)."""
         self.base_url_env = base_url_env
         """Environment variable that sets the server URL (named when the server cannot be reached)."""
+        require_sdk("openai", provider=name, package="openai", extra="openai")
         self._api_key = api_key_from_env(api_key, api_key_env, provider=name, required=require_api_key)
         self._timeout = timeout
         self._max_tokens_param = max_tokens_param

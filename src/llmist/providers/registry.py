@@ -7,14 +7,20 @@ Resolution of ``resolve_model(spec)``, first match wins:
 3. ``prefix:model`` with a registered prefix, split at the first colon
    (``"ollama:qwen2.5:7b"`` -> ollama, ``"qwen2.5:7b"``);
 4. a model the registry knows (``"claude-haiku-4-5"``) -> its provider;
-5. a name that reveals its family (``gpt-*``, ``o1``/``o3``/``o4*``, ``claude-*``, ``gemini-*``);
-6. the first provider whose API key is set (OpenAI, Anthropic, Gemini, OpenRouter).
+5. a name that reveals its family (``gpt-*``, ``o1``/``o3``/``o4*``, ``claude-*``, ``gemini-*``...).
+
+Anything else is an :class:`UnknownModelError` with the closest names ("did you mean
+'sonnet'?"), never a guess: a typo such as ``"sonet"`` or ``"anthropc:claude-sonnet-4-5"`` must
+not reach whichever provider has a key set. The keys in the environment choose a provider only
+when no model is given at all (:func:`default_model`).
 """
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import os
+import re
 import threading
 from collections.abc import Callable
 
@@ -38,11 +44,14 @@ _ENV_ORDER: tuple[tuple[str, tuple[str, ...], str], ...] = (
 )
 """Providers tried, in order, when a model string names none: (prefix, key variables, default model)."""
 
-_FAMILIES: tuple[tuple[tuple[str, ...], str], ...] = (
-    (("gpt-", "o1", "o3", "o4", "chatgpt-"), "openai"),
-    (("claude-",), "anthropic"),
-    (("gemini-",), "gemini"),
+_FAMILIES: tuple[tuple[re.Pattern[str], str], ...] = (
+    # OpenAI's ids: gpt-*, chatgpt-*, codex-*, the o-series (o1, o3-mini, o4-mini-high...), and
+    # fine-tuned models, which OpenAI names ``ft:BASE:ORG::ID`` (a colon that is no provider prefix).
+    (re.compile(r"(gpt-|chatgpt-|codex-|ft:)|o[1-9]\d*(-|$)"), "openai"),
+    (re.compile(r"claude-"), "anthropic"),
+    (re.compile(r"gemini-"), "gemini"),
 )
+"""A bare model name's family, read from how its provider names models (``re.match``, at the start)."""
 
 
 def register_provider(prefix: str, factory: ProviderFactory) -> None:
@@ -103,10 +112,12 @@ def resolve_model(spec: str, registry: ModelRegistry | None = None) -> tuple[Pro
             if not model:
                 raise UnknownModelError(f"Model string {spec!r} names provider {prefix!r} but no model")
             return factory(), model
-    prefix = _provider_for(target, registry)
-    factory = _factory(prefix)
+    provider = _provider_for(target, registry)
+    if provider is None:
+        raise UnknownModelError(_unknown_model_message(spec, target, registry))
+    factory = _factory(provider)
     if factory is None:
-        raise UnknownModelError(f"No provider registered as {prefix!r} (needed for model {spec!r})")
+        raise UnknownModelError(f"No provider registered as {provider!r} (needed for model {spec!r})")
     return factory(), target
 
 
@@ -121,17 +132,49 @@ def default_model() -> str:
     raise UnknownModelError(_no_provider_message("No model given"))
 
 
-def _provider_for(model: str, registry: ModelRegistry) -> str:
-    spec = registry.get(model)
-    if spec is not None:
-        return spec.provider
-    for prefixes, provider in _FAMILIES:
-        if model.startswith(prefixes):
+def _provider_for(model: str, registry: ModelRegistry) -> str | None:
+    """The provider of a model string no prefix names: the registry's, else its family's, else ``None``."""
+    if ":" not in model:  # a colon names a provider (checked by the caller); the registry would take it as one
+        spec = registry.get(model)
+        if spec is not None:
+            return spec.provider
+    for pattern, provider in _FAMILIES:
+        if pattern.match(model):
             return provider
-    for prefix, env_vars, _ in _ENV_ORDER:
-        if any(os.environ.get(v) for v in env_vars):
-            return prefix
-    raise UnknownModelError(_no_provider_message(f"Cannot tell which provider serves model {model!r}"))
+    return None
+
+
+def _unknown_model_message(spec: str, target: str, registry: ModelRegistry) -> str:
+    """Why ``spec`` names no model, the closest names to it, and how to name any model."""
+    providers = registered_providers()
+    shown = _shown(spec)
+    prefix, sep, model = target.partition(":")
+    if sep:
+        close = difflib.get_close_matches(prefix[:_SHOWN], providers, n=1, cutoff=0.6)
+        guess = f"Did you mean {_shown(close[0] + ':' + model)}? " if close else ""
+        return (
+            f"Unknown provider {_shown(prefix)} in model {shown} (the text before the first colon names the "
+            f"provider). {guess}Providers: {', '.join(providers)}."
+        )
+    names = {*registry.aliases, *providers, *(m.model_id for m in registry.list_models())}
+    close = difflib.get_close_matches(spec[:_SHOWN], sorted(names), n=3, cutoff=0.6)
+    guess = f"Did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
+    example = _shown(f"openrouter:{spec}") if "/" in spec else f"{_shown('openai:' + spec)}, {_shown('ollama:' + spec)}"
+    return (
+        f"Unknown model {shown}: no alias, known model or provider has that name, and it is not named like "
+        f"gpt-*, o3*, claude-* or gemini-*. {guess}For any other model, write 'provider:model': {example}..."
+    )
+
+
+_SHOWN = 80
+"""Characters of a model string an error quotes: a pasted page is not echoed back whole."""
+
+
+def _shown(text: str) -> str:
+    """``text`` quoted for an error: escapes for control characters, at most ``_SHOWN`` characters, and
+    the code points of a name that is not ASCII (a Cyrillic "о3" looks like "o3" but is another name)."""
+    cut = text if len(text) <= _SHOWN else text[:_SHOWN] + "..."
+    return repr(cut) if cut.isascii() else f"{cut!r} ({cut!a})"
 
 
 def _no_provider_message(problem: str) -> str:
