@@ -78,9 +78,11 @@ def test_a_file_that_is_not_a_database_is_named_with_the_fix(tmp_path: Path) -> 
     assert line.endswith(f"give another file with --session-db, or move {junk} aside")
 
 
-def test_a_database_whose_tables_are_not_a_session_store_is_named_with_the_fix(tmp_path: Path) -> None:
+def test_a_store_whose_tables_are_damaged_is_named_with_the_fix(tmp_path: Path) -> None:
     other = tmp_path / "other.db"
     with closing(sqlite3.connect(other)) as conn:
+        conn.execute("CREATE TABLE llmist_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        conn.execute("INSERT INTO llmist_meta VALUES ('schema_version', '2')")
         conn.execute("CREATE TABLE llmist_messages (id INTEGER)")  # same name, other columns
         conn.commit()
     line = _one_error_line(llmist("agent", "hi", "-m", "mock", "--session", "s", "--session-db", str(other)))

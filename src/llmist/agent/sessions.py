@@ -395,20 +395,46 @@ def _not_a_store(session: SQLiteSession, exc: sqlite3.Error) -> SessionError:
     return SessionError(f"{session.path}: the file is not an llmist session store, or it is damaged ({exc})")
 
 
+_SHOWN_TABLES = 5
+"""Tables of another program's file named in the error (the rest are counted)."""
+
+
+def _foreign(session: SQLiteSession, names: list[str]) -> SessionError:
+    """An SQLite database of another program: named with some of its tables, and left as it was."""
+    shown = ", ".join(repr(n[:60]) for n in names[:_SHOWN_TABLES])
+    more = f" and {len(names) - _SHOWN_TABLES} more" if len(names) > _SHOWN_TABLES else ""
+    return SessionError(
+        f"{session.path}: the file is not an llmist session store: it is an SQLite database of another "
+        f"program (its tables: {shown}{more}), and an llmist store is a new or empty file, or one with an "
+        "llmist_meta table; nothing in it was changed"
+    )
+
+
 def _connect(path: Path, session: SQLiteSession) -> sqlite3.Connection:
     """A connection to ``path`` with the tables in place, their version checked (and older
-    tables migrated)."""
+    tables migrated).
+
+    Nothing in a file that is not ours changes: the tables are looked at, and created or
+    migrated, in one transaction in whatever journal mode the file has (a refusal rolls it
+    back), and only a file that is then a store is switched to WAL, which stays with the file.
+    """
     try:
         conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        conn.execute("BEGIN IMMEDIATE")
         try:
+            conn.execute("BEGIN IMMEDIATE")
+            found = conn.execute(
+                "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name"
+            ).fetchall()
+            names = [str(row[0]) for row in found if not str(row[0]).startswith("sqlite_")]
+            if names and "llmist_meta" not in names:
+                raise _foreign(session, names)
             sql.drive(sql.prepare(repr(session), "sqlite"), lambda s, a: _rows(conn.execute(s, a)))
+            conn.execute("COMMIT")
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
         except BaseException:
-            conn.execute("ROLLBACK")
+            conn.close()  # rolls back what the transaction did: a refused file is left as it was
             raise
-        conn.execute("COMMIT")
     except sqlite3.Error as exc:
         if "unable to open" in str(exc):
             raise SessionError(f"{session.path}: cannot open the store: {exc}") from exc
