@@ -119,6 +119,7 @@ def _unwritable_folder(tmp_path: Path) -> Path:
         ("afile/out.jsonl", "is under afile, which is a file, not a folder"),
         (".", "is a directory; give the path of a file"),
         ("READ-ONLY/out.jsonl", "cannot be written ("),
+        ("n" * 300 + ".jsonl", "has a name (or folder name) too long for the file system; give a shorter one"),
     ],
 )
 def test_an_eval_results_file_that_cannot_be_written_ends_it_before_the_first_task(
