@@ -4,7 +4,8 @@ Routes (all but the page and its files need the token when one is set):
 
 - ``GET /``: the page; ``GET /static/...``: its script and style sheet (package data).
 - ``POST /agui``: AG-UI. Body: ``RunAgentInput``; answer: the run's events over SSE.
-- ``GET /api/info``: the model, the gadgets and which of them need approval.
+- ``GET /api/info``: the model, the gadgets, which of them need approval, and the example
+  prompts the empty page offers (``starters``, built from the gadgets by ``_starters``).
 - ``GET /api/threads``: the session store's conversations; ``GET /api/threads/{id}``: one, as
   AG-UI messages and call records, with its live run and waiting approvals if any;
   ``GET /api/threads/{id}/live``: the live run's events (from its start) over SSE
@@ -50,6 +51,7 @@ from llmist.gadgets.builtins import requires_approval
 from llmist.providers.base import ImagePart
 from llmist.web._history import conversation_view
 from llmist.web._runs import RunConflictError, RunHub
+from llmist.web._starters import starters
 from llmist.web.approvals import Approvals, Decision, InProcessApprovals, UnknownApprovalError
 from llmist.web.security import DEFAULT_MAX_BODY_BYTES, check_max_body, guard, limit_body
 
@@ -229,6 +231,7 @@ class _Routes:
                 "model": model if isinstance(model, str) else getattr(model, "name", type(model).__name__),
                 "gadgets": [g.name for g in self.agent.gadgets],
                 "guarded": sorted(self.hub.guarded),
+                "starters": starters(self.agent.gadgets, self.hub.guarded),
             }
         )
 

@@ -12,6 +12,11 @@ const page = {
   threadId: null,
   runId: null, // the live run shown, if any
   state: { calls: {}, usage: { inputTokens: 0, outputTokens: 0 }, cost: 0 },
+  // Each run's tokens and cost shown in this conversation, by run id: the top bar shows their
+  // sum. A run's state starts at zero (a run a decision resumes is a new run), and a run
+  // followed again replays its events, so keying by run counts each run once.
+  runs: new Map(),
+  starters: [], // the example prompts the empty page offers (from /api/info)
   text: null, // the Text node the streaming message appends to
   reasoning: null,
   cards: new Map(), // invocation id -> card element
@@ -251,7 +256,16 @@ function updateCard(id, record) {
   if (record.error && !node.querySelector(".result")) node.appendChild(el("div", "result error", record.error));
   const approval = node.querySelector(".approval");
   if (record.status === "awaiting_approval" && !approval) node.appendChild(approvalBox(id, record));
-  if (record.status !== "awaiting_approval" && approval) approval.remove();
+  if (record.status !== "awaiting_approval" && approval) {
+    approval.remove();
+    settlePause();
+  }
+}
+
+// "Waiting for your approval" goes once every call on the page that waited has its decision.
+function settlePause() {
+  if (document.querySelector(".approval:not([data-decided])")) return;
+  document.querySelectorAll(".run-paused").forEach((n) => n.remove());
 }
 
 function approvalBox(id, record) {
@@ -268,7 +282,9 @@ function approvalBox(id, record) {
     box.querySelectorAll("button").forEach((b) => (b.disabled = true));
     try {
       const answer = await api(url, { method: "POST", body: JSON.stringify(body) });
+      box.dataset.decided = body.action;
       if (record.threadId) box.querySelector(".why").textContent = body.action === "deny" ? "Denied" : "Approved";
+      settlePause();
       if (answer.resumed) stream("/api/threads/" + encodeURIComponent(record.threadId) + "/live?run=" + encodeURIComponent(answer.resumed));
     } catch (err) {
       showBanner(String(err.message || err));
@@ -331,8 +347,29 @@ function renderState(paths) {
       updateCard(id, s.calls[id]);
     }
   }
-  const usage = s.usage || {};
-  $("usage").textContent = (usage.inputTokens || 0) + " in · " + (usage.outputTokens || 0) + " out tokens · $" + (s.cost || 0).toFixed(4);
+  if (page.runId) {
+    const usage = s.usage || {};
+    page.runs.set(page.runId, { input: usage.inputTokens || 0, output: usage.outputTokens || 0, cost: s.cost || 0 });
+  }
+  showUsage();
+}
+
+// The conversation's tokens and cost: the sum over the runs this page showed (a stored
+// conversation's earlier runs are not counted, the session does not keep their usage).
+function showUsage() {
+  if (!page.runs.size) {
+    $("usage").textContent = "";
+    return;
+  }
+  let input = 0;
+  let output = 0;
+  let cost = 0;
+  for (const run of page.runs.values()) {
+    input += run.input;
+    output += run.output;
+    cost += run.cost;
+  }
+  $("usage").textContent = input + " in · " + output + " out tokens · $" + cost.toFixed(4);
 }
 
 // --- AG-UI events ---------------------------------------------------------------------------
@@ -341,6 +378,7 @@ function handle(event) {
   switch (event.type) {
     case "RUN_STARTED":
       page.runId = event.runId;
+      hideStarters();
       $("stop").hidden = false;
       $("stop").disabled = false;
       refreshThreads();
@@ -487,6 +525,8 @@ function clearTranscript() {
   page.reasoning = null;
   page.runId = null;
   page.state = { calls: {}, usage: { inputTokens: 0, outputTokens: 0 }, cost: 0 };
+  page.runs.clear();
+  showUsage();
   $("stop").hidden = true;
 }
 
@@ -505,6 +545,7 @@ async function openThread(id) {
   try {
     const view = await api("/api/threads/" + encodeURIComponent(id));
     renderHistory(view);
+    if (!view.messages.length && !view.liveRun) showStarters();
     refreshThreads();
     if (view.liveRun) stream("/api/threads/" + encodeURIComponent(id) + "/live");
   } catch (err) {
@@ -550,6 +591,7 @@ async function send(event) {
   $("image").value = "";
   $("attached").textContent = "";
   showBanner("");
+  hideStarters();
   userMessage(content);
   $("send").disabled = true;
   const runId = "run-" + Date.now().toString(36) + Math.random().toString(36).slice(2, 6);
@@ -584,6 +626,7 @@ async function start() {
     clearTranscript();
     setThread(newThreadId());
     refreshThreads();
+    showStarters();
   });
   $("stop").addEventListener("click", async () => {
     if (!page.runId) return;
@@ -597,13 +640,49 @@ async function start() {
   try {
     const info = await api("/api/info");
     $("model").textContent = info.model;
-    $("gadgets").textContent = info.gadgets.length + " gadgets" + (info.guarded.length ? " (" + info.guarded.join(", ") + " need approval)" : "");
+    const guarded = info.guarded.length ? " (" + info.guarded.join(", ") + (info.guarded.length === 1 ? " needs" : " need") + " approval)" : "";
+    $("gadgets").textContent = info.gadgets.length + (info.gadgets.length === 1 ? " gadget" : " gadgets") + guarded;
+    page.starters = info.starters || [];
   } catch (err) {
     showBanner(String(err.message || err));
   }
   const thread = new URLSearchParams(window.location.search).get("thread");
   if (thread) await openThread(thread);
-  else refreshThreads();
+  else {
+    showStarters();
+    refreshThreads();
+  }
+}
+
+// --- the empty page's example prompts -------------------------------------------------------
+
+// On an empty conversation: a line saying what to do, and the example prompts built from the
+// agent's gadgets. A click puts one in the message box (not sent: it may hold a <placeholder>,
+// which is selected so that typing replaces it).
+function showStarters() {
+  hideStarters();
+  if ($("transcript").childElementCount) return;
+  const box = add(el("div", "starters"));
+  box.appendChild(el("p", "hint", page.starters.length ? "Ask the agent anything, or start from one of these:" : "Ask the agent anything."));
+  for (const starter of page.starters) {
+    const button = box.appendChild(el("button", "starter"));
+    button.type = "button";
+    button.dataset.gadget = starter.gadget;
+    button.appendChild(el("span", "prompt", starter.prompt));
+    if (starter.description) button.appendChild(el("span", "about", starter.description));
+    button.addEventListener("click", () => {
+      const prompt = $("prompt");
+      prompt.value = starter.prompt;
+      prompt.focus();
+      const hole = /<[^<>]*>/.exec(starter.prompt);
+      if (hole) prompt.setSelectionRange(hole.index, hole.index + hole[0].length);
+      else prompt.setSelectionRange(starter.prompt.length, starter.prompt.length);
+    });
+  }
+}
+
+function hideStarters() {
+  document.querySelectorAll("#transcript .starters").forEach((n) => n.remove());
 }
 
 document.addEventListener("DOMContentLoaded", start);
