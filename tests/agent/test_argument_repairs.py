@@ -348,3 +348,25 @@ async def test_any_split_of_lead_lines_and_arg_lines_binds_by_name(values: list[
     )
     result, _ = await _run(_call("add3", body), "done")
     assert result.gadget_results[0].result == str(sum(values))
+
+
+@pytest.mark.parametrize(
+    ("body", "header"),
+    [
+        ('location="San Francisco"\narea=2000\nrooms=4\n', "predict_price"),
+        ("location: 'San Francisco'\narea=2000\nrooms=4\n", "predict_price"),
+        ("", 'predict_price:area=2000;rooms=4;location="San Francisco"'),
+    ],
+)
+async def test_the_quotes_of_a_name_value_pair_are_the_pairs_not_the_values(body: str, header: str) -> None:
+    result, _ = await _run_with([predict_price], _call(header, body), "done")
+    assert result.gadget_results[0].result == "San Francisco: 8000 rounded to 0"
+
+
+async def test_a_quoted_value_under_an_arg_line_is_kept_as_written() -> None:
+    result, _ = await _run(_call("get_weather", '!!!ARG:city\n"Paris"\n'), "done")
+    assert result.gadget_results[0].result == '"Paris": sunny'
+    result, _ = await _run_with(
+        [predict_price], _call("predict_price", 'area=1\nrooms=1\nlocation="a" and "b"\n'), "done"
+    )
+    assert result.gadget_results[0].result == '"a" and "b": 1 rounded to 0'

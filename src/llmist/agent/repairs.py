@@ -429,7 +429,7 @@ def _bare_names(lines: list[str], fields: set[str]) -> dict[str, str] | None:
         if word in fields and word not in read:
             current = read[word] = []
         elif pair is not None and pair[1] in fields and pair[1] not in read:
-            current = read[pair[1]] = [pair[2]]
+            current = read[pair[1]] = [_unquoted(pair[2])]
         elif current is not None:
             current.append(line)
         elif word:
@@ -491,8 +491,19 @@ def _header_pairs(header: str, fields: Mapping[str, object], params: Mapping[str
         value = header[match.end() : after.start() if after is not None else len(header)].strip()
         if not value or match[1] in read:
             return None
-        read[match[1]] = value
+        read[match[1]] = _unquoted(value)
     return read
+
+
+def _unquoted(value: str) -> str:
+    """``Mr. John Doe`` for ``"Mr. John Doe"``: the quotes of a value written ``name="value"``
+    (or with ``'``) are that form's, not the value's, as in the emoji syntax's header. Any other
+    value as written, and a value under an ``!!!ARG:`` line is never read here: a block value is
+    raw text, and its quotes can be meant (a search for an exact phrase)."""
+    quote = value[:1]
+    if len(value) >= 2 and quote in "\"'" and value.endswith(quote) and quote not in value[1:-1]:
+        return value[1:-1]
+    return value
 
 
 def lead_arguments(
