@@ -6,8 +6,7 @@ import asyncio
 import tempfile
 from pathlib import Path
 
-from llmist import Agent
-from llmist.agent import SQLAlchemySession
+from llmist import Agent, SQLAlchemySession
 from llmist.testing import MockModel
 
 

@@ -5,6 +5,8 @@ streams, validates them against Pydantic schemas, runs them as a dependency DAG 
 the results back until the task is done.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from llmist.agent import (
     Agent,
     AgentBuilder,
@@ -91,6 +93,9 @@ from llmist.syntax import (
 )
 from llmist.testing.isolated import TestGadgetResult, test_gadget
 
+if TYPE_CHECKING:
+    from llmist.agent.sqlalchemy_session import SQLAlchemySession
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -153,6 +158,7 @@ __all__ = [
     "ReplaceResult",
     "Rethrow",
     "RunLimits",
+    "SQLAlchemySession",
     "SQLiteSession",
     "Session",
     "SkipGadget",
@@ -175,3 +181,13 @@ __all__ = [
     "test_gadget",
     "validate_gadget_params",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``SQLAlchemySession`` is imported when first asked for, as from :mod:`llmist.agent`: it
+    needs the postgres extra, and ``import llmist`` stays light without it."""
+    if name == "SQLAlchemySession":
+        from llmist.agent import SQLAlchemySession
+
+        return SQLAlchemySession
+    raise AttributeError(f"module 'llmist' has no attribute {name!r}")

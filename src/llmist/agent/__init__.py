@@ -196,9 +196,16 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """``SQLAlchemySession`` is imported when first asked for: it needs the postgres extra."""
+    """``SQLAlchemySession`` is imported when first asked for: it needs the postgres extra
+    (without it, an ``ImportError`` says which to install)."""
     if name == "SQLAlchemySession":
-        from llmist.agent.sqlalchemy_session import SQLAlchemySession
-
+        try:
+            from llmist.agent.sqlalchemy_session import SQLAlchemySession
+        except ModuleNotFoundError as exc:
+            if not (exc.name or "").startswith("sqlalchemy"):
+                raise
+            raise ImportError(
+                "SQLAlchemySession needs SQLAlchemy, which is not installed: pip install 'llmist[postgres]'"
+            ) from exc
         return SQLAlchemySession
     raise AttributeError(f"module 'llmist.agent' has no attribute {name!r}")
