@@ -170,3 +170,30 @@ def test_the_logger_of_a_gadget_has_warn_and_fatal(tmp_path: Path) -> None:
     assert "WARNING" in proc.stderr and "disk at 91%" in proc.stderr
     assert "CRITICAL" in proc.stderr and "cannot go on" in proc.stderr
     assert "DeprecationWarning" not in proc.stderr
+
+
+def test_validate_warns_about_parameters_without_type_hints_and_still_exits_0(tmp_path: Path) -> None:
+    untyped = tmp_path / "untyped.py"
+    untyped.write_text(
+        "from llmist import gadget\n\n\n"
+        '@gadget(description="Add two numbers")\ndef add(a, b):\n    return str(a + b)\n',
+        encoding="utf-8",
+    )
+    proc = llmist("gadget", "validate", str(untyped))
+    assert proc.returncode == 0, proc.stderr
+    assert "ok, with warnings" in proc.stdout and "✓ 1 gadget(s) valid, 1 with warnings" in proc.stdout
+    warning = " ".join(proc.stderr.split())
+    assert f"warning: @gadget 'add' (add at {untyped}, line 4): parameters a and b have no type hints" in warning
+    assert proc.stderr.count("no type hints") == 1  # once, not again as Python's own warning
+
+
+def test_a_gadget_without_a_description_is_named_in_the_users_file(tmp_path: Path) -> None:
+    nodoc = tmp_path / "nodoc.py"
+    nodoc.write_text(
+        "from llmist import gadget\n\n\n@gadget\ndef add(a: int) -> str:\n    return str(a)\n", encoding="utf-8"
+    )
+    proc = llmist("gadget", "validate", str(nodoc))
+    assert proc.returncode == 2
+    message = " ".join(proc.stderr.split())
+    assert f'@gadget on add ({nodoc}, line 4) needs a description: write @gadget(description="...")' in message
+    assert ".py)" not in message.split("docstring")[-1]  # no "(line n of base.py)" pointing into llmist

@@ -161,5 +161,23 @@ def _describe_exit(exc: SystemExit) -> str:
 
 
 def _where(exc: BaseException) -> str:
-    frames = traceback.extract_tb(exc.__traceback__)
-    return f" (line {frames[-1].lineno} of {Path(frames[-1].filename).name})" if frames else ""
+    """Where in the user's code ``exc`` was raised: the deepest frame outside llmist (a line of
+    llmist's own would send them reading the library), unless the message already says it."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not _in_llmist(f.filename)]
+    if not frames:
+        return ""
+    frame = frames[-1]
+    if f"{frame.filename}, line {frame.lineno}" in str(exc):
+        return ""
+    return f" (line {frame.lineno} of {Path(frame.filename).name})"
+
+
+_LLMIST_DIR = Path(__file__).resolve().parents[1]
+
+
+def _in_llmist(filename: str) -> bool:
+    """Whether ``filename`` is a module of the llmist package itself."""
+    try:
+        return Path(filename).resolve().is_relative_to(_LLMIST_DIR)
+    except (OSError, ValueError):
+        return False

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import warnings
+from collections.abc import Iterable
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -12,7 +14,7 @@ from rich.text import Text
 from llmist.cli._common import CliError, fail, stderr, stdout
 from llmist.cli._help import Command
 from llmist.cli._loader import load_gadgets, pick_gadget, split_target
-from llmist.gadgets import Gadget, render_gadget
+from llmist.gadgets import Gadget, UntypedParameterWarning, render_gadget
 from llmist.syntax import BlockParseError, parse_block_params
 from llmist.testing import test_gadget
 
@@ -106,13 +108,20 @@ def info_command(
 def validate_command(
     source: Annotated[str, typer.Argument(metavar="FILE", help="Gadget file or module.")],
 ) -> None:
-    """Check that a file's gadgets load, their schemas render and their examples validate."""
+    """Check that a file's gadgets load, their schemas render and their examples validate.
+
+    A parameter without a type hint is a warning (the model is told it takes any value): the
+    gadget is still valid and the exit code stays 0."""
     from rich.table import Table
 
-    try:
-        gadgets = load_gadgets(source)
-    except CliError as exc:
-        fail(str(exc))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UntypedParameterWarning)  # shown here even if shown before
+        try:
+            gadgets = load_gadgets(source)
+        except CliError as exc:
+            _print_warnings(_untyped(caught).values())
+            fail(str(exc))
+    warned = _untyped(caught)
     table = Table(title=f"Gadgets in {source}", title_justify="left")
     for column in ("gadget", "parameters", "examples", "status"):
         table.add_column(column)
@@ -125,12 +134,39 @@ def validate_command(
             except Exception as exc:
                 own.append(f"its {syntax} instructions do not render: {type(exc).__name__}: {exc}")
         n_params = len(g.Params.model_json_schema().get("properties", {}))
-        status = "[green]ok[/]" if not own else f"[red]{len(own)} problem(s)[/]"
+        status = (
+            f"[red]{len(own)} problem(s)[/]"
+            if own
+            else "[yellow]ok, with warnings[/]"
+            if g.name in warned
+            else "[green]ok[/]"
+        )
         table.add_row(Text(g.name), str(n_params), str(len(g.examples)), status)
         problems += [f"{g.name}: {p}" for p in own]
     stdout.print(table)
+    _print_warnings(warned.values())
     if problems:
         for p in problems:
             stderr.print(Text.assemble(("✗", "red"), " ", p), soft_wrap=True)
         raise typer.Exit(1)
-    stdout.print(f"[green]✓[/] {len(gadgets)} gadget(s) valid")
+    with_warnings = sum(g.name in warned for g in gadgets)
+    note = f", {with_warnings} with warnings" if with_warnings else ""
+    stdout.print(f"[green]✓[/] {len(gadgets)} gadget(s) valid{note}")
+
+
+def _untyped(caught: list[warnings.WarningMessage]) -> dict[str, str]:
+    """The untyped-parameter warnings of ``caught`` by gadget name; any other warning is shown
+    as Python would have shown it."""
+    found: dict[str, str] = {}
+    for w in caught:
+        if isinstance(w.message, UntypedParameterWarning):
+            found[w.message.gadget_name] = str(w.message)
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno, w.file, w.line)
+    caught.clear()
+    return found
+
+
+def _print_warnings(messages: Iterable[str]) -> None:
+    for message in messages:
+        stderr.print(Text.assemble(("warning:", "bold yellow"), " ", message), soft_wrap=True)

@@ -19,6 +19,7 @@ from llmist.gadgets.errors import (
     LlmistError,
     ModelRetry,
     TaskCompletionSignal,
+    UntypedParameterWarning,
 )
 from llmist.gadgets.function import FunctionGadget, as_gadget, create_gadget, gadget
 from llmist.gadgets.gadget_logger import TRACE, GadgetLogger
@@ -64,6 +65,7 @@ __all__ = [
     "ModelRetry",
     "NoParams",
     "TaskCompletionSignal",
+    "UntypedParameterWarning",
     "ValidationResult",
     "approval_reason",
     "as_gadget",

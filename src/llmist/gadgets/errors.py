@@ -12,6 +12,9 @@ The hierarchy::
     ├── GadgetAbortedError          ``ctx.signal.throw_if_aborted()`` after cancellation
     │   └── GadgetTimeoutError      the gadget ran past its timeout
 
+    UserWarning
+    └── UntypedParameterWarning     a ``@gadget`` function has parameters without type hints
+
 :class:`LlmistError` itself lives in :mod:`llmist.errors` (re-exported here), whose docstring
 draws the tree across every layer.
 """
@@ -30,6 +33,7 @@ __all__ = [
     "LlmistError",
     "ModelRetry",
     "TaskCompletionSignal",
+    "UntypedParameterWarning",
 ]
 
 
@@ -95,3 +99,16 @@ class GadgetTimeoutError(GadgetAbortedError):
         super().__init__(f"Gadget {gadget_name!r} timed out after {timeout_s:g} s")
         self.gadget_name = gadget_name
         self.timeout_s = timeout_s
+
+
+class UntypedParameterWarning(UserWarning):
+    """A ``@gadget`` function has parameters without type hints: a model is told they take any
+    value, and nothing checks what it sends. Issued where the function is defined; silence it
+    with ``warnings.filterwarnings("ignore", category=UntypedParameterWarning)``."""
+
+    def __init__(self, message: str, gadget_name: str = "", parameters: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.gadget_name = gadget_name
+        """The gadget the function became."""
+        self.parameters = parameters
+        """The parameters without type hints, in the function's order."""

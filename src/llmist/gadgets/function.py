@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import typing
+import warnings
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, overload
@@ -16,7 +17,7 @@ from llmist._callables import accepts_positional
 from llmist.gadgets._json_model import model_from_json_schema
 from llmist.gadgets.base import _CHECKED_ATTRIBUTES, ApprovalRule, Gadget, GadgetExample, Invocation, _check
 from llmist.gadgets.context import ExecutionContext
-from llmist.gadgets.errors import GadgetError
+from llmist.gadgets.errors import GadgetError, UntypedParameterWarning
 
 __all__ = ["FunctionGadget", "as_gadget", "create_gadget", "gadget"]
 
@@ -114,6 +115,13 @@ def gadget(
         built.run_inline = inline
         built.requires_approval = requires_approval
         built.ends_run = ends_run
+        if not built.description.strip():
+            # Said here, about the user's function and this decorator's own argument: the class
+            # check's message would point into the library and at the class form.
+            raise GadgetError(
+                f"@gadget on {function.__qualname__} ({_defined_at(function)}) needs a description: "
+                f'write @gadget(description="...") or give {function.__name__} a docstring'
+            )
         _check(built)
         return built
 
@@ -216,7 +224,9 @@ def _from_function(
 ) -> FunctionGadget:
     gadget_name = name or function.__name__
     doc_description, param_docs = _read_docstring(function)
-    fields, context_param = _signature_fields(function, gadget_name, param_docs)
+    fields, context_param, untyped = _signature_fields(function, gadget_name, param_docs)
+    if untyped:
+        _warn_untyped(function, gadget_name, untyped)
     params_model = create_model(f"{gadget_name}Params", __config__=ConfigDict(arbitrary_types_allowed=False), **fields)
 
     def call(params: BaseModel, ctx: ExecutionContext) -> Any:
@@ -238,6 +248,48 @@ def _from_function(
     )
 
 
+def _defined_at(function: Callable[..., Any]) -> str:
+    """Where ``function`` is defined, as a traceback says it: ``file, line n`` (the line of its
+    first decorator)."""
+    code = getattr(inspect.unwrap(function), "__code__", None)
+    if code is None:
+        return f"module {getattr(function, '__module__', '?')}"
+    return f"{code.co_filename}, line {code.co_firstlineno}"
+
+
+def _warn_untyped(function: Callable[..., Any], gadget_name: str, untyped: tuple[str, ...]) -> None:
+    """Warn, at the user's function rather than at whatever line decorated it, that ``untyped``
+    have no type hints. A model reads a parameter's type from the schema: without one it is told
+    "any" and may send anything, which nothing then checks."""
+    one = len(untyped) == 1
+    names = untyped[0] if one else ", ".join(untyped[:-1]) + " and " + untyped[-1]
+    message = UntypedParameterWarning(
+        f"@gadget {gadget_name!r} ({function.__qualname__} at {_defined_at(function)}): "
+        + (f"parameter {names} has no type hint, so a model is told it takes" if one else "")
+        + (f"parameters {names} have no type hints, so a model is told they take" if not one else "")
+        + f" any value and nothing checks what it sends; annotate {'it' if one else 'each'} "
+        f"(e.g. {untyped[0]}: int)",
+        gadget_name,
+        untyped,
+    )
+    code = getattr(inspect.unwrap(function), "__code__", None)
+    module_globals = getattr(function, "__globals__", None)
+    if code is None or not isinstance(module_globals, dict):
+        warnings.warn(message, stacklevel=4)
+        return
+    # The module's own registry, as warnings.warn keeps it: the "default" filter then shows the
+    # warning once per function, however often an agent turns the same plain function into a gadget.
+    warnings.warn_explicit(
+        message,
+        UntypedParameterWarning,
+        code.co_filename,
+        code.co_firstlineno,
+        module=getattr(function, "__module__", None) or "__main__",
+        registry=module_globals.setdefault("__warningregistry__", {}),
+        module_globals=module_globals,
+    )
+
+
 def _read_docstring(function: Callable[..., Any]) -> tuple[str, dict[str, str]]:
     """The function's description and its parameters' descriptions, from its docstring."""
     doc_text = inspect.getdoc(function) or ""
@@ -251,9 +303,9 @@ def _read_docstring(function: Callable[..., Any]) -> tuple[str, dict[str, str]]:
 
 def _signature_fields(
     function: Callable[..., Any], gadget_name: str, param_docs: dict[str, str]
-) -> tuple[dict[str, Any], str | None]:
-    """The Pydantic fields of the function's parameters, and the name of its context parameter
-    (if it takes an ``ExecutionContext``)."""
+) -> tuple[dict[str, Any], str | None, tuple[str, ...]]:
+    """The Pydantic fields of the function's parameters, the name of its context parameter
+    (if it takes an ``ExecutionContext``), and the parameters that have no type hint."""
     try:
         hints = typing.get_type_hints(function, include_extras=True)
     except Exception as exc:
@@ -262,7 +314,10 @@ def _signature_fields(
         ) from exc
     fields: dict[str, Any] = {}
     context_param: str | None = None
+    untyped: list[str] = []
     for param in inspect.signature(function).parameters.values():
+        if param.name not in hints and param.kind not in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            untyped.append(param.name)
         annotation = hints.get(param.name, Any)
         if _is_context(annotation):
             context_param = param.name
@@ -276,7 +331,7 @@ def _signature_fields(
             annotation = Annotated[annotation, FieldInfo(description=doc)]
         default = ... if param.default is inspect.Parameter.empty else param.default
         fields[param.name] = (annotation, default)
-    return fields, context_param
+    return fields, context_param, tuple(untyped)
 
 
 def _is_context(annotation: Any) -> bool:
