@@ -207,5 +207,5 @@ demo-local: demo-local-notice $(EVAL_STAMP)
 	@bash examples/demo-local.sh $(EVAL_VENV)/bin
 
 demo-local-notice:
-	@test -f $(EVAL_STAMP) || echo "demo-local: the first run builds llama.cpp (llama-cpp-python, 6-10 minutes on two cores, once) and downloads the model (1.1 GB for the 1.5B, 490 MB for the 0.5B, once)."
+	@test -f $(EVAL_STAMP) || echo "demo-local: the first run builds llama.cpp (llama-cpp-python, with a C/C++ compiler and cmake, 6-10 minutes on two cores, once) and downloads the model (1.1 GB for the 1.5B, 490 MB for the 0.5B, once)."
 	@echo "demo-local: then the run itself: about 2-3 minutes on two cores (141 s measured on a busy machine)."

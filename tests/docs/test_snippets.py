@@ -29,7 +29,7 @@ not be named or continued.
 
 ``name=`` may be combined with ``continues=``; ``same-as=`` and ``norun=`` stand alone.
 Blocks in other languages (``bash``, ``toml``, plain fences) are not run here
-(``tests/cli/test_docs_commands.py`` runs the ``llmist`` command lines of the CLI guides).
+(``tests/docs/test_commands.py`` runs the command lines of every page's ``bash`` blocks).
 """
 
 from __future__ import annotations

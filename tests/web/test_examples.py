@@ -76,7 +76,9 @@ def test_the_serve_example_serves_the_page_until_ctrl_c(tmp_path: Path) -> None:
 
 COMMANDS = [
     line
-    for block in re.findall(r"```bash\n(.*?)```", (ROOT / "docs" / "web.md").read_text(encoding="utf-8"), re.DOTALL)
+    for block in re.findall(
+        r"```bash[^\n]*\n(.*?)```", (ROOT / "docs" / "web.md").read_text(encoding="utf-8"), re.DOTALL
+    )
     for line in block.splitlines()
     if line.startswith("llmist web")
 ]
