@@ -59,5 +59,15 @@ def test_a_gadget_without_parameters_is_just_named(tmp_path: Path) -> None:
     assert [s["prompt"] for s in _starters(tmp_path, [now])] == ["Use now"]
 
 
+def test_a_long_description_is_cut_to_its_first_line_of_120_characters(tmp_path: Path) -> None:
+    @gadget(description="Émoji 🛠️ " + "word " * 40 + "\nSecond line.")
+    def wordy() -> str:
+        return ""
+
+    about = _starters(tmp_path, [wordy])[0]["description"]
+    assert about.startswith("Émoji 🛠️ word") and about.endswith("…") and len(about) <= 120
+    assert "Second" not in about
+
+
 def test_an_agent_without_gadgets_offers_none(tmp_path: Path) -> None:
     assert _starters(tmp_path, []) == []

@@ -24,12 +24,14 @@ _FIELDS = 3
 """The most parameters one prompt names (a long list is a form, not a prompt)."""
 _VALUE_CHARS = 60
 """The longest example value a prompt quotes; a longer one becomes a placeholder."""
+_ABOUT_CHARS = 120
+"""The most of a gadget's description shown under its prompt (its first line, cut with "…")."""
 
 
 def starters(gadgets: Sequence[Gadget], guarded: Collection[str]) -> list[dict[str, str]]:
     """Up to :data:`STARTERS` example prompts: ``{"gadget", "description", "prompt"}`` each."""
     ranked = sorted(gadgets, key=lambda g: (g.name in guarded, not g.examples))
-    return [{"gadget": g.name, "description": g.description.strip(), "prompt": _prompt(g)} for g in ranked[:STARTERS]]
+    return [{"gadget": g.name, "description": _about(g.description), "prompt": _prompt(g)} for g in ranked[:STARTERS]]
 
 
 def _prompt(g: Gadget) -> str:
@@ -42,6 +44,13 @@ def _prompt(g: Gadget) -> str:
     example = g.examples[0].params if g.examples else {}
     parts = [f"{n} {_value(example.get(n)) or f'<{n}>'}" for n in names[:_FIELDS]]
     return f"Use {g.name} with " + " and ".join(parts)
+
+
+def _about(description: str) -> str:
+    """The description's first non-empty line, cut to :data:`_ABOUT_CHARS` (a long one would
+    make the button a page of its own)."""
+    line = next((ln.strip() for ln in description.splitlines() if ln.strip()), "")
+    return line if len(line) <= _ABOUT_CHARS else line[: _ABOUT_CHARS - 1].rstrip() + "…"
 
 
 def _value(value: Any) -> str:
