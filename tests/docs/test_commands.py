@@ -93,30 +93,30 @@ def commands(page: Path) -> list[Command]:
 ALL = [c for page in PAGES for c in commands(page)]
 
 
+@dataclass
+class _Workspace:
+    """A page's workspace and the ids of its commands that ran there."""
+
+    root: Path
+    ran: set[str]
+
+
 @pytest.fixture(scope="module")
-def workspaces(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def workspaces() -> dict[str, _Workspace]:
     """Each page's workspace, made on first use (a page's commands share it, in order)."""
     return {}
 
 
-def _workspace(page: str, made: dict[str, Path], factory: pytest.TempPathFactory) -> Path:
+def _workspace(page: str, made: dict[str, _Workspace], factory: pytest.TempPathFactory) -> _Workspace:
     if page not in made:
         root = factory.mktemp(Path(page).stem)
         shutil.copytree(ROOT / "examples", root / "examples", ignore=shutil.ignore_patterns("__pycache__"))
         (root / "work").mkdir()
-        made[page] = root
+        made[page] = _Workspace(root, set())
     return made[page]
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("command", ALL, ids=[c.id for c in ALL])
-def test_every_command_line_of_the_guides_runs(
-    command: Command, workspaces: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
-) -> None:
-    if command.norun is not None:
-        assert command.norun, f"{command.id}: norun= needs a reason"
-        REPORT.skipped.append((command.id, command.norun))
-        pytest.skip(f"{command.id}: not run: {command.norun}")
+def _run(command: Command, workspace: _Workspace) -> None:
     args = shlex.split(command.text, comments=True)
     assert args[0] == "llmist", (
         f"{command.id}: {command.text!r} is not an llmist command line; run it in a test of its own "
@@ -124,9 +124,28 @@ def test_every_command_line_of_the_guides_runs(
     )
     shell = [a for a in args if a in ("|", "||", "&&", ";", "<", ">", ">>", "&")]
     assert not shell, f"{command.id}: {shell[0]!r}: a command line here is one command, without shell operators"
-    cwd = _workspace(command.page, workspaces, tmp_path_factory)
-    proc = llmist(*args[1:], cwd=cwd, env={"COLUMNS": "140"})
+    proc = llmist(*args[1:], cwd=workspace.root, env={"COLUMNS": "140"})
     assert proc.returncode == 0, f"{command.id}: {command.text}\n{proc.stdout}\n{proc.stderr}"
+    workspace.ran.add(command.id)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ALL, ids=[c.id for c in ALL])
+def test_every_command_line_of_the_guides_runs(
+    command: Command, workspaces: dict[str, _Workspace], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    if command.norun is not None:
+        assert command.norun, f"{command.id}: norun= needs a reason"
+        REPORT.skipped.append((command.id, command.norun))
+        pytest.skip(f"{command.id}: not run: {command.norun}")
+    workspace = _workspace(command.page, workspaces, tmp_path_factory)
+    # A line may use what an earlier line of its page wrote (--out, then --compare): those run
+    # first when this one is run alone (-k).
+    earlier = [c for c in ALL if c.page == command.page and c.line < command.line and c.norun is None]
+    for before in earlier:
+        if before.id not in workspace.ran:
+            _run(before, workspace)
+    _run(command, workspace)
     REPORT.ran.append(command.id)
 
 
