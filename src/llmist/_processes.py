@@ -1,27 +1,45 @@
-"""Every process a command started, found again to be stopped: its process group, and what left it.
+"""Every process a command started, found again to be stopped: its process tree, its process group,
+and what carries its marker.
 
 A command (``RunCommand``'s shell, an MCP server over stdio) runs in a new session and process
 group, and with a marker in its environment (:data:`MARKER`, a fresh value per command) that its
-descendants inherit. ``killpg`` reaches the group; a process that left it (``setsid``, a daemon)
-still carries the marker, so on Linux ``/proc`` finds it: :func:`leftovers` lists every live
-process in the group or with the marker. Elsewhere only the group is reached.
+descendants inherit. ``killpg`` reaches the group; a process that left it (``setsid``) and kept
+the marker is found through ``/proc`` (Linux).
+
+A process can shed both (``env -i setsid ...``), but not its ancestry. On Linux,
+:func:`start_shell` runs the shell under a launcher that is a *child subreaper*
+(:mod:`llmist._subreaper`): every process the command starts stays in the launcher's process tree
+however it detaches, and :class:`Shell` finds them there. Elsewhere (macOS) there is no
+subreaper and no ``/proc``: only the process group is reached, and a process that left it
+(``setsid``, a daemon's double fork) keeps running.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import secrets
 import signal
+import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["MARKER", "Leftover", "kill", "leftovers", "new_marker"]
+from llmist._subreaper import LC_CTYPE_UNSET, descendants, process_table
+
+__all__ = ["MARKER", "Leftover", "Shell", "exited", "kill", "leftovers", "new_marker", "start_shell"]
 
 MARKER = "LLMIST_COMMAND_ID"
 """The environment variable that marks a command's processes."""
 
-_PROC = Path("/proc")
+_LAUNCHER = Path(__file__).with_name("_subreaper.py")
+# Imported from its own folder, put last on the path (the standard library comes first): not run
+# as a script, which Python would compile at every start, and not as ``llmist._subreaper``,
+# which would import the whole package first.
+_RUN_LAUNCHER = (
+    f"import sys; sys.path.append({str(_LAUNCHER.parent)!r}); from _subreaper import main; sys.exit(main(sys.argv))"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,34 +56,33 @@ def new_marker() -> str:
     return secrets.token_hex(12)
 
 
-def leftovers(group: int | None, marker: str) -> list[Leftover]:
-    """Live processes in process group ``group`` (``None``: no group) or whose environment holds
-    ``MARKER=marker`` (zombies and this process excluded); ``[]`` where ``/proc`` is missing."""
-    if not _PROC.is_dir():
-        return []
+def leftovers(group: int | None, marker: str, *, root: int | None = None) -> list[Leftover]:
+    """Live processes in process group ``group`` (``None``: no group), below ``root`` in the
+    process tree (``None``: no tree), or whose environment holds ``MARKER=marker``; zombies,
+    ``root`` and this process excluded. ``[]`` where ``/proc`` is missing."""
+    table = process_table()
+    below = descendants(table, root) if root is not None else set()
     needle = f"{MARKER}={marker}".encode()
     own = os.getpid()
     found: list[Leftover] = []
-    for entry in _PROC.iterdir():
-        if not entry.name.isdigit() or int(entry.name) == own:
+    for pid, info in table.items():
+        if pid in (own, root) or info.state == "Z":
             continue
-        try:
-            stat = (entry / "stat").read_text(encoding="utf-8", errors="replace")
-            name, rest = stat[stat.index("(") + 1 : stat.rindex(")")], stat[stat.rindex(")") + 2 :].split()
-            if rest[0] == "Z":
+        if info.pgrp != group and pid not in below:
+            try:
+                if needle not in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"):
+                    continue
+            except OSError:  # gone meanwhile, or not ours to read
                 continue
-            if int(rest[2]) != group and needle not in (entry / "environ").read_bytes().split(b"\0"):
-                continue
-        except (OSError, ValueError, IndexError):  # gone meanwhile, or not ours to read
-            continue
-        found.append(Leftover(int(entry.name), name))
+        found.append(Leftover(pid, info.name))
     return found
 
 
-def kill(group: int | None, marker: str, sig: signal.Signals) -> list[Leftover]:
+def kill(group: int | None, marker: str, sig: signal.Signals, *, root: int | None = None) -> list[Leftover]:
     """Send ``sig`` to process group ``group`` (``None``: no group) and to every other process of
-    the command; the processes it reached (beyond the group, only where ``/proc`` exists)."""
-    reached = leftovers(group, marker)  # first: a process that the signal ends is gone from /proc
+    the command (see :func:`leftovers`); the processes it reached (beyond the group, only where
+    ``/proc`` exists)."""
+    reached = leftovers(group, marker, root=root)  # first: a process that the signal ends is gone from /proc
     if group is not None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(group, sig)
@@ -73,3 +90,193 @@ def kill(group: int | None, marker: str, sig: signal.Signals) -> list[Leftover]:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(process.pid, sig)
     return reached
+
+
+async def exited(proc: asyncio.subprocess.Process) -> None:
+    """Until ``proc`` has exited. Not ``proc.wait()``: before Python 3.12 it also waits for the
+    output pipe to close, which a background process may hold open for ever. A pidfd says when
+    the process ends (Linux); elsewhere its return code is polled."""
+    if proc.returncode is not None:
+        return
+    loop = asyncio.get_running_loop()
+    try:
+        pidfd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):  # no pidfd here, or the process is gone already
+        pidfd = -1
+    if pidfd >= 0:
+        ended: asyncio.Future[None] = loop.create_future()
+
+        def readable() -> None:
+            if not ended.done():
+                ended.set_result(None)
+
+        loop.add_reader(pidfd, readable)
+        try:
+            if proc.returncode is None:
+                await ended
+        finally:
+            loop.remove_reader(pidfd)
+            os.close(pidfd)
+    # The child watcher reaps it and sets the code right after the pidfd says it ended: a short
+    # wait then (a command pays it each time), a longer one while polling without a pidfd.
+    while proc.returncode is None:
+        await asyncio.sleep(0.001 if pidfd >= 0 else 0.01)
+
+
+def _subreaper_available() -> bool:
+    return sys.platform.startswith("linux") and bool(sys.executable) and _LAUNCHER.is_file()
+
+
+async def start_shell(command: str, *, cwd: str | os.PathLike[str], env: Mapping[str, str]) -> Shell:
+    """Start ``sh -c command`` in ``cwd`` with environment ``env`` (plus a fresh :data:`MARKER`),
+    in a new session and process group, with empty input and its stdout and stderr on one pipe
+    (``Shell.proc.stdout``); on Linux under a child subreaper (see the module)."""
+    marker = new_marker()
+    env = {**env, MARKER: marker}
+    if not _subreaper_available():
+        proc = await asyncio.create_subprocess_shell(
+            command,
+            cwd=cwd,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+            env=env,
+        )
+        return Shell(proc, marker, None)
+    lc_ctype = "=" + env["LC_CTYPE"] if "LC_CTYPE" in env else LC_CTYPE_UNSET
+    read_end, write_end = os.pipe()
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-I",
+            "-S",
+            "-c",
+            _RUN_LAUNCHER,
+            str(write_end),
+            lc_ctype,
+            command,
+            cwd=cwd,
+            # The launcher's input stays open while llmist needs it; its end tells the launcher
+            # to stop everything (the shell itself reads /dev/null).
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+            env=env,
+            pass_fds=(write_end,),
+        )
+    except BaseException:
+        os.close(read_end)
+        raise
+    finally:
+        os.close(write_end)
+    return Shell(proc, marker, _Status(read_end))
+
+
+class _Status:
+    """The launcher's report of the shell's exit status, read from a pipe without blocking."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._loop = asyncio.get_running_loop()
+        self._data = bytearray()
+        self.future: asyncio.Future[int | None] = self._loop.create_future()
+        """The shell's exit status; ``None`` when the launcher ended without telling it."""
+        os.set_blocking(fd, False)
+        self._loop.add_reader(fd, self._readable)
+
+    def _readable(self) -> None:
+        try:
+            chunk = os.read(self._fd, 64)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        self._data += chunk
+        if chunk and b"\n" not in self._data:
+            return
+        if not self.future.done():
+            try:
+                self.future.set_result(int(self._data.split(b"\n", 1)[0]))
+            except ValueError:  # ended without a status
+                self.future.set_result(None)
+        self._stop_reading()
+
+    def _stop_reading(self) -> None:
+        if self._fd >= 0:
+            self._loop.remove_reader(self._fd)
+            os.close(self._fd)
+            self._fd = -1
+
+    def close(self) -> None:
+        """Stop reading (idempotent); an unanswered :attr:`future` answers ``None``."""
+        if self._fd >= 0 and not self.future.done():
+            self._readable()  # a status written but not read yet still counts
+        self._stop_reading()
+        if not self.future.done():
+            self.future.set_result(None)
+
+
+class Shell:
+    """A command :func:`start_shell` started: when its shell exits, with which status, and every
+    process it started, to be signalled."""
+
+    def __init__(self, proc: asyncio.subprocess.Process, marker: str, status: _Status | None) -> None:
+        self.proc = proc
+        """The process started: the launcher (Linux), else the shell itself."""
+        self.marker = marker
+        """This command's value of :data:`MARKER`."""
+        self._status = status
+
+    @property
+    def returncode(self) -> int | None:
+        """The shell's exit status (``-N``: killed by signal N), ``None`` while it runs."""
+        if self._status is None:
+            return self.proc.returncode
+        if self._status.future.done():
+            code = self._status.future.result()
+            return code if code is not None else self.proc.returncode
+        return None
+
+    async def exited(self) -> None:
+        """Until the shell has exited (the processes it left may still run)."""
+        if self._status is None:
+            await exited(self.proc)
+            return
+        # Shielded: a caller's timeout must not cancel the one future every caller shares.
+        if await asyncio.shield(self._status.future) is None:
+            await exited(self.proc)
+
+    def leftovers(self) -> list[Leftover]:
+        """Live processes of the command (the launcher excluded)."""
+        if self._status is None:
+            return leftovers(self.proc.pid, self.marker)
+        if self.proc.returncode is None:
+            # Everything the command started is below the launcher; its group and marker too.
+            return leftovers(None, self.marker, root=self.proc.pid)
+        return leftovers(self.proc.pid, self.marker)  # the launcher is gone (killed): what is left
+
+    def kill(self, sig: signal.Signals) -> list[Leftover]:
+        """Send ``sig`` to every process of the command but the launcher, which must outlive them
+        to keep what they orphan; the processes reached."""
+        if self._status is None:
+            return kill(self.proc.pid, self.marker, sig)
+        if self.proc.returncode is None:
+            return kill(None, self.marker, sig, root=self.proc.pid)
+        return kill(self.proc.pid, self.marker, sig)
+
+    async def release(self, grace_s: float) -> None:
+        """Once the command's processes were told to stop: let the launcher SIGKILL what is left
+        and exit (it ends when its input does), then wait for it, at most ``grace_s`` seconds
+        before it is killed too. Without a launcher, wait as long for the shell. Idempotent."""
+        if self._status is not None and self.proc.stdin is not None:
+            self.proc.stdin.close()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(exited(self.proc), grace_s)
+        if self.proc.returncode is None and self._status is not None:
+            kill(self.proc.pid, self.marker, signal.SIGKILL)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(exited(self.proc), grace_s)
+        if self._status is not None:
+            self._status.close()

@@ -76,6 +76,7 @@ def test_a_rule_that_raises_asks_for_approval() -> None:
 def test_the_builtin_writes_and_commands_say_what_they_would_do(tmp_path: Any) -> None:
     assert approval_reason(WriteFile(tmp_path), {"path": "a.txt", "content": ""}) == "it writes 'a.txt'"
     assert approval_reason(EditFile(tmp_path), {"path": "a.txt"}) == "it changes 'a.txt'"
-    assert approval_reason(RunCommand(tmp_path), {"command": "ls"}) == "it runs a shell command"
+    command = approval_reason(RunCommand(tmp_path), {"command": "ls"})
+    assert command is not None and command.startswith("it runs a shell command, with this process's environment")
     assert approval_reason(ReadFile(tmp_path), {"path": "a.txt"}) is None
     assert not may_need_approval(ListDirectory(tmp_path))

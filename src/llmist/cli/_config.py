@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from llmist._credentials import PROVIDER_KEYS
 from llmist.cli._common import CliError
 
 __all__ = [
@@ -43,14 +44,7 @@ __all__ = [
 
 PROJECT_FILE = "llmist.toml"
 
-API_KEY_VARIABLES = (
-    "OPENAI_API_KEY",
-    "ANTHROPIC_API_KEY",
-    "GEMINI_API_KEY",
-    "GOOGLE_API_KEY",
-    "OPENROUTER_API_KEY",
-    "HF_TOKEN",
-)
+API_KEY_VARIABLES = tuple(name for names in PROVIDER_KEYS.values() for name in names)
 """Environment variables providers read their keys from (shown, masked, by ``llmist config show``)."""
 
 
@@ -119,6 +113,11 @@ def _pattern_list(v: Any) -> str | None:
     return None
 
 
+def _variable_names(v: Any) -> str | None:
+    ok = isinstance(v, list) and all(isinstance(x, str) and x and "=" not in x and "\0" not in x for x in v)
+    return "a list of environment variable names or patterns ('OPENAI_API_KEY', 'AWS_*')" if not ok else None
+
+
 def _path_patterns(v: Any) -> str | None:
     ok = isinstance(v, list) and all(isinstance(x, str) and x.strip() for x in v)
     return "a list of path patterns under root ('src/', 'docs/*.md')" if not ok else None
@@ -182,6 +181,8 @@ SETTINGS: dict[str, _Key] = {
     "allow_commands": _Key(_bool, True, "with builtins: include RunCommand"),
     "root": _Key(_str, ".", "sandbox root of the built-in gadgets"),
     "command_timeout": _Key(_pos_num, 30.0, "seconds before RunCommand kills a command"),
+    "command_env_passthrough": _Key(_variable_names, [], "variables a command sees though hidden (API keys...)"),
+    "command_hide_env": _Key(_variable_names, [], "more variables a command does not see (names or patterns)"),
     "mcp_servers": _Key(_mcp_servers, [], "MCP servers whose tools join the gadgets (commands or tables)"),
     "mcp_timeout": _Key(_pos_num, 30.0, "seconds an MCP server has to start and answer"),
     "fallback": _Key(_model_list, [], "models to fall back to, in order, when the model fails"),

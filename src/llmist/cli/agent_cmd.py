@@ -193,7 +193,11 @@ def build_agent(config: Config) -> tuple[Agent, list[str]]:
         if not root.is_dir():
             raise CliError(f"sandbox root {config['root']!r} (from {config.values['root'].source}) is not a directory")
         gadgets += builtin_gadgets(
-            root, allow_commands=config["allow_commands"], command_timeout_s=float(config["command_timeout"])
+            root,
+            allow_commands=config["allow_commands"],
+            command_timeout_s=float(config["command_timeout"]),
+            env_passthrough=config["command_env_passthrough"],
+            hide_env=config["command_hide_env"],
         )
     model: Any = _model(config["model"] or "", gadgets, config["syntax"])
     if config["fallback"]:

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from llmist._credentials import WEB_TOKEN
 from llmist._install import install_command
 from llmist.cli._agent_options import (
     AllowPathOption,
@@ -34,7 +35,7 @@ from llmist.providers import ProviderError
 
 __all__ = ["web_command"]
 
-_TOKEN_ENV = "LLMIST_WEB_TOKEN"  # llmist.web.TOKEN_ENV (not imported here: the web extra may be missing)
+_TOKEN_ENV = WEB_TOKEN  # also llmist.web.TOKEN_ENV (not imported here: the web extra may be missing)
 
 
 _MaxBodyOption = Annotated[

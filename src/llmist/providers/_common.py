@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from types import ModuleType
 from typing import Any, Literal, TypeAlias
 
+from llmist._credentials import note_key_variable
 from llmist.providers.base import ContentPart, ImagePart, LLMChunk, LLMRequest, Message, TextPart
 from llmist.providers.errors import (
     AuthenticationError,
@@ -60,7 +61,10 @@ def require_sdk(module: str, *, provider: str, package: str, extra: str) -> None
 
 
 def api_key_from_env(api_key: str | None, env_var: str | None, *, provider: str, required: bool) -> str | None:
-    """The explicit key, else the environment variable's value; raise when a required key is missing."""
+    """The explicit key, else the environment variable's value; raise when a required key is missing.
+    The variable is noted as a credential (commands do not see it), whether it is set or not."""
+    if env_var:
+        note_key_variable(env_var)
     if api_key:
         return api_key
     value = os.environ.get(env_var) if env_var else None

@@ -8,6 +8,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from llmist._credentials import PROVIDER_KEYS
 from llmist.providers._anthropic_messages import to_anthropic_messages
 from llmist.providers._common import (
     ReliableProvider,
@@ -86,7 +87,7 @@ class AnthropicProvider(ReliableProvider):
         rate_limiter: RateLimiter | None = None,
     ) -> None:
         super().__init__(retry=retry, rate_limiter=rate_limiter)
-        self.api_key_env = "ANTHROPIC_API_KEY"
+        self.api_key_env = PROVIDER_KEYS["anthropic"][0]
         """Environment variable the key is read from."""
         require_sdk("anthropic", provider=self.name, package="anthropic", extra="anthropic")
         self._api_key = api_key_from_env(api_key, self.api_key_env, provider=self.name, required=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from llmist._credentials import PROVIDER_KEYS
 from llmist.providers.base import GrammarField
 from llmist.providers.errors import UnknownModelError
 from llmist.providers.openai import OpenAIProvider
@@ -36,21 +37,23 @@ class CompatibleServer:
     JSON schemas only). ``Agent(constrained=...)`` sends the call grammar this way."""
 
 
+def _key(server: str) -> str:
+    return PROVIDER_KEYS[server][0]
+
+
 SERVERS: dict[str, CompatibleServer] = {
     s.name: s
     for s in (
-        CompatibleServer("ollama", "http://localhost:11434/v1", "OLLAMA_BASE_URL", "OLLAMA_API_KEY", False),
+        CompatibleServer("ollama", "http://localhost:11434/v1", "OLLAMA_BASE_URL", _key("ollama"), False),
         CompatibleServer(
-            "vllm", "http://localhost:8000/v1", "VLLM_BASE_URL", "VLLM_API_KEY", False, "structured_outputs"
+            "vllm", "http://localhost:8000/v1", "VLLM_BASE_URL", _key("vllm"), False, "structured_outputs"
         ),
-        CompatibleServer("lmstudio", "http://localhost:1234/v1", "LMSTUDIO_BASE_URL", "LMSTUDIO_API_KEY", False),
+        CompatibleServer("lmstudio", "http://localhost:1234/v1", "LMSTUDIO_BASE_URL", _key("lmstudio"), False),
         CompatibleServer(
-            "llamacpp", "http://localhost:8080/v1", "LLAMACPP_BASE_URL", "LLAMACPP_API_KEY", False, "grammar"
+            "llamacpp", "http://localhost:8080/v1", "LLAMACPP_BASE_URL", _key("llamacpp"), False, "grammar"
         ),
-        CompatibleServer(
-            "openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_BASE_URL", "OPENROUTER_API_KEY", True
-        ),
-        CompatibleServer("huggingface", "https://router.huggingface.co/v1", "HF_BASE_URL", "HF_TOKEN", True),
+        CompatibleServer("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_BASE_URL", _key("openrouter"), True),
+        CompatibleServer("huggingface", "https://router.huggingface.co/v1", "HF_BASE_URL", _key("huggingface"), True),
     )
 }
 """The built-in server presets, by name."""

@@ -11,6 +11,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from llmist._credentials import PROVIDER_KEYS
 from llmist.providers._common import (
     Content,
     ReliableProvider,
@@ -75,10 +76,10 @@ class GeminiProvider(ReliableProvider):
         rate_limiter: RateLimiter | None = None,
     ) -> None:
         super().__init__(retry=retry, rate_limiter=rate_limiter)
-        self.api_key_env = "GEMINI_API_KEY"
+        self.api_key_env, google_key_env = PROVIDER_KEYS["gemini"]
         """Environment variable the key is read from (``GOOGLE_API_KEY`` is accepted too)."""
         require_sdk("google.genai", provider=self.name, package="google-genai", extra="gemini")
-        key = api_key or os.environ.get("GOOGLE_API_KEY")
+        key = api_key or os.environ.get(google_key_env)
         self._api_key = api_key_from_env(key, self.api_key_env, provider=self.name, required=True)
         self.base_url = base_url or os.environ.get("GEMINI_BASE_URL")
         """Server URL; ``None`` is Google's API."""

@@ -8,6 +8,7 @@ import uuid
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from llmist._credentials import PROVIDER_KEYS
 from llmist.providers._common import (
     ReliableProvider,
     api_key_from_env,
@@ -69,7 +70,7 @@ class OpenAIProvider(ReliableProvider):
         api_key: str | None = None,
         base_url: str | None = None,
         name: str = "openai",
-        api_key_env: str | None = "OPENAI_API_KEY",
+        api_key_env: str | None = PROVIDER_KEYS["openai"][0],
         base_url_env: str | None = "OPENAI_BASE_URL",
         require_api_key: bool = True,
         timeout: float = 600.0,

@@ -24,6 +24,7 @@ import re
 import threading
 from collections.abc import Callable
 
+from llmist._credentials import PROVIDER_KEYS
 from llmist.models import ModelRegistry
 from llmist.providers.base import Provider
 from llmist.providers.errors import UnknownModelError
@@ -37,10 +38,11 @@ _lock = threading.Lock()
 _factories: dict[str, ProviderFactory] = {}
 
 _ENV_ORDER: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("openai", ("OPENAI_API_KEY",), "gpt-5.4-mini"),
-    ("anthropic", ("ANTHROPIC_API_KEY",), "claude-sonnet-5-5"),
-    ("gemini", ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "gemini-3.8-flash"),
-    ("openrouter", ("OPENROUTER_API_KEY",), "openai/gpt-4o-mini"),
+    ("openai", PROVIDER_KEYS["openai"], "gpt-5.4-mini"),
+    # Not ANTHROPIC_AUTH_TOKEN: the provider needs ANTHROPIC_API_KEY itself.
+    ("anthropic", PROVIDER_KEYS["anthropic"][:1], "claude-sonnet-5-5"),
+    ("gemini", PROVIDER_KEYS["gemini"], "gemini-3.8-flash"),
+    ("openrouter", PROVIDER_KEYS["openrouter"], "openai/gpt-4o-mini"),
 )
 """Providers tried, in order, when a model string names none: (prefix, key variables, default model)."""
 

@@ -23,6 +23,8 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import urlsplit
 
+from llmist._credentials import WEB_TOKEN
+
 __all__ = [
     "DEFAULT_MAX_BODY_BYTES",
     "TOKEN_ENV",
@@ -34,7 +36,7 @@ __all__ = [
     "limit_body",
 ]
 
-TOKEN_ENV = "LLMIST_WEB_TOKEN"
+TOKEN_ENV = WEB_TOKEN
 """The environment variable a token may come from instead of ``--token``."""
 
 DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024

@@ -17,6 +17,7 @@ require a person's approval of each call (:attr:`~llmist.gadgets.Gadget.requires
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 
 from llmist.gadgets.approval import may_need_approval
 from llmist.gadgets.base import Gadget
@@ -38,12 +39,20 @@ __all__ = [
 
 
 def builtin_gadgets(
-    root: str | os.PathLike[str] = ".", *, allow_commands: bool = True, command_timeout_s: float = 30.0
+    root: str | os.PathLike[str] = ".",
+    *,
+    allow_commands: bool = True,
+    command_timeout_s: float = 30.0,
+    env_passthrough: Iterable[str] = (),
+    hide_env: Iterable[str] = (),
 ) -> list[Gadget]:
-    """The built-in gadgets working in ``root``: files, and ``RunCommand`` unless ``allow_commands`` is false."""
+    """The built-in gadgets working in ``root``: files, and ``RunCommand`` unless ``allow_commands``
+    is false (``command_timeout_s``, ``env_passthrough`` and ``hide_env`` are its options)."""
     gadgets: list[Gadget] = [ReadFile(root), WriteFile(root), EditFile(root), ListDirectory(root)]
     if allow_commands:
-        gadgets.append(RunCommand(root, command_timeout_s=command_timeout_s))
+        gadgets.append(
+            RunCommand(root, command_timeout_s=command_timeout_s, env_passthrough=env_passthrough, hide_env=hide_env)
+        )
     return gadgets
 
 

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fnmatch
 import os
 import signal
+from collections.abc import Iterable, Mapping
 from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
-from llmist._processes import MARKER, Leftover, kill, leftovers, new_marker
+from llmist._credentials import credential_variables
+from llmist._processes import Leftover, Shell, start_shell
 from llmist.gadgets.base import Gadget, GadgetExample
 from llmist.gadgets.builtins._sandbox import Sandbox
 from llmist.gadgets.context import ExecutionContext
@@ -44,8 +47,12 @@ class RunCommandParams(BaseModel):
 class RunCommand(Gadget):
     """Run a shell command in the sandbox root and return its exit code and output.
 
-    The command runs in its own session and process group, with a marker in its environment
-    that the processes it starts inherit (see :mod:`llmist._processes`).
+    The command runs in its own session and process group; on Linux under a launcher that is a
+    child subreaper, so that every process it starts stays within reach however it detaches
+    (see :mod:`llmist._processes`).
+    Its environment is this process's, without llmist's own credentials: the variables the
+    providers read their keys from and ``LLMIST_WEB_TOKEN`` (see :meth:`hidden_variables`), and
+    any variable ``hide_env`` names. ``env_passthrough`` names variables a command sees anyway.
     Standard input is empty. Output is read as it comes; only its first and last 64 KiB (or
     ``2 × max_output_chars`` bytes) are kept (the rest is counted), and a command that writes
     more than ``max_output_bytes`` is stopped. The call ends when the shell exits: processes
@@ -71,9 +78,15 @@ class RunCommand(Gadget):
         max_timeout_s: float = 600.0,
         max_output_chars: int = 20_000,
         max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+        env_passthrough: Iterable[str] = (),
+        hide_env: Iterable[str] = (),
     ) -> None:
         if min(command_timeout_s, max_timeout_s, max_output_chars, max_output_bytes) <= 0:
             raise ValueError("command_timeout_s, max_timeout_s, max_output_chars and max_output_bytes must be positive")
+        self.env_passthrough = _variable_patterns("env_passthrough", env_passthrough)
+        """Variables (names, or patterns such as ``AWS_*``) a command sees even though they are hidden."""
+        self.hide_env = _variable_patterns("hide_env", hide_env)
+        """More variables (names, or patterns such as ``AWS_*``) a command does not see."""
         self.sandbox = Sandbox(root)
         """The command's working directory."""
         self.command_timeout_s = command_timeout_s
@@ -85,33 +98,49 @@ class RunCommand(Gadget):
         self.max_output_bytes = max_output_bytes
         """A command that writes more output than this is stopped."""
 
+    def hidden_variables(self, environ: Mapping[str, str] | None = None) -> list[str]:
+        """The variables of ``environ`` (default: this process's environment) that a command does
+        not see, sorted: llmist's credentials and what ``hide_env`` names, unless
+        ``env_passthrough`` names them."""
+        environ = os.environ if environ is None else environ
+        credentials = credential_variables()
+        return sorted(
+            name
+            for name in environ
+            if (name in credentials or _matches(name, self.hide_env)) and not _matches(name, self.env_passthrough)
+        )
+
+    def environment(self) -> dict[str, str]:
+        """The environment a command runs with now: this process's, without :meth:`hidden_variables`."""
+        environ = dict(os.environ)
+        for name in self.hidden_variables(environ):
+            del environ[name]
+        return environ
+
     def requires_approval(self, parameters: dict[str, Any]) -> str:
-        """Every call needs a person's approval: a command can reach anything the user can."""
-        return "it runs a shell command"
+        """Every call needs a person's approval: a command can reach anything the user can. The
+        reason says what of the environment the command sees."""
+        hidden = self.hidden_variables()
+        passed = sorted(n for n in credential_variables() & os.environ.keys() if _matches(n, self.env_passthrough))
+        seen = f"; it sees {', '.join(passed)}" if passed else ""
+        if not hidden:
+            return f"it runs a shell command, with this process's environment{seen}"
+        return f"it runs a shell command, with this process's environment but not {', '.join(hidden)}{seen}"
 
     async def execute(self, params: RunCommandParams, ctx: ExecutionContext) -> str:
         """Run the command; raise :class:`GadgetError` when it times out or writes too much."""
         if not params.command.strip():
             raise GadgetError("`command` is empty; give a shell command line such as 'ls -la'")
         timeout = min(params.timeout_s or self.command_timeout_s, self.max_timeout_s)
-        marker = new_marker()
-        proc = await asyncio.create_subprocess_shell(
-            params.command,
-            cwd=self.sandbox.root,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-            env={**os.environ, MARKER: marker},
-        )
-        command = _Command(proc, marker)
+        shell = await start_shell(params.command, cwd=self.sandbox.root, env=self.environment())
+        command = _Command(shell)
 
         def on_abort(_reason: object) -> None:
-            kill(proc.pid, marker, signal.SIGKILL)
+            shell.kill(signal.SIGKILL)
 
         ctx.signal.add_listener(on_abort)
         output = _Output(max(2 * self.max_output_chars, _KEEP_AT_LEAST))
-        reader = asyncio.create_task(_drain(proc, output, self.max_output_bytes))
+        reader = asyncio.create_task(_drain(shell.proc, output, self.max_output_bytes))
         try:
             ended = await command.wait(reader, timeout)
         except asyncio.CancelledError:
@@ -133,7 +162,7 @@ class RunCommand(Gadget):
                 f"The command was stopped after writing more than {self.max_output_bytes:,} bytes of output "
                 f"(RunCommand max_output_bytes): {params.command}\nIts output, cut in the middle:\n{text}"
             )
-        lines = [f"$ {params.command}", text.removesuffix("\n") if text else None, f"[exit code {proc.returncode}]"]
+        lines = [f"$ {params.command}", text.removesuffix("\n") if text else None, f"[exit code {shell.returncode}]"]
         if command.stopped:
             lines.append(_stopped_note(command.stopped))
         return "\n".join(line for line in lines if line is not None)
@@ -142,9 +171,8 @@ class RunCommand(Gadget):
 class _Command:
     """A running command: waits for it, and stops every process it started."""
 
-    def __init__(self, proc: asyncio.subprocess.Process, marker: str) -> None:
-        self.proc = proc
-        self.marker = marker
+    def __init__(self, shell: Shell) -> None:
+        self.shell = shell
         self.stopped: list[Leftover] = []
         """Processes that were still running when the shell exited, and were stopped."""
 
@@ -153,16 +181,21 @@ class _Command:
         stopped), ``"timeout"`` or ``"output"`` (past the byte limit; both stopped)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
-        shell = asyncio.ensure_future(_exited(self.proc))
-        pending: set[asyncio.Future[Any]] = {reader, shell}
-        while not shell.done():
-            done, pending = await asyncio.wait(pending, timeout=deadline - loop.time(), return_when="FIRST_COMPLETED")
-            if not done:
-                await self.stop()
-                return "timeout"
-            if reader in done and not reader.result():
-                await self.stop()
-                return "output"
+        shell = asyncio.ensure_future(self.shell.exited())
+        try:
+            pending: set[asyncio.Future[Any]] = {reader, shell}
+            while not shell.done():
+                done, pending = await asyncio.wait(
+                    pending, timeout=deadline - loop.time(), return_when="FIRST_COMPLETED"
+                )
+                if not done:
+                    await self.stop()
+                    return "timeout"
+                if reader in done and not reader.result():
+                    await self.stop()
+                    return "output"
+        finally:
+            shell.cancel()
         if not reader.done():  # the output may still be flowing, or held open by a background process
             await asyncio.wait((reader,), timeout=_LINGER_S)
         if reader.done() and not reader.result():
@@ -187,25 +220,26 @@ class _Command:
             return
         if reader.cancelled() or reader.exception() is not None or reader.result():
             return
-        assert self.proc.stdout is not None
+        assert self.shell.proc.stdout is not None
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(_read_to_end(self.proc.stdout), _KILL_GRACE_S)
+            await asyncio.wait_for(_read_to_end(self.shell.proc.stdout), _KILL_GRACE_S)
 
     async def stop(self) -> list[Leftover]:
         """SIGTERM every process of the command, SIGKILL what is left after a grace period, and
-        reap the shell; the processes (other than the shell) that were still running."""
-        proc = self.proc
-        reached = [p for p in kill(proc.pid, self.marker, signal.SIGTERM) if p.pid != proc.pid]
-        if not reached and proc.returncode is not None:
-            return []
-        loop = asyncio.get_running_loop()
-        until = loop.time() + _KILL_GRACE_S
-        while loop.time() < until and (proc.returncode is None or leftovers(proc.pid, self.marker)):
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(_exited(proc), 0.05)
-        kill(proc.pid, self.marker, signal.SIGKILL)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(_exited(proc), _KILL_GRACE_S)
+        reap the shell (and its launcher); the processes that were still running besides the shell."""
+        shell = self.shell
+        reached = shell.kill(signal.SIGTERM)
+        if reached or shell.returncode is None:
+            loop = asyncio.get_running_loop()
+            until = loop.time() + _KILL_GRACE_S
+            while loop.time() < until and (shell.returncode is None or shell.leftovers()):
+                if shell.returncode is None:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(shell.exited(), 0.05)
+                else:
+                    await asyncio.sleep(0.05)
+            shell.kill(signal.SIGKILL)
+        await shell.release(_KILL_GRACE_S)
         return reached
 
 
@@ -215,33 +249,24 @@ async def _read_to_end(stream: asyncio.StreamReader) -> None:
         pass
 
 
-async def _exited(proc: asyncio.subprocess.Process) -> None:
-    """Until the shell has exited. Not ``proc.wait()``: before Python 3.12 it also waits for the
-    output pipe to close, which a background process may hold open for ever. A pidfd says when
-    the process ends (Linux); elsewhere its return code is polled."""
-    if proc.returncode is not None:
-        return
-    loop = asyncio.get_running_loop()
-    try:
-        pidfd = os.pidfd_open(proc.pid)
-    except (AttributeError, OSError):  # no pidfd here, or the process is gone already
-        pidfd = -1
-    if pidfd >= 0:
-        ended: asyncio.Future[None] = loop.create_future()
+def _variable_patterns(option: str, values: Iterable[str]) -> tuple[str, ...]:
+    """``values`` checked as environment variable names or ``fnmatch`` patterns."""
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"RunCommand {option} takes a list of variable names, not one string: [{values!r}]")
+    checked = []
+    for value in values:
+        if not isinstance(value, str) or not value or "=" in value or "\0" in value:
+            raise ValueError(
+                f"RunCommand {option}: {value!r} is not an environment variable name "
+                "(expected a non-empty name without '=' or NUL, such as 'OPENAI_API_KEY' or 'AWS_*')"
+            )
+        checked.append(value)
+    return tuple(checked)
 
-        def readable() -> None:
-            if not ended.done():
-                ended.set_result(None)
 
-        loop.add_reader(pidfd, readable)
-        try:
-            if proc.returncode is None:
-                await ended
-        finally:
-            loop.remove_reader(pidfd)
-            os.close(pidfd)
-    while proc.returncode is None:  # the child watcher reaps it and sets the code right after
-        await asyncio.sleep(0.01)
+def _matches(name: str, patterns: tuple[str, ...]) -> bool:
+    # Case-sensitive, as POSIX variable names are.
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
 
 
 def _stopped_note(stopped: list[Leftover]) -> str:

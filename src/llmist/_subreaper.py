@@ -1,0 +1,184 @@
+"""A launcher that keeps every process of one shell command within reach (Linux).
+
+``llmist._processes.start_shell`` runs this file (``python -I -S _subreaper.py STATUS_FD LC_CTYPE
+COMMAND``) in place of the shell. It makes itself a *child subreaper*
+(``prctl(PR_SET_CHILD_SUBREAPER)``), then starts ``/bin/sh -c COMMAND``. A process whose parent
+dies is re-parented to its nearest living subreaper ancestor, so every process the command starts
+stays a descendant of this one, whatever it does: ``setsid``, dropping the marker variable
+(``env -i``), a double fork. Nothing a process can change takes it out of that tree.
+
+The launcher:
+
+- writes the shell's exit status (``os.waitstatus_to_exitcode``, so ``-9`` for SIGKILL) and a
+  newline on ``STATUS_FD`` when the shell exits, and keeps reaping whatever is re-parented to it;
+- exits as soon as it has no child left;
+- ignores SIGTERM, SIGHUP and SIGINT (llmist signals the whole process group, launcher included,
+  and must not orphan the tree by killing its root first); the shell gets them back at default;
+- when its standard input ends (llmist is done with the command, or was killed itself), SIGKILLs
+  every descendant until none is left, then exits. That is also what stops the command's
+  processes when the process running the agent dies in the middle.
+
+Standard library only, and no import of ``llmist``: it starts as a script, not as a module of
+the package, so that a command does not wait for the package to import. For the same reason it
+imports nothing it can do without (no ``pathlib``, ``typing``, ``threading``): every command
+pays for the launcher's start. ``llmist._processes``
+imports :func:`process_table` and :func:`descendants` from here, so ``/proc`` is read one way.
+"""
+
+from __future__ import annotations
+
+import _thread
+import ctypes
+import os
+import signal
+import sys
+import time
+from collections.abc import Iterable, Mapping
+
+__all__ = ["LC_CTYPE_UNSET", "ProcessInfo", "descendants", "process_table"]
+
+LC_CTYPE_UNSET = "-"
+"""The ``LC_CTYPE`` argument that says the variable was not set. Python's locale coercion may
+set it in the launcher's own environment; the shell gets the caller's value back."""
+
+_PR_SET_CHILD_SUBREAPER = 36
+_FINISH_WITHIN_S = 5.0
+"""Once its input ends, how long the launcher keeps killing before it gives up (a process in
+uninterruptible sleep cannot die until its I/O ends)."""
+
+_IGNORED = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+_RESET = (*_IGNORED, signal.SIGPIPE, signal.SIGXFSZ)
+"""Signals the shell gets back at their default: the ones ignored here, and those Python ignores
+at start (``subprocess`` restores them too)."""
+
+
+class ProcessInfo:
+    """One line of :func:`process_table`."""
+
+    __slots__ = ("name", "pgrp", "ppid", "state")
+
+    def __init__(self, name: str, state: str, ppid: int, pgrp: int) -> None:
+        self.name = name
+        """Its command name (``/proc/PID/comm``, as ``stat`` shows it)."""
+        self.state = state
+        """``R``, ``S``, ``Z``..."""
+        self.ppid = ppid
+        """Its parent."""
+        self.pgrp = pgrp
+        """Its process group."""
+
+
+def process_table() -> dict[int, ProcessInfo]:
+    """Every process ``/proc`` shows, by pid (empty where there is no ``/proc``)."""
+    table: dict[int, ProcessInfo] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return table
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as file:
+                stat = file.read()
+            # The name sits in parentheses and may itself hold spaces and ")": cut at the last one.
+            name, rest = stat[stat.index("(") + 1 : stat.rindex(")")], stat[stat.rindex(")") + 2 :].split()
+            table[int(entry)] = ProcessInfo(name, rest[0], int(rest[1]), int(rest[2]))
+        except (OSError, ValueError, IndexError):  # gone meanwhile
+            continue
+    return table
+
+
+def descendants(table: Mapping[int, ProcessInfo], root: int) -> set[int]:
+    """The pids below ``root`` in ``table``'s process tree (``root`` excluded)."""
+    children: dict[int, list[int]] = {}
+    for pid, info in table.items():
+        children.setdefault(info.ppid, []).append(pid)
+    found: set[int] = set()
+    todo = [root]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def _kill_all(pids: Iterable[int]) -> None:
+    for pid in pids:
+        try:  # noqa: SIM105 (not contextlib.suppress: each import delays every command)
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def _finish_when_input_ends(no_children: list[bool]) -> None:
+    """Wait for standard input to end, then SIGKILL every descendant until none is left."""
+    try:
+        while os.read(0, 4096):
+            pass
+    except OSError:
+        pass
+    own = os.getpid()
+    deadline = time.monotonic() + _FINISH_WITHIN_S
+    # Again and again: a process may fork between the look and the kill, and its child is
+    # re-parented here when it dies.
+    while not no_children and time.monotonic() < deadline:
+        _kill_all(descendants(process_table(), own))
+        time.sleep(0.02)
+    os._exit(0)
+
+
+def _report(status_fd: int, code: int) -> None:
+    try:
+        os.write(status_fd, f"{code}\n".encode())
+        os.close(status_fd)
+    except OSError:  # llmist stopped listening: nothing to tell
+        pass
+
+
+def main(argv: list[str]) -> int:
+    """Run ``argv[3]`` with ``/bin/sh -c`` under this process as a child subreaper; see the module.
+    Exits the process when the command is over; returns only when the shell cannot start."""
+    status_fd, lc_ctype, command = int(argv[1]), argv[2], argv[3]
+    # If prctl fails (a kernel before 3.4, a seccomp filter), llmist still finds the command's
+    # processes by their process group and marker, as it does where there is no subreaper.
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    for sig in _IGNORED:
+        signal.signal(sig, signal.SIG_IGN)
+    env = dict(os.environ)
+    env.pop("LC_CTYPE", None)
+    if lc_ctype != LC_CTYPE_UNSET:
+        env["LC_CTYPE"] = lc_ctype.removeprefix("=")
+    devnull = os.open(os.devnull, os.O_RDWR)
+    try:
+        shell = os.posix_spawn(
+            "/bin/sh",
+            ["/bin/sh", "-c", command],
+            env,
+            file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 0), (os.POSIX_SPAWN_CLOSE, status_fd)],
+            setsigdef=_RESET,
+        )
+    except OSError as error:
+        print(f"llmist: cannot start /bin/sh: {error}", file=sys.stderr, flush=True)
+        _report(status_fd, 127)
+        return 127
+    # The output pipe must end when the command's own processes close it, not when this one does.
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    no_children: list[bool] = []  # non-empty once the command is over
+    _thread.start_new_thread(_finish_when_input_ends, (no_children,))
+    while True:
+        try:
+            pid, status = os.waitpid(-1, 0)
+        except ChildProcessError:  # no child, so no descendant: the command is over
+            break
+        if pid == shell:
+            _report(status_fd, os.waitstatus_to_exitcode(status))
+    no_children.append(True)
+    os._exit(0)  # nothing to flush or finalize: skip the interpreter's shutdown, the command waits for it
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
