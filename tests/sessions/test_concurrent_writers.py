@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -56,9 +55,7 @@ def _hold_lock(db: Path, seconds: float) -> subprocess.Popen[str]:
 
 
 def _existing_store(tmp_path: Path) -> Path:
-    db = tmp_path / "sessions.db"
-    with sqlite3.connect(db) as conn:  # an existing store, so the command opens it without writing
-        conn.execute("CREATE TABLE IF NOT EXISTS keep (x)")
+    db = tmp_path / "sessions.db"  # an existing store, so the command opens it without writing
     first = llmist("agent", "start", "-m", f"mock:{_script(tmp_path, 'a.json', ['Started.'])}",
                    "--session", "s", "--session-db", str(db))  # fmt: skip
     assert first.returncode == 0, first.stderr

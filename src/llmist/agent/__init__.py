@@ -9,6 +9,7 @@ loop), the features in ``_features``, and ``_assemble`` puts a run together from
 from typing import TYPE_CHECKING, Any
 
 from llmist.agent._run.media import UserPrompt
+from llmist.agent._store_retry import SessionRetry
 from llmist.agent.agent import Agent
 from llmist.agent.approvals import Decision, PendingCall
 from llmist.agent.builder import AgentBuilder
@@ -170,6 +171,7 @@ __all__ = [
     "Session",
     "SessionConflictError",
     "SessionError",
+    "SessionRetry",
     "SkipGadget",
     "SkipLLMCall",
     "SlidingWindow",

@@ -10,7 +10,7 @@ for what is queued.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TypeVar
@@ -76,12 +76,21 @@ class Write:
             start, messages, append = later.start, later.messages, False
         return Write(self.session, start, messages, append, later.pause or self.pause, self.claim or later.claim)
 
-    def script(self, expected: int | None) -> sql.Script[int]:
-        """The transaction that stores this change after version ``expected``."""
+    def script(self, expected: int | None, *, maybe_stored: bool = False) -> sql.Script[int]:
+        """The transaction that stores this change after version ``expected`` (``maybe_stored``:
+        an earlier attempt of it may have been committed; see ``_store_sql.write``)."""
         s = self.session
         body = dumps_messages(self.messages) if self.messages or self.start == 0 else None
         return sql.write(
-            repr(s), s.session_id, expected, self.start, body, append=self.append, pause=self.pause, claim=self.claim
+            repr(s),
+            s.session_id,
+            expected,
+            self.start,
+            body,
+            append=self.append,
+            pause=self.pause,
+            claim=self.claim,
+            maybe_stored=maybe_stored,
         )
 
 
@@ -109,8 +118,10 @@ class SQLStoreSession:
 
     # --- what a store provides ------------------------------------------------------------
 
-    async def _run(self, script: sql.Script[T], *, write: bool = True) -> T:
-        """Run ``script`` as one transaction (``write``: it changes the store)."""
+    async def _run(self, script: Callable[[], sql.Script[T]], *, write: bool = True, idempotent: bool = False) -> T:
+        """Run the transaction ``script()`` makes (``write``: it changes the store). A store may
+        call ``script`` again to run it again (a database whose connection dropped), even after a
+        commit that may have landed when the script reads only or is ``idempotent``."""
         raise NotImplementedError
 
     async def _store_change(self, change: Write) -> None:
@@ -134,7 +145,7 @@ class SQLStoreSession:
     async def load(self) -> list[Message]:
         """The stored conversation (empty for a new session); later writes follow its version."""
         await self.flush()
-        stored = await self._run(sql.read(self.session_id), write=False)
+        stored = await self._run(lambda: sql.read(self.session_id), write=False)
         try:
             messages = messages_of_rows(stored.rows)
         except MessageFormatError as exc:
@@ -160,7 +171,7 @@ class SQLStoreSession:
     async def clear(self) -> None:
         """Delete this session: its conversation and any calls that wait."""
         await self.flush()
-        await self._run(sql.delete(self.session_id))
+        await self._run(lambda: sql.delete(self.session_id), idempotent=True)
         self._saved, self._version = (), 0
 
     # --- calls that wait (ApprovalStore) --------------------------------------------------
@@ -172,32 +183,33 @@ class SQLStoreSession:
 
     async def pending(self) -> list[PendingCall]:
         """The calls that wait, with their decisions so far (none: the session is not paused)."""
-        return await self._run(sql.pending(self.session_id), write=False)
+        return await self._run(lambda: sql.pending(self.session_id), write=False)
 
     async def decide(self, invocation_id: str, decision: Decision) -> PendingCall:
         """Store ``decision`` for the waiting call ``invocation_id``; the call, decided."""
-        return await self._run(sql.decide(repr(self), self.session_id, invocation_id, decision, now()))
+        return await self._run(lambda: sql.decide(repr(self), self.session_id, invocation_id, decision, now()))
 
     async def claim(self) -> Claimed | None:
         """Take the decided calls for this object's run; its next write ends the pause."""
         await self.flush()
         owner = sql.new_owner()
-        claimed = await self._run(sql.claim(repr(self), self.session_id, owner, now(), sql.owner_gone))
+        claimed = await self._run(lambda: sql.claim(repr(self), self.session_id, owner, now(), sql.owner_gone))
         if claimed is not None:
             self._owner = owner
         return claimed
 
     async def note_started(self, invocation_id: str) -> None:
         """A claimed call is about to run."""
-        await self._run(sql.mark(self.session_id, invocation_id, started_at=now()))
+        await self._run(lambda: sql.mark(self.session_id, invocation_id, started_at=now()), idempotent=True)
 
     async def note_result(self, invocation_id: str, message: GadgetResultMessage) -> None:
         """A claimed call's result, stored at once."""
-        await self._run(sql.mark(self.session_id, invocation_id, result=dumps_message(message)))
+        result = dumps_message(message)
+        await self._run(lambda: sql.mark(self.session_id, invocation_id, result=result), idempotent=True)
 
     async def release(self, *, force: bool = False) -> bool:
         """Let go of claimed calls without finishing them (``force``: whoever holds them)."""
         owner, self._owner = self._owner, None
         if owner is None and not force:
             return False
-        return await self._run(sql.release(self.session_id, None if force else owner))
+        return await self._run(lambda: sql.release(self.session_id, None if force else owner))

@@ -215,6 +215,7 @@ def write(
     append: bool = False,
     pause: Sequence[PendingCall] = (),
     claim: str | None = None,
+    maybe_stored: bool = False,
 ) -> Script[int]:
     """Store a change: the messages from position ``start`` on become ``body`` (those before
     it are kept); the session's new version.
@@ -223,14 +224,21 @@ def write(
     never loaded the session (it replaces what is stored, ``start`` being 0). ``append``: the
     change only adds messages after those stored (``start`` is the stored end: nothing to
     delete). ``pause``: the calls that wait, stored with the change. ``claim``: the owner of
-    the decided calls this change answers; their records go with it.
+    the decided calls this change answers; their records go with it. ``maybe_stored``: an
+    earlier attempt lost its connection while committing; if it landed (the version after
+    ``expected`` holds ``body`` from ``start`` on), that version is returned, nothing written.
 
     Raises:
         SessionConflictError: another writer changed the session since ``expected``, or took
             over ``claim``.
+        SessionError: ``maybe_stored``, no ``body``, and the session moved on (by this change?).
     """
     args: dict[str, Any] = {"sid": session_id}
-    current = yield from _next_version(name, args, expected)
+    if maybe_stored and body is not None:
+        landed = yield from _landed(args, expected, start, body)
+        if landed is not None:
+            return landed
+    current = yield from _next_version(name, args, expected, unknown=maybe_stored and body is None)
     if body is not None:
         if not append or expected is None:
             yield ("DELETE FROM llmist_messages WHERE session_id = :sid AND seq >= :start", {**args, "start": start})
@@ -255,13 +263,28 @@ def write(
     return current + 1
 
 
-def _next_version(name: str, args: dict[str, Any], expected: int | None) -> Script[int]:
+def _landed(args: dict[str, Any], expected: int | None, start: int, body: str) -> Script[int | None]:
+    """The version a write of ``body`` from ``start`` after ``expected`` made, when the store
+    holds it now (``None``: it does not, so that write never landed or was replaced since)."""
+    found = yield (_VERSION, args)
+    if not found.rows or (expected is not None and int(found.rows[0][0]) != expected + 1):
+        return None
+    rows = yield (
+        "SELECT seq, body FROM llmist_messages WHERE session_id = :sid AND seq >= :start ORDER BY seq",
+        {**args, "start": start},
+    )
+    return int(found.rows[0][0]) if [(int(q), str(b)) for q, b in rows.rows] == [(start, body)] else None
+
+
+def _next_version(name: str, args: dict[str, Any], expected: int | None, *, unknown: bool = False) -> Script[int]:
     """Take the session's next version; the one it follows. ``expected`` ``None``: whatever
     is stored (a writer that never loaded the session).
 
     Raises:
         SessionConflictError: the stored version is not ``expected`` (another writer's change
             made this one stale), or another writer took the next one in between.
+        SessionError: instead, when ``unknown``: an earlier attempt of this change may be what
+            moved the version on.
     """
     if expected is None:
         found = yield (_VERSION, args)
@@ -279,6 +302,11 @@ def _next_version(name: str, args: dict[str, Any], expected: int | None) -> Scri
             {**args, "new": current + 1, "old": current},
         )
     if done.rowcount != 1:
+        if unknown:
+            raise SessionError(
+                f"{name}: the database connection dropped while a change was being committed, and the "
+                "session has moved on since: whether that change was stored is unknown"
+            )
         found = yield (_VERSION, args)
         raise _conflict(name, current, int(found.rows[0][0]) if found.rows else 0)
     return current

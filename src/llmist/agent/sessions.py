@@ -28,7 +28,7 @@ import logging
 import os
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
@@ -171,12 +171,12 @@ class SQLiteSession(SQLStoreSession):
     def __repr__(self) -> str:
         return f"SQLiteSession({str(self.path)!r}, {self.session_id!r})"
 
-    async def _run(self, script: sql.Script[T], *, write: bool = True) -> T:
+    async def _run(self, script: Callable[[], sql.Script[T]], *, write: bool = True, idempotent: bool = False) -> T:
         store = self._store()
         try:
             if write:  # a write may wait for another process's transaction: not on the event loop
-                return await asyncio.to_thread(store.run, script, True)
-            return store.run(script, False)  # a read of a local file: on the calling thread
+                return await asyncio.to_thread(store.run, script(), True)
+            return store.run(script(), False)  # a read of a local file: on the calling thread
         except sqlite3.Error as exc:
             if write:
                 raise SessionError(f"{self!r}: the store failed: {exc}") from exc
@@ -201,7 +201,7 @@ class SQLiteSession(SQLStoreSession):
         probe = cls(path, "")
         store = probe._store()
         await store.flush()
-        return await probe._run(sql.ids(), write=False)
+        return await probe._run(sql.ids, write=False)
 
 
 _QUEUE_SIZE = 256

@@ -21,6 +21,10 @@ that saves by hand calls ``await session.flush()`` before ``asyncio.run`` return
 With a URL, each transaction opens a connection of its own (no pool: an asyncio connection
 belongs to the event loop that opened it, and a session may outlive one). An ``AsyncEngine``
 you pass keeps its pool: connections are reused, for as long as its event loop lives.
+
+A transaction whose connection drops (a database restart, an ended connection) is retried,
+bounded and with backoff, as ``llmist.agent._store_retry`` says (:class:`SessionRetry`, the
+``retry=`` argument): a run survives a database restart of a few seconds.
 """
 
 from __future__ import annotations
@@ -29,19 +33,21 @@ import asyncio
 import functools
 import logging
 import threading
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool
 
 from llmist.agent import _store_sql as sql
 from llmist.agent._sql_session import SQLStoreSession, Write
+from llmist.agent._store_retry import Attempt, SessionRetry, driver_message, retrying
 from llmist.agent.errors import SessionError
 
-__all__ = ["SQLAlchemySession"]
+__all__ = ["SQLAlchemySession", "SessionRetry"]
 
 T = TypeVar("T")
 logger = logging.getLogger("llmist.agent.sessions")
@@ -61,11 +67,17 @@ class SQLAlchemySession(SQLStoreSession):
             ``AsyncEngine`` you made (its pool is yours; with a URL each transaction opens its
             own connection, so sessions work across event loops and processes alike).
         session_id: The conversation's name in the database.
+        retry: How a transaction whose connection dropped is retried (default:
+            ``SessionRetry()``, up to 10 attempts within 30 s; ``SessionRetry(max_attempts=1)``
+            retries nothing).
     """
 
-    def __init__(self, url: str | AsyncEngine, session_id: str) -> None:
+    def __init__(self, url: str | AsyncEngine, session_id: str, *, retry: SessionRetry | None = None) -> None:
         super().__init__(session_id)
+        if retry is not None and not isinstance(retry, SessionRetry):
+            raise TypeError(f"retry must be a SessionRetry, got {type(retry).__name__}")
         self.engine = url if isinstance(url, AsyncEngine) else _engine(url)
+        self.retry = retry if retry is not None else SessionRetry()
         self._queued: list[Write] = []
         self._writer: asyncio.Task[None] | None = None
 
@@ -73,23 +85,52 @@ class SQLAlchemySession(SQLStoreSession):
         shown = self.engine.url.render_as_string(hide_password=True)
         return f"SQLAlchemySession({shown!r}, {self.session_id!r})"
 
-    async def _run(self, script: sql.Script[T], *, write: bool = True) -> T:
+    async def _run(self, script: Callable[[], sql.Script[T]], *, write: bool = True, idempotent: bool = False) -> T:
         await self._prepare()
+        return await self._transact(lambda _: script(), rerun_unknown=idempotent or not write)
+
+    async def _transact(
+        self,
+        script: Callable[[bool], sql.Script[T]],
+        *,
+        rerun_unknown: bool,
+        failed: str = "the database failed",
+        retry: SessionRetry | None = None,
+    ) -> T:
+        """Run ``script(maybe_stored)`` as one transaction on a connection of its own, retried
+        when the connection drops (``maybe_stored``: an earlier attempt dropped while committing).
+
+        Raises:
+            SessionError: ``failed`` (the retries spent, or another error of the database).
+        """
+
+        async def attempt(state: Attempt) -> T:
+            async with self.engine.connect() as conn:
+                await conn.begin()
+                value = await _drive(conn, script(state.unknown))
+                state.committing = True
+                await conn.commit()
+                return value
+
+        name = f"{self!r}: {failed}"
         try:
-            async with self.engine.begin() as conn:
-                return await _drive(conn, script)
+            return await retrying(
+                attempt, dropped=_dropped, policy=retry or self.retry, name=name, rerun_unknown=rerun_unknown
+            )
         except (SQLAlchemyError, OSError) as exc:
-            raise SessionError(f"{self!r}: the database failed: {_reason(exc)}") from exc
+            raise SessionError(f"{name}: {driver_message(exc)}") from exc
 
     async def _prepare(self) -> None:
-        """Create or check (and migrate) the tables, once per engine in this process."""
+        """Create or check (and migrate) the tables, once per engine in this process (retried
+        like any transaction: it only creates what is missing)."""
         if id(self.engine) in _prepared:
             return
-        try:
-            async with self.engine.begin() as conn:
-                await _drive(conn, sql.prepare(repr(self), self.engine.dialect.name))
-        except (SQLAlchemyError, OSError) as exc:
-            raise SessionError(f"{self!r}: cannot open the store: {_reason(exc)}") from exc
+        await self._transact(
+            lambda _: sql.prepare(repr(self), self.engine.dialect.name),
+            rerun_unknown=True,
+            failed="cannot open the store",
+            retry=self.retry.first_contact(),
+        )
         _prepared.add(id(self.engine))
 
     async def _store_change(self, change: Write) -> None:
@@ -104,9 +145,12 @@ class SQLAlchemySession(SQLStoreSession):
             batch, self._queued = self._queued, []
             if self._error is not None:
                 continue  # later changes build on the one that failed
-            change = functools.reduce(Write.after, batch)
+            change, version = functools.reduce(Write.after, batch), self._version
             try:
-                self._version = await self._run(change.script(self._version))
+                await self._prepare()
+                self._version = await self._transact(
+                    functools.partial(_write_script, change, version), rerun_unknown=True
+                )
             except Exception as exc:  # kept, and raised by the next save or flush
                 logger.error("%r: write failed: %s", self, exc)
                 self._error = exc
@@ -121,7 +165,7 @@ class SQLAlchemySession(SQLStoreSession):
     @classmethod
     async def list_ids(cls, url: str | AsyncEngine) -> list[str]:
         """The ids of the conversations stored in the database, sorted."""
-        return await cls(url, "")._run(sql.ids(), write=False)
+        return await cls(url, "")._run(sql.ids, write=False)
 
 
 def _engine(url: str) -> AsyncEngine:
@@ -145,6 +189,10 @@ def _engine(url: str) -> AsyncEngine:
         return engine
 
 
+def _write_script(change: Write, version: int | None, maybe_stored: bool) -> sql.Script[int]:
+    return change.script(version, maybe_stored=maybe_stored)
+
+
 async def _drive(conn: AsyncConnection, script: sql.Script[T]) -> T:
     """Run ``script`` on ``conn`` (inside its transaction)."""
     try:
@@ -157,7 +205,20 @@ async def _drive(conn: AsyncConnection, script: sql.Script[T]) -> T:
         return done.value  # type: ignore[no-any-return]
 
 
-def _reason(exc: BaseException) -> str:
-    """The driver's own message (SQLAlchemy's wraps it with a link and the statement)."""
-    orig = getattr(exc, "orig", None)
-    return f"{type(orig).__name__}: {orig}" if orig is not None else f"{type(exc).__name__}: {exc}"
+_DROPPED_STATES = ("08", "57P01", "57P02", "57P03")
+"""SQLSTATEs of a connection that dropped: connection exceptions (class 08), and the server
+shutting down (an administrator's or a crash's) or not yet taking connections."""
+
+
+def _dropped(exc: BaseException) -> bool:
+    """Whether ``exc`` says the connection dropped (retry the transaction), rather than the
+    database refusing the transaction (an SQL error, a value it cannot hold: do not)."""
+    if isinstance(exc, DBAPIError):
+        if exc.connection_invalidated:  # SQLAlchemy's dialect read it as a disconnect
+            return True
+        exc = exc.orig if exc.orig is not None else exc
+    state = getattr(exc, "sqlstate", None) or getattr(exc, "pgcode", None)
+    if isinstance(state, str) and state.startswith(_DROPPED_STATES):
+        return True
+    # Refused, reset or timed out before the server said anything (no SQLSTATE then).
+    return isinstance(exc, OSError | TimeoutError) or isinstance(exc.__cause__, OSError | TimeoutError)
