@@ -4,7 +4,10 @@ set -euo pipefail
 BIN="${1:-.venv/bin}"
 cd "$(dirname "$0")/.."
 T=examples/transcripts
-say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+# Headings in bold on a terminal only: piped to a file (or with NO_COLOR set) they are plain text,
+# as llmist's own output is.
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then BOLD=$'\033[1m' PLAIN=$'\033[0m'; else BOLD='' PLAIN=''; fi
+say() { printf '\n%s== %s%s\n' "$BOLD" "$*" "$PLAIN"; }
 
 say "Block syntax: two parallel calls and a dependent one, text streamed around them"
 "$BIN/llmist" parse "$T/block-weather.txt"

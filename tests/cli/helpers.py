@@ -59,7 +59,8 @@ class Terminal:
         master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
         environment = clean_env({"TERM": "xterm-256color", **(env or {})})
-        environment.pop("NO_COLOR", None)
+        if "NO_COLOR" not in (env or {}):  # a terminal shows colour unless the test asks for NO_COLOR
+            environment.pop("NO_COLOR", None)
         environment.pop("COLUMNS", None)  # the terminal's own size applies
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "llmist.cli", *args],

@@ -101,11 +101,33 @@ def test_implicit_end_at_next_start_and_at_finalize() -> None:
 
 
 def test_truncated_block_still_becomes_a_call_with_what_arrived() -> None:
-    stream = "Writing it.\n!!!GADGET_START:WriteFile:w\n!!!ARG:path\na.py\n!!!ARG:content\nprint(1)\n!!!GADGET_"
+    stream = "Writing it.\n!!!GADGET_START:WriteFile:w\n!!!ARG:path\na.py\n!!!ARG:content\nprint(1)\nprint(2"
     events = run(GadgetCallParser(), split(stream, 5))
     (call,) = calls(events)
-    assert call.parameters == {"path": "a.py", "content": "print(1)\n!!!GADGET_"}
+    assert call.parameters == {"path": "a.py", "content": "print(1)\nprint(2"}
     assert text(events) == "Writing it.\n"
+
+
+@pytest.mark.parametrize("tail", ["", "\n", "\n\n"])
+@pytest.mark.parametrize("size", [1, 5, 1000])
+def test_an_end_marker_cut_off_at_a_line_start_is_not_part_of_the_last_value(tail: str, size: int) -> None:
+    # The stream ended while the model wrote "!!!GADGET_END": WriteFile must not write "!!!GADGET_".
+    stream = "!!!GADGET_START:WriteFile:w\n!!!ARG:path\na.py\n!!!ARG:content\nprint(1)\n!!!GADGET_" + tail
+    (call,) = calls(run(GadgetCallParser(), split(stream, size)))
+    assert call.parameters == {"path": "a.py", "content": "print(1)"}
+    assert "!!!GADGET_" not in call.parameters_raw and call.repairs == ("missing_end",)
+
+
+def test_a_marker_fragment_inside_a_line_or_shorter_than_three_characters_stays_text_of_the_value() -> None:
+    for body, value in (("x !!!GADGET_", "x !!!GADGET_"), ("x\n!!", "x\n!!")):
+        (call,) = calls(run(GadgetCallParser(), [f"!!!GADGET_START:Note\n!!!ARG:text\n{body}"]))
+        assert call.parameters == {"text": value}
+
+
+def test_typescript_compat_keeps_a_cut_off_end_marker_in_the_value_as_the_original_does() -> None:
+    stream = "!!!GADGET_START:WriteFile:w\n!!!ARG:content\nprint(1)\n!!!GADGET_"
+    (call,) = calls(run(GadgetCallParser(typescript_compat=True), [stream]))
+    assert call.parameters == {"content": "print(1)\n!!!GADGET_"}
 
 
 def test_start_marker_whose_header_never_ends_is_text() -> None:

@@ -57,6 +57,13 @@ def test_missing_end_marker_makes_the_rest_the_body() -> None:
     assert call.body == "line 1\nline 2"
 
 
+@pytest.mark.parametrize("cut", ["🛠️[", "🛠️[/en", "🛠[/"])
+@pytest.mark.parametrize("size", [1, 3, 1000])
+def test_an_end_marker_cut_off_by_the_stream_is_not_part_of_the_body(cut: str, size: int) -> None:
+    (call,) = calls(run(EmojiCallParser(), split(f"🛠️[write a.txt]\nline 1\n{cut}", size)))
+    assert call.body == "line 1\n"
+
+
 def test_no_nesting_inner_marker_is_body_text() -> None:
     (call,) = calls(run(EmojiCallParser(), ["🛠️[outer]\n🛠️[inner x]\nbody\n🛠️[/end]\nafter"]))
     assert call.gadget_name == "outer"

@@ -1,8 +1,15 @@
-"""The live terminal view of ``llmist agent``: streamed prose, each call as it starts, a spinner
-while it runs, its (folded) result, a status line, and a summary at the end."""
+"""The live terminal view of ``llmist agent``: streamed prose, each call as it is parsed, a spinner
+while it runs, its (folded) result, a status line, and a summary at the end.
+
+A call is "waiting" from the moment it is parsed until it starts (its dependencies are done and,
+where it needs one, a person approved it: the ``on_gadget_start`` observer says so), and
+"running", with a timer, from then on. While a question is open (:meth:`AgentView.pause`) nothing
+of the view is printed: what comes meanwhile is printed once the question is answered, never on
+the question's own line."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -20,6 +27,7 @@ from llmist._text import visible
 from llmist.agent import (
     AgentEvent,
     AgentResult,
+    GadgetContext,
     GadgetPendingEvent,
     GadgetResultEvent,
     GadgetSkippedEvent,
@@ -50,11 +58,17 @@ def fold(text: str, max_lines: int = FOLD_LINES) -> str:
     return "\n".join(lines[:keep]) + f"\n… {len(hidden)} more lines ({sum(map(len, hidden))} characters) folded"
 
 
+_EXIT_CODE = re.compile(r"^\[exit code (-?\d+)\]$", re.MULTILINE)
+"""The line in which the built-in ``RunCommand`` reports how its command exited."""
+
+
 @dataclass(slots=True)
 class _Running:
     name: str
     invocation_id: str
-    started: float
+    dependencies: tuple[str, ...] = ()
+    started: float | None = None
+    """When the call started (``None``: it waits for a dependency, an approval or a free slot)."""
     spinner: Spinner = field(default_factory=lambda: Spinner("dots", style="cyan"))
 
 
@@ -69,12 +83,20 @@ class AgentView:
         self.progress = Progress(0, 0, 0, 0.0, 0.0, 0.0, 0)
         self.responses = 0
         self.running: dict[str, _Running] = {}
+        """Calls parsed and not finished: waiting, or running once started."""
+        self.started_at: dict[str, float] = {}
+        """When each call started (``on_gadget_start``), by invocation id."""
+        self.done: set[str] = set()
+        self.took: dict[str, float] = {}
+        """How long each finished call ran, in ms, as shown (see :meth:`_elapsed_ms`)."""
         self.results: list[GadgetExecutionResult] = []
         self.skipped: list[GadgetSkippedEvent] = []
         self.notice: str | None = None
         self._in_response = False
         self._line = ""
         self._thinking = False
+        self._paused = False
+        self._held: list[RenderableType] = []
         self._live: Live | None = (
             Live(_Bottom(self), console=console, refresh_per_second=12, transient=True) if live else None
         )
@@ -95,21 +117,40 @@ class AgentView:
             self._live.start()
 
     def pause(self) -> None:
-        """Stop animating (to ask the user something); :meth:`resume` starts again."""
+        """Stop animating (to ask the user something) and hold what the view would print, so that
+        nothing lands on the question's line; :meth:`resume` prints it and animates again."""
         self._flush_text()
         if self._live is not None:
             self._live.stop()
+        self._paused = True
 
     def resume(self) -> None:
-        """Animate again after :meth:`pause`."""
+        """Print what came while paused, and animate again after :meth:`pause`."""
+        self._release()
         if self._live is not None:
             self._live.start()
 
     def stop(self) -> None:
         """Flush pending text and stop animating."""
+        self._release()
         self._flush_text()
         if self._live is not None:
             self._live.stop()
+
+    def on_gadget_start(self, ctx: GadgetContext) -> None:
+        """A call starts running (the ``on_gadget_start`` observer): its dependencies are done and
+        it was approved. Until now it was shown waiting."""
+        now = time.perf_counter()
+        self.started_at[ctx.invocation_id] = now
+        run = self.running.get(ctx.invocation_id)
+        if run is not None:
+            run.started = now
+
+    def _release(self) -> None:
+        self._paused = False
+        held, self._held = self._held, []
+        for renderable in held:
+            self._print(renderable)
 
     def on_progress(self, progress: Progress) -> None:
         """Take tokens and costs from ``HookPresets.progress_tracking``."""
@@ -137,6 +178,7 @@ class AgentView:
             self._result(event.result)
         elif isinstance(event, GadgetSkippedEvent):
             self.running.pop(event.invocation_id, None)
+            self.done.add(event.invocation_id)
             self.skipped.append(event)
             self._print(
                 Text.assemble(
@@ -150,6 +192,7 @@ class AgentView:
         elif isinstance(event, GadgetPendingEvent):
             waiting = event.pending
             self.running.pop(waiting.invocation_id, None)
+            self.done.add(waiting.invocation_id)
             why = f"runs after {waiting.waits_for}" if waiting.waits_for else f"waits for approval: {waiting.reason}"
             name = (waiting.gadget_name, "bold")
             self._print(Text.assemble(("  ⏸ ", "yellow"), name, f" ({waiting.invocation_id}) {why}"))
@@ -226,7 +269,9 @@ class AgentView:
         return "dim italic" if self._thinking else ""
 
     def _call(self, call: ParsedCall) -> None:
-        self.running[call.invocation_id] = _Running(call.gadget_name, call.invocation_id, time.perf_counter())
+        # The start may already be known: the executor can start a call before its event is shown.
+        started = self.started_at.get(call.invocation_id)
+        self.running[call.invocation_id] = _Running(call.gadget_name, call.invocation_id, call.dependencies, started)
         head = Text.assemble(
             ("▶ ", "cyan bold"), (visible(call.gadget_name), "bold cyan"), (f" ({visible(call.invocation_id)})", "dim")
         )
@@ -249,23 +294,48 @@ class AgentView:
 
     def _result(self, r: GadgetExecutionResult) -> None:
         self.running.pop(r.invocation_id, None)
+        self.done.add(r.invocation_id)
         self.results.append(r)
-        took = f" {r.execution_time_ms:.0f} ms"
+        self.took[r.invocation_id] = ms = self._elapsed_ms(r)
+        took = f" {ms:,.0f} ms"
         name, call_id = visible(r.gadget_name), f" ({visible(r.invocation_id)})"
+        code = _exit_code(r)
         if r.error is not None:
             head = Text.assemble(("  ✗ ", "red bold"), (name, "bold red"), (call_id, "dim"), (took, "dim"))
             body = Text(_indent(fold(visible(r.error))), style="red")
+        elif code is not None and code != 0:
+            # The gadget worked, the command failed: not the ✓ of a command that succeeded.
+            head = Text.assemble(
+                ("  ✗ ", "red bold"), (name, "bold red"), (call_id, "dim"), (f" exit code {code}", "red"), (took, "dim")
+            )
+            body = Text(_indent(fold(visible(r.result or ""))), style="dim")
         elif declined(r):
             head = Text.assemble(("  ⊘ ", "yellow bold"), (name, "bold yellow"), (call_id, "dim"), " declined")
             body = Text(_indent(fold(visible(r.result or ""))), style="dim")
         else:
-            head = Text.assemble(("  ✓ ", "green bold"), (name, "bold green"), (call_id, "dim"), (took, "dim"))
+            head = Text.assemble(("  ✓ ", "green bold"), (name, "bold green"), (call_id, "dim"))
+            if code is not None:
+                head.append(f" exit code {code}", style="green")
+            head.append(took, style="dim")
             if r.cost:
                 head.append(f" ${r.cost:.4f}", style="dim")
             body = Text(_indent(fold(visible(r.result or "(empty)"))), style="dim")
         self._print(Group(head, body))
 
+    def _elapsed_ms(self, r: GadgetExecutionResult) -> float:
+        """How long ``r``'s call ran, from its start (``on_gadget_start``) to its result. The
+        result's own time counts from when the call was ready, so it includes the wait for a
+        person's approval; and a call that the run's cancellation ended reports none at all."""
+        started = self.started_at.get(r.invocation_id)
+        if started is None:
+            return r.execution_time_ms
+        seen = (time.perf_counter() - started) * 1000  # an upper bound: the event reached us a bit later
+        return seen if r.status == "cancelled" else min(r.execution_time_ms, seen)
+
     def _print(self, renderable: RenderableType) -> None:
+        if self._paused:
+            self._held.append(renderable)
+            return
         self.console.print(renderable, soft_wrap=False)
 
     # --- status and summary -------------------------------------------------------------
@@ -325,7 +395,7 @@ class AgentView:
                 calls[r.gadget_name] += 1
                 errors[r.gadget_name] += r.error is not None
                 refused[r.gadget_name] += declined(r)
-                ms[r.gadget_name] += int(r.execution_time_ms)
+                ms[r.gadget_name] += int(self.took.get(r.invocation_id, r.execution_time_ms))
             for name in calls:
                 per.add_row(
                     Text(visible(name)), str(calls[name]), str(errors[name]), str(refused[name]), f"{ms[name]} ms"
@@ -384,17 +454,28 @@ class _Bottom:
         now = time.perf_counter()
         for run in list(v.running.values()):
             grid = Table.grid(padding=(0, 1))
-            grid.add_row(
-                run.spinner,
-                Text.assemble(
-                    (visible(run.name), "bold"),
-                    f" ({visible(run.invocation_id)}) running",
-                    (f" {now - run.started:.1f}s", "dim"),
-                ),
-            )
+            label = Text.assemble((visible(run.name), "bold"), f" ({visible(run.invocation_id)})")
+            if run.started is not None:
+                label.append(" running")
+                label.append(f" {now - run.started:.1f}s", style="dim")
+                grid.add_row(run.spinner, label)
+            else:
+                # No timer: nothing runs yet. It waits for its dependencies, else to be let start
+                # (an approval, or a free slot under a concurrency limit).
+                waits_for = [d for d in run.dependencies if d not in v.done]
+                label.append(f" waiting for {visible(', '.join(waits_for))}" if waits_for else " waiting to start")
+                grid.add_row(Text("⏸", style="yellow"), label)
             rows.append(grid)
         rows.append(v.status_line())
         return Group(*rows)
+
+
+def _exit_code(r: GadgetExecutionResult) -> int | None:
+    """The exit code a ``RunCommand`` result reports (its ``[exit code N]`` line), else ``None``."""
+    if r.gadget_name != "RunCommand" or r.result is None:
+        return None
+    found = _EXIT_CODE.findall(r.result)
+    return int(found[-1]) if found else None
 
 
 def _param_line(key: str, value: Any) -> Text:

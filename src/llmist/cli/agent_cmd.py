@@ -15,7 +15,7 @@ from typing import Annotated, Any, Protocol, TextIO
 import typer
 from rich.console import Console
 
-from llmist.agent import Agent, AgentEvent, AgentResult, Controllers, HookPresets, Hooks, Progress
+from llmist.agent import Agent, AgentEvent, AgentResult, Controllers, HookPresets, Hooks, Observers, Progress
 from llmist.agent.builtin_guardrails import allow_paths, deny_parameters
 from llmist.agent.guardrails import Guardrail
 from llmist.agent.sessions import flush_pending
@@ -172,9 +172,12 @@ def _watched_agent(config: Config, sink: _Sink, ask_console: Console, yes: bool)
         resume=sink.resume,
     )
     agent.on_human_input = approver.answer
+    # The view shows a call "running" from when it starts, after its dependencies and approval.
+    started = Hooks(observers=Observers(on_gadget_start=sink.on_gadget_start)) if isinstance(sink, AgentView) else None
     agent.hooks = HookPresets.merge(
         HookPresets.progress_tracking(on_progress=sink.on_progress),
         Hooks(controllers=Controllers(before_gadget=approver)),
+        started,
     )
     agent.system_prompt  # noqa: B018  (resolves the model now, so a bad one fails before the run)
     return agent

@@ -113,6 +113,12 @@ class _Streaming:
         self.completed: set[str] = set()
 
 
+def _cut_marker(tail: str, markers: tuple[str, ...]) -> bool:
+    """Whether ``tail`` is the beginning of a marker cut off by the end of the stream: at least
+    three characters (``!!!``), and not a whole marker."""
+    return len(tail) >= 3 and any(len(m) > len(tail) and m.startswith(tail) for m in markers)
+
+
 class _Finder:
     """Where a marker next occurs in one fed string, at or after a position.
 
@@ -344,6 +350,18 @@ class GadgetCallParser(TextStretches):
             self._text((self._written or self._start) + "".join(self._line) + carry, out)
             self._line.clear()
         else:
+            block = self._block
+            if (
+                block is not None
+                and block.field
+                and block.pointer is None
+                and block.nl
+                and not self._typescript_compat
+                and _cut_marker(carry, self._markers)
+            ):
+                # The stream ended in a marker at the start of a line (``!!!GADGET_`` of an end
+                # marker cut off): not the value's text, and never a write's last line.
+                carry = ""
             self._end_block(carry, 0, len(carry), out, True)  # a truncated block is still a call
         self._mode = _TEXT
         self._pending, self._written, self._bol = (), "", True
@@ -482,7 +500,7 @@ class GadgetCallParser(TextStretches):
         block = self._block
         if block is None:
             if missing and not self._typescript_compat:
-                b = _without_blank_tail(s, a, b)
+                b = _without_blank_tail(s, a, b, self._markers)
             out.append(self._call(s, a, b))
         else:
             self._track(block, s, a, b, out)
@@ -608,7 +626,7 @@ class GadgetCallParser(TextStretches):
             block.raw.append(value)
         elif last and missing:
             # The value without the newline held back: cut as the whole body would be.
-            kept = max(_without_blank_tail(value + "\n", 0, len(value) + 1) - 1, 0)
+            kept = max(_without_blank_tail(value + "\n", 0, len(value) + 1, self._markers) - 1, 0)
             ended = kept > 0 and (kept < len(value) or block.nl)
             value = value[:kept]
             block.raw.append(value)
@@ -656,12 +674,15 @@ class GadgetCallParser(TextStretches):
         out.append(partial_event(block.id, block.name, path, "", "", True))
 
 
-def _without_blank_tail(s: str, a: int, b: int) -> int:
+def _without_blank_tail(s: str, a: int, b: int, markers: tuple[str, ...] = ()) -> int:
     """Where the body ``s[a:b]`` of a block without its end marker ends once the blank lines at
     its end are dropped: they separate it from the next block or the prose after it, and are not
     its last value's. Qwen2.5-Coder leaves the end marker out of parallel calls and puts a blank
     line between them: ``location`` came out ``"New York\n"`` and ``with_verdict`` ``"True\n"``, no
-    longer a boolean. The last written line keeps its own trailing spaces."""
+    longer a boolean. The last written line keeps its own trailing spaces.
+
+    A last line that is only the beginning of one of ``markers`` (``!!!GADGET_``: the stream was
+    cut off in the end marker) goes too: it is not the value's text."""
     end = b
     while end > a and s[end - 1] == "\n":
         line_end = end - 1
@@ -669,6 +690,10 @@ def _without_blank_tail(s: str, a: int, b: int) -> int:
         while k > a and s[k - 1] in " \t\r":
             k -= 1
         if k > a and s[k - 1] != "\n":
+            start = max(s.rfind("\n", a, k) + 1, a)
+            if markers and _cut_marker(s[start:k], markers):
+                end = start
+                continue
             return end  # the last written line, with its newline (a value loses that one anyway)
         end = k  # a blank line (or the body's start): it goes
     return end

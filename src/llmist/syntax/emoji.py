@@ -93,7 +93,8 @@ class EmojiCallParser(TextStretches):
             # No "]" ever came: the marker and what followed it are plain text.
             self._text(self._marker + "".join(self._header) + carry, out)
         else:
-            self._body.append(carry)
+            if "[" not in carry:  # else the end marker, cut off by the stream's end: not the body's text
+                self._body.append(carry)
             out.append(self._call(_MISSING_END))
         self._mode = _TEXT
         self._header.clear()
