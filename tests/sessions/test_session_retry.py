@@ -91,7 +91,9 @@ async def test_a_dropped_connection_is_retried_after_each_pause() -> None:
             raise ConnectionResetError("reset by peer")
         return "stored"
 
-    got = await retrying(attempt, dropped=_dropped, policy=_policy(clock), name="S: failed", rerun_unknown=False)
+    got = await retrying(
+        attempt, dropped=_dropped, policy=_policy(clock), store="S", failed="failed", rerun_unknown=False
+    )
     assert got == "stored"
     assert clock.slept == [0.25, 0.5]
     assert calls == [False, False, False]
@@ -106,7 +108,12 @@ async def test_the_retries_end_within_the_total_with_an_error_naming_them() -> N
 
     with pytest.raises(SessionError) as caught:
         await retrying(
-            attempt, dropped=_dropped, policy=_policy(clock, max_total_s=10.0), name="S: failed", rerun_unknown=False
+            attempt,
+            dropped=_dropped,
+            policy=_policy(clock, max_total_s=10.0),
+            store="S",
+            failed="failed",
+            rerun_unknown=False,
         )
     assert str(caught.value) == (
         "S: failed: ConnectionRefusedError: refused (the connection dropped; gave up after 3 attempts over 9.8 s)"
@@ -123,7 +130,9 @@ async def test_other_errors_are_not_retried() -> None:
             raise error
 
         with pytest.raises(type(error)):
-            await retrying(attempt, dropped=_dropped, policy=_policy(clock), name="S: failed", rerun_unknown=True)
+            await retrying(
+                attempt, dropped=_dropped, policy=_policy(clock), store="S", failed="failed", rerun_unknown=True
+            )
     assert clock.slept == []
 
 
@@ -138,10 +147,15 @@ async def test_a_change_whose_commit_dropped_is_not_made_twice_unless_it_checks_
         return "done"
 
     with pytest.raises(SessionError, match=r"^S: failed: the connection dropped while a change was being committed "):
-        await retrying(attempt, dropped=_dropped, policy=_policy(clock), name="S: failed", rerun_unknown=False)
+        await retrying(
+            attempt, dropped=_dropped, policy=_policy(clock), store="S", failed="failed", rerun_unknown=False
+        )
     assert calls == [False]
     calls.clear()
-    assert await retrying(attempt, dropped=_dropped, policy=_policy(clock), name="S", rerun_unknown=True) == "done"
+    assert (
+        await retrying(attempt, dropped=_dropped, policy=_policy(clock), store="S", failed="failed", rerun_unknown=True)
+        == "done"
+    )
     assert calls == [False, True]  # the second attempt knows the first may have landed
 
 

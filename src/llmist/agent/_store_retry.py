@@ -110,13 +110,14 @@ async def retrying(
     *,
     dropped: Callable[[BaseException], bool],
     policy: SessionRetry,
-    name: str,
+    store: str,
+    failed: str,
     rerun_unknown: bool,
 ) -> T:
     """Run ``attempt`` until it succeeds, retrying it when ``dropped`` says its connection
     dropped, as the module's policy says. ``rerun_unknown``: the transaction may run again
     after a drop while it committed (a read, or a write that checks whether it landed).
-    ``name`` begins each error: the store, and what failed.
+    Errors begin with ``store`` (who failed) and ``failed`` (what); a retry is logged as a warning.
 
     Raises:
         SessionError: the retries are spent (naming the store, the attempts and the last
@@ -137,7 +138,7 @@ async def retrying(
             if state.committing:
                 if not rerun_unknown:
                     raise SessionError(
-                        f"{name}: the connection dropped while a change was being committed "
+                        f"{store}: {failed}: the connection dropped while a change was being committed "
                         f"({driver_message(exc)}); whether it was stored is unknown, and it is not made twice: "
                         "look at the session (llmist approvals SESSION) before trying again"
                     ) from exc
@@ -146,12 +147,12 @@ async def retrying(
             pause = policy.pause(number, elapsed)
             if pause is None:
                 raise SessionError(
-                    f"{name}: {driver_message(exc)} (the connection dropped; gave up after "
+                    f"{store}: {failed}: {driver_message(exc)} (the connection dropped; gave up after "
                     f"{number} attempt{'s' if number > 1 else ''} over {elapsed:.1f} s)"
                 ) from exc
             logger.warning(
                 "%s: the connection dropped (%s), attempt %d of %d; retrying in %.2f s",
-                name,
+                store,
                 driver_message(exc),
                 number,
                 policy.max_attempts,

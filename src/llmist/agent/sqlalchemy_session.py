@@ -112,13 +112,17 @@ class SQLAlchemySession(SQLStoreSession):
                 await conn.commit()
                 return value
 
-        name = f"{self!r}: {failed}"
         try:
             return await retrying(
-                attempt, dropped=_dropped, policy=retry or self.retry, name=name, rerun_unknown=rerun_unknown
+                attempt,
+                dropped=_dropped,
+                policy=retry or self.retry,
+                store=repr(self),
+                failed=failed,
+                rerun_unknown=rerun_unknown,
             )
         except (SQLAlchemyError, OSError) as exc:
-            raise SessionError(f"{name}: {driver_message(exc)}") from exc
+            raise SessionError(f"{self!r}: {failed}: {driver_message(exc)}") from exc
 
     async def _prepare(self) -> None:
         """Create or check (and migrate) the tables, once per engine in this process (retried
