@@ -167,7 +167,7 @@ async def test_an_sql_error_is_not_retried(postgres: Any, retries: _Retries) -> 
             await conn.execute(text("ALTER TABLE llmist_messages ADD CONSTRAINT short CHECK (length(body) < 10)"))
     finally:
         await setup.dispose()
-    with pytest.raises(SessionError, match=r"'job'\): saving the conversation failed|the database failed"):
+    with pytest.raises(SessionError, match=r"'job'\): the database failed: CheckViolationError: new row"):
         await Agent(model=MockModel(["a long enough answer"]), session=session).run("hi")
     assert retries.messages == []
 
