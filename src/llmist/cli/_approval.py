@@ -107,7 +107,7 @@ class TerminalApprover:
             try:
                 self.console.print(Text.assemble(("? ", "bold yellow"), visible(question)))
                 self.console.print(Text("  answer: ", style="yellow"), end="")
-                return (await _read_line(self.stdin)).strip()
+                return (await self._read_answer()).strip()
             finally:
                 self.resume()
 
@@ -135,8 +135,18 @@ class TerminalApprover:
             if more:
                 self.console.print(Text(more, style="dim"))
         self.console.print(Text(f"  {_CHOICES}: ", style="yellow"), end="")
-        line = await _read_line(self.stdin)
+        line = await self._read_answer()
         return line.strip() or "n"
+
+    async def _read_answer(self) -> str:
+        """The person's answer, on the line of the question just printed."""
+        try:
+            return await _read_line(self.stdin)
+        except asyncio.CancelledError:
+            # The run was cancelled with the question open: what is printed next (the held lines,
+            # the summary) starts on a line of its own, not after the unanswered question.
+            self.console.print()
+            raise
 
 
 async def _read_line(stream: TextIO) -> str:

@@ -118,8 +118,8 @@ class AgentView:
 
     def pause(self) -> None:
         """Stop animating (to ask the user something) and hold what the view would print, so that
-        nothing lands on the question's line; :meth:`resume` prints it and animates again."""
-        self._flush_text()
+        nothing lands on the question's line; :meth:`resume` prints it and animates again. A line
+        of prose still being written is kept whole, not cut at the question."""
         if self._live is not None:
             self._live.stop()
         self._paused = True
@@ -297,7 +297,8 @@ class AgentView:
         self.done.add(r.invocation_id)
         self.results.append(r)
         self.took[r.invocation_id] = ms = self._elapsed_ms(r)
-        took = f" {ms:,.0f} ms"
+        never_ran = r.status == "cancelled" and r.invocation_id not in self.started_at
+        took = " (cancelled before it started)" if never_ran else f" {ms:,.0f} ms"
         name, call_id = visible(r.gadget_name), f" ({visible(r.invocation_id)})"
         code = _exit_code(r)
         if r.error is not None:
