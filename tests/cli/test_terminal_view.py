@@ -90,6 +90,7 @@ def test_a_command_that_exits_non_zero_shows_its_exit_code_and_a_failed_mark(tmp
     assert re.search(r"✗ RunCommand \(bad\) exit code 2 [\d,]+ ms", screen), screen
     assert "✓ RunCommand (bad)" not in screen
     assert re.search(r"✓ RunCommand \(good\) exit code 0 [\d,]+ ms", screen), screen
+    assert "gadget calls │ 2 (1 exited non-zero)" in screen  # the summary does not call it a success either
 
 
 def test_a_call_cancelled_by_ctrl_c_shows_the_time_it_ran(tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ from typing import Any, TextIO
 
 from llmist._text import clean
 from llmist.agent import AgentEvent, AgentResult, GadgetPendingEvent, PendingCall, Progress, SubagentEvent
-from llmist.cli._view import declined
+from llmist.cli._summary import declined
 from llmist.syntax import ArgsPartialEvent, GadgetCallEvent, ParsedCall, TextEvent
 from llmist.syntax.writing import read_emoji_body
 

@@ -9,16 +9,12 @@ the question's own line."""
 
 from __future__ import annotations
 
-import re
 import time
-from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
-from rich.markup import escape
 from rich.spinner import Spinner
 from rich.table import Table
 from rich.text import Text
@@ -38,10 +34,11 @@ from llmist.agent import (
     ReasoningEvent,
     SubagentEvent,
 )
+from llmist.cli._summary import declined, exit_code, print_summary
 from llmist.execution import GadgetExecutionResult
 from llmist.syntax import ArgsPartialEvent, GadgetCallEvent, ParsedCall, TextEvent
 
-__all__ = ["AgentView", "declined", "fold"]
+__all__ = ["AgentView", "fold"]
 
 FOLD_LINES = 12
 """Results longer than this many lines are folded."""
@@ -56,10 +53,6 @@ def fold(text: str, max_lines: int = FOLD_LINES) -> str:
     keep = max(1, max_lines - 2)
     hidden = lines[keep:]
     return "\n".join(lines[:keep]) + f"\n… {len(hidden)} more lines ({sum(map(len, hidden))} characters) folded"
-
-
-_EXIT_CODE = re.compile(r"^\[exit code (-?\d+)\]$", re.MULTILINE)
-"""The line in which the built-in ``RunCommand`` reports how its command exited."""
 
 
 @dataclass(slots=True)
@@ -87,6 +80,7 @@ class AgentView:
         self.started_at: dict[str, float] = {}
         """When each call started (``on_gadget_start``), by invocation id."""
         self.done: set[str] = set()
+        """Calls that ended (a result, a skip, a wait for a decision), by invocation id."""
         self.took: dict[str, float] = {}
         """How long each finished call ran, in ms, as shown (see :meth:`_elapsed_ms`)."""
         self.results: list[GadgetExecutionResult] = []
@@ -300,7 +294,7 @@ class AgentView:
         never_ran = r.status == "cancelled" and r.invocation_id not in self.started_at
         took = " (cancelled before it started)" if never_ran else f" {ms:,.0f} ms"
         name, call_id = visible(r.gadget_name), f" ({visible(r.invocation_id)})"
-        code = _exit_code(r)
+        code = exit_code(r)
         if r.error is not None:
             head = Text.assemble(("  ✗ ", "red bold"), (name, "bold red"), (call_id, "dim"), (took, "dim"))
             body = Text(_indent(fold(visible(r.error))), style="red")
@@ -361,84 +355,10 @@ class AgentView:
     def summary(self, result: AgentResult | None, *, error: str | None = None) -> None:
         """The closing tables: how the run ended, then each gadget's calls."""
         self.stop()
-        elapsed = time.perf_counter() - self.started
-        table = Table(title="Run summary", title_justify="left", show_header=False)
-        table.add_column(style="bold")
-        table.add_column()
-        if result is not None:
-            reason = {
-                "cancelled": "[yellow]cancelled[/]",
-                "awaiting_approval": "[yellow]awaiting approval[/]",
-            }.get(result.stop_reason, result.stop_reason)
-            if result.tripwire is not None:
-                reason = f"[red]guardrail[/] {escape(result.tripwire.name)}: {escape(result.tripwire.reason)}"
-            table.add_row("stop reason", reason)
-            if len(result.models) > 1 or result.fallbacks:
-                table.add_row("models", _model_lines(result))
-            table.add_row("iterations", str(result.iterations))
-            table.add_row("tokens", _token_counts(result))
-            table.add_row(
-                "cost", f"${result.cost:.4f} (model ${result.llm_cost:.4f}, gadgets ${result.gadget_cost:.4f})"
-            )
-            results = result.gadget_results
-        else:
-            table.add_row("stop reason", f"[red]error[/]: {escape(visible(error or 'unknown'))}")
-            results = self.results
-        table.add_row("gadget calls", _call_counts(results))
-        table.add_row("elapsed", f"{elapsed:.1f}s")
-        self.console.print(table)
-        if results:
-            per = Table(title="Gadget calls", title_justify="left")
-            for column in ("gadget", "calls", "failed", "declined", "time"):
-                per.add_column(column, justify="left" if column == "gadget" else "right")
-            calls, errors, refused, ms = Counter[str](), Counter[str](), Counter[str](), Counter[str]()
-            for r in results:
-                calls[r.gadget_name] += 1
-                errors[r.gadget_name] += r.error is not None
-                refused[r.gadget_name] += declined(r)
-                ms[r.gadget_name] += int(self.took.get(r.invocation_id, r.execution_time_ms))
-            for name in calls:
-                per.add_row(
-                    Text(visible(name)), str(calls[name]), str(errors[name]), str(refused[name]), f"{ms[name]} ms"
-                )
-            self.console.print(per)
-        if result is not None and result.stop_reason == "task_complete" and result.output:
-            self.console.print(Text.assemble(("Result: ", "bold green"), visible(str(result.output))))
-
-
-def _token_counts(result: AgentResult) -> str:
-    """The run's tokens in and out. A model that answered yet reported no tokens at all (a server
-    that streams no usage: llama-cpp-python's own, some older Ollama and LM Studio builds) is
-    said to have reported none: "0 in / 0 out" would read as a measurement."""
-    usage = result.usage
-    if result.iterations > 0 and usage.input_tokens == 0 and usage.output_tokens == 0:
-        return "not reported by the server"
-    return f"{usage.input_tokens:,} in / {usage.output_tokens:,} out"
-
-
-def _model_lines(result: AgentResult) -> str:
-    """One line per model that answered: responses, tokens, cost; then how many fallbacks."""
-    lines = [
-        f"{escape(name)}: {m.responses} response{'s' if m.responses != 1 else ''}, "
-        f"{m.usage.input_tokens:,} in / {m.usage.output_tokens:,} out, ${m.cost:.4f}"
-        for name, m in result.models.items()
-    ]
-    if result.fallbacks:
-        lines.append(f"{len(result.fallbacks)} fallback{'s' if len(result.fallbacks) != 1 else ''}")
-    return "\n".join(lines)
-
-
-def declined(r: GadgetExecutionResult) -> bool:
-    """Whether a controller (the approval prompt, say) declined the call: it did not run, and did
-    not fail either. A call skipped because its dependency failed is not declined."""
-    return r.status == "skipped" and r.skip is None
-
-
-def _call_counts(results: Sequence[GadgetExecutionResult]) -> str:
-    failed = sum(1 for r in results if r.error is not None)
-    refused = sum(1 for r in results if declined(r))
-    details = [f"{n} {what}" for n, what in ((failed, "failed"), (refused, "declined")) if n]
-    return f"{len(results)} ({', '.join(details)})" if details else str(len(results))
+        results = result.gadget_results if result is not None else self.results
+        print_summary(
+            self.console, result, results, took=self.took, elapsed=time.perf_counter() - self.started, error=error
+        )
 
 
 class _Bottom:
@@ -469,14 +389,6 @@ class _Bottom:
             rows.append(grid)
         rows.append(v.status_line())
         return Group(*rows)
-
-
-def _exit_code(r: GadgetExecutionResult) -> int | None:
-    """The exit code a ``RunCommand`` result reports (its ``[exit code N]`` line), else ``None``."""
-    if r.gadget_name != "RunCommand" or r.result is None:
-        return None
-    found = _EXIT_CODE.findall(r.result)
-    return int(found[-1]) if found else None
 
 
 def _param_line(key: str, value: Any) -> Text:
