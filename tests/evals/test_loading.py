@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -101,3 +102,16 @@ def test_two_cases_with_one_name_are_an_error() -> None:
     case = BUILTIN_SUITE.cases[0]
     with pytest.raises(ValueError, match="several cases named"):
         EvalSuite("dup", (case, case))
+
+
+def test_a_yaml_suite_without_pyyaml_names_the_exact_install_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from llmist._install import install_command
+
+    suite = tmp_path / "suite.yaml"
+    suite.write_text("cases: []\n")
+    monkeypatch.setitem(sys.modules, "yaml", None)  # as if PyYAML were not installed
+    with pytest.raises(ImportError) as raised:
+        load_suite(str(suite))
+    assert install_command("evals") in str(raised.value)

@@ -206,8 +206,11 @@ def __getattr__(name: str) -> Any:
         except ModuleNotFoundError as exc:
             if not (exc.name or "").startswith("sqlalchemy"):
                 raise
+            from llmist._install import install_command
+
             raise ImportError(
-                "SQLAlchemySession needs SQLAlchemy, which is not installed: pip install 'llmist[postgres]'"
+                f"SQLAlchemySession needs SQLAlchemy, which is not installed. Install it with:\n"
+                f"    {install_command('postgres')}"
             ) from exc
         return SQLAlchemySession
     raise AttributeError(f"module 'llmist.agent' has no attribute {name!r}")

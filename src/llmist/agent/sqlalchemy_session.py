@@ -42,6 +42,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool
 
+from llmist._install import install_command
 from llmist.agent import _store_sql as sql
 from llmist.agent._sql_session import SQLStoreSession, Write
 from llmist.agent._store_retry import Attempt, SessionRetry, driver_message, retrying
@@ -187,8 +188,8 @@ def _engine(url: str) -> AsyncEngine:
                 ) from None
             except ImportError as exc:
                 raise SessionError(
-                    f"session URL {url!r} needs a driver that is not installed ({exc}); "
-                    "pip install 'llmist[postgres]' for postgresql+asyncpg"
+                    f"session URL {url!r} needs a driver that is not installed ({exc}); for "
+                    f"postgresql+asyncpg, install it with:\n    {install_command('postgres')}"
                 ) from None
         return engine
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from llmist._install import install_command
 from llmist.agent.sessions import SessionError, SQLiteSession, SQLStoreSession, default_store_path
 from llmist.cli._common import CliError
 from llmist.cli._config import SETTINGS, Config, Setting
@@ -84,8 +85,8 @@ class SessionStore:
             from llmist.agent.sqlalchemy_session import SQLAlchemySession
         except ImportError as exc:
             raise CliError(
-                f"session_url (from {self.source}) needs the postgres extra ({exc.name} is missing): "
-                "pip install 'llmist[postgres]'"
+                f"session_url (from {self.source}) needs the postgres extra ({exc.name} is missing). "
+                f"Install it with:\n    {install_command('postgres')}"
             ) from None
         try:
             return SQLAlchemySession(self.url, session_id)

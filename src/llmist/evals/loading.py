@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from llmist._install import install_command
 from llmist.evals.builtin import BUILTIN_SUITE
 from llmist.evals.case import SYNTAXES, EvalCase, EvalSuite, ExpectedCall, SyntaxName
 from llmist.gadgets import Gadget, as_gadget
@@ -74,7 +75,7 @@ def _yaml_suite(path: Path, gadgets: Sequence[object], loader: Callable[[str], S
     try:
         yaml: Any = importlib.import_module("yaml")
     except ImportError:
-        raise ImportError("YAML suites need PyYAML: pip install 'llmist[evals]'") from None
+        raise ImportError(f"YAML suites need PyYAML. Install it with:\n    {install_command('evals')}") from None
     if not path.is_file():
         raise ValueError(f"no such suite file: {path}")
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
