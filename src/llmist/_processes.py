@@ -124,7 +124,9 @@ async def exited(proc: asyncio.subprocess.Process) -> None:
 
 
 def _subreaper_available() -> bool:
-    return sys.platform.startswith("linux") and bool(sys.executable) and _LAUNCHER.is_file()
+    # A frozen application's sys.executable is the application, not a Python that takes -c.
+    frozen = getattr(sys, "frozen", False)
+    return sys.platform.startswith("linux") and bool(sys.executable) and not frozen and _LAUNCHER.is_file()
 
 
 async def start_shell(command: str, *, cwd: str | os.PathLike[str], env: Mapping[str, str]) -> Shell:

@@ -28,7 +28,6 @@ imports :func:`process_table` and :func:`descendants` from here, so ``/proc`` is
 from __future__ import annotations
 
 import _thread
-import ctypes
 import os
 import signal
 import sys
@@ -141,10 +140,15 @@ def main(argv: list[str]) -> int:
     """Run ``argv[3]`` with ``/bin/sh -c`` under this process as a child subreaper; see the module.
     Exits the process when the command is over; returns only when the shell cannot start."""
     status_fd, lc_ctype, command = int(argv[1]), argv[2], argv[3]
-    # If prctl fails (a kernel before 3.4, a seccomp filter), llmist still finds the command's
-    # processes by their process group and marker, as it does where there is no subreaper.
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    # If this fails (a Python built without ctypes, a kernel before 3.4, a seccomp filter), llmist
+    # still finds the command's processes by their process group and marker, as it does where
+    # there is no subreaper. Imported here: llmist._processes imports this module too.
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (ImportError, OSError, AttributeError):
+        pass
     for sig in _IGNORED:
         signal.signal(sig, signal.SIG_IGN)
     env = dict(os.environ)

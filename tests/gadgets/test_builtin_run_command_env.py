@@ -173,3 +173,24 @@ def test_llmist_agent_takes_both_lists_from_its_config_file(tmp_path: Path) -> N
     refused = llmist("agent", "go", "-m", f"mock:{script}", "--builtins", "--root", ".", "--yes", cwd=bad)
     assert refused.returncode != 0
     assert "command_hide_env" in refused.stderr and "environment variable names" in refused.stderr
+
+
+async def test_a_command_sees_exactly_the_environment_run_command_gives(
+    tmp_path: Path, secrets_set: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Nothing added on the way (the launcher's Python sets LC_CTYPE in a C locale), nothing lost.
+    monkeypatch.setenv("LANG", "C")
+    monkeypatch.delenv("LC_ALL", raising=False)
+    monkeypatch.delenv("LC_CTYPE", raising=False)
+    monkeypatch.setenv("LLMIST_TEST_UNICODE", "héllo 🛠️ wörld")
+    gadget = RunCommand(tmp_path)
+    out = await atest_gadget(gadget, {"command": "env -0 > env.bin"})
+    assert out.error is None
+    pairs = (tmp_path / "env.bin").read_bytes().decode("utf-8", "surrogateescape").split("\0")
+    seen = dict(pair.split("=", 1) for pair in pairs if pair)
+    del seen["LLMIST_COMMAND_ID"]
+    expected = gadget.environment()
+    for set_by_the_shell in ("PWD", "OLDPWD", "SHLVL", "_"):
+        seen.pop(set_by_the_shell, None)
+        expected.pop(set_by_the_shell, None)
+    assert seen == expected

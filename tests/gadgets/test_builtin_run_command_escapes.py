@@ -165,3 +165,15 @@ async def test_the_command_still_gets_empty_input_and_its_own_exit_status(tmp_pa
     assert out.result == "$ cat; echo read-nothing; exit 7\nread-nothing\n[exit code 7]"
     killed = await atest_gadget(RunCommand(tmp_path), {"command": "kill -9 $$"})
     assert killed.result == "$ kill -9 $$\n[exit code -9]"
+
+
+async def test_without_a_subreaper_the_group_and_the_marker_still_reach_what_they_can(
+    tmp_path: Path, word: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A frozen application cannot start the launcher, and falls back to what macOS gets: the
+    # process group, and (Linux) the marker. A process that kept the marker is still stopped.
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    command = f"setsid sh -c 'while :; do sleep 1; done' {word} > /dev/null 2>&1 & sleep 0.2; echo ok; exit 4"
+    out = await atest_gadget(RunCommand(tmp_path), {"command": command})
+    assert out.result is not None and "ok\n[exit code 4]" in out.result
+    assert _gone(word)
