@@ -118,10 +118,18 @@ def test_an_end_marker_cut_off_at_a_line_start_is_not_part_of_the_last_value(tai
     assert "!!!GADGET_" not in call.parameters_raw and call.repairs == ("missing_end",)
 
 
-def test_a_marker_fragment_inside_a_line_or_shorter_than_three_characters_stays_text_of_the_value() -> None:
-    for body, value in (("x !!!GADGET_", "x !!!GADGET_"), ("x\n!!", "x\n!!")):
+def test_a_marker_fragment_inside_a_line_or_no_longer_than_the_shared_bangs_stays_in_the_value() -> None:
+    for body in ("x !!!GADGET_", "x\n!!", "Wow\n!!!"):
         (call,) = calls(run(GadgetCallParser(), [f"!!!GADGET_START:Note\n!!!ARG:text\n{body}"]))
-        assert call.parameters == {"text": value}
+        assert call.parameters == {"text": body}
+
+
+@pytest.mark.parametrize("size", [1, 3, 1000])
+def test_a_start_marker_cut_off_at_a_line_start_is_not_prose(size: int) -> None:
+    # The model was starting a call when the stream ended: "!!!GADGET_ST" is not part of the answer.
+    assert text(run(GadgetCallParser(), split("Let me check.\n!!!GADGET_ST", size))) == "Let me check.\n"
+    assert text(run(GadgetCallParser(), split("Great news\n!!!", size))) == "Great news\n!!!"
+    assert text(run(GadgetCallParser(), split("Say !!!GADGET_ST", size))) == "Say !!!GADGET_ST"
 
 
 def test_typescript_compat_keeps_a_cut_off_end_marker_in_the_value_as_the_original_does() -> None:

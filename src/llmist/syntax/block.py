@@ -113,10 +113,12 @@ class _Streaming:
         self.completed: set[str] = set()
 
 
-def _cut_marker(tail: str, markers: tuple[str, ...]) -> bool:
-    """Whether ``tail`` is the beginning of a marker cut off by the end of the stream: at least
-    three characters (``!!!``), and not a whole marker."""
-    return len(tail) >= 3 and any(len(m) > len(tail) and m.startswith(tail) for m in markers)
+def _cut_marker(tail: str, markers: tuple[str, ...], common: str) -> bool:
+    """Whether ``tail`` is the beginning of one of ``markers`` cut off by the end of the stream: more
+    than the markers' ``common`` start (``!!!G``, not ``!!!``, which prose may end with), at least
+    three characters, and not a whole marker."""
+    n = len(tail)
+    return n >= 3 and n > len(common) and any(len(m) > n and m.startswith(tail) for m in markers)
 
 
 class _Finder:
@@ -343,6 +345,11 @@ class GadgetCallParser(TextStretches):
         carry, self._carry = self._carry, ""
         mode = self._mode
         if mode == _TEXT:
+            # A start marker cut off at a line start (``!!!GADGET_ST``): the model was starting a
+            # call when the stream ended; it is not prose. (``_bol`` is kept by the tolerant scan,
+            # which every parser but a TypeScript-compatible or oddly marked one uses.)
+            if self._spelling is not None and self._bol and _cut_marker(carry, (self._start,), self._common):
+                carry = ""
             if carry:
                 self._text(carry, out)
         elif mode == _HEADER:
@@ -357,7 +364,7 @@ class GadgetCallParser(TextStretches):
                 and block.pointer is None
                 and block.nl
                 and not self._typescript_compat
-                and _cut_marker(carry, self._markers)
+                and _cut_marker(carry, self._markers, self._common)
             ):
                 # The stream ended in a marker at the start of a line (``!!!GADGET_`` of an end
                 # marker cut off): not the value's text, and never a write's last line.
@@ -500,7 +507,7 @@ class GadgetCallParser(TextStretches):
         block = self._block
         if block is None:
             if missing and not self._typescript_compat:
-                b = _without_blank_tail(s, a, b, self._markers)
+                b = _without_blank_tail(s, a, b, self._markers, self._common)
             out.append(self._call(s, a, b))
         else:
             self._track(block, s, a, b, out)
@@ -626,7 +633,7 @@ class GadgetCallParser(TextStretches):
             block.raw.append(value)
         elif last and missing:
             # The value without the newline held back: cut as the whole body would be.
-            kept = max(_without_blank_tail(value + "\n", 0, len(value) + 1, self._markers) - 1, 0)
+            kept = max(_without_blank_tail(value + "\n", 0, len(value) + 1, self._markers, self._common) - 1, 0)
             ended = kept > 0 and (kept < len(value) or block.nl)
             value = value[:kept]
             block.raw.append(value)
@@ -674,7 +681,7 @@ class GadgetCallParser(TextStretches):
         out.append(partial_event(block.id, block.name, path, "", "", True))
 
 
-def _without_blank_tail(s: str, a: int, b: int, markers: tuple[str, ...] = ()) -> int:
+def _without_blank_tail(s: str, a: int, b: int, markers: tuple[str, ...] = (), common: str = "") -> int:
     """Where the body ``s[a:b]`` of a block without its end marker ends once the blank lines at
     its end are dropped: they separate it from the next block or the prose after it, and are not
     its last value's. Qwen2.5-Coder leaves the end marker out of parallel calls and puts a blank
@@ -682,7 +689,7 @@ def _without_blank_tail(s: str, a: int, b: int, markers: tuple[str, ...] = ()) -
     longer a boolean. The last written line keeps its own trailing spaces.
 
     A last line that is only the beginning of one of ``markers`` (``!!!GADGET_``: the stream was
-    cut off in the end marker) goes too: it is not the value's text."""
+    cut off in the end marker; see :func:`_cut_marker`) goes too: it is not the value's text."""
     end = b
     while end > a and s[end - 1] == "\n":
         line_end = end - 1
@@ -691,7 +698,7 @@ def _without_blank_tail(s: str, a: int, b: int, markers: tuple[str, ...] = ()) -
             k -= 1
         if k > a and s[k - 1] != "\n":
             start = max(s.rfind("\n", a, k) + 1, a)
-            if markers and _cut_marker(s[start:k], markers):
+            if markers and _cut_marker(s[start:k], markers, common):
                 end = start
                 continue
             return end  # the last written line, with its newline (a value loses that one anyway)
