@@ -58,6 +58,7 @@ from llmist.execution import (
     GadgetExecutor,
     GadgetScheduler,
     GadgetSkip,
+    run_main,
 )
 from llmist.gadgets import (
     AbortSignal,
@@ -178,6 +179,7 @@ __all__ = [
     "merge_hooks",
     "parse_block_params",
     "render_gadget",
+    "run_main",
     "test_gadget",
     "validate_gadget_params",
 ]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import functools
 import operator
@@ -36,6 +35,7 @@ from llmist.agent.sessions import Session
 from llmist.agent.spec import AgentSpec, ApprovalMode
 from llmist.agent.stream import AgentStream
 from llmist.agent.subagents import DEFAULT_MAX_DEPTH, SubagentGadget
+from llmist.execution.cancellation import run_main
 from llmist.gadgets import AbortSignal, Gadget, ModelClient, as_gadget
 from llmist.providers.base import Message, Provider, Reasoning
 from llmist.providers.fallback import ModelChoice
@@ -380,8 +380,13 @@ class Agent(Generic[OutputT]):
         history: Sequence[Message] | None = None,
         **groups: Unpack[OptionGroups],
     ) -> AgentResult[OutputT]:
-        """``run`` for code without an event loop."""
-        return asyncio.run(self.run(prompt, history=history, **groups))
+        """``run`` for code without an event loop.
+
+        Its loop closes as :func:`~llmist.execution.run_main`'s does: a gadget or guardrail
+        that ignores its cancellation, already abandoned and reported by the run, is given the
+        cancellation grace period once more and then left behind, so this returns (and the
+        program can exit) where ``asyncio.run`` would wait for it forever."""
+        return run_main(self.run(prompt, history=history, **groups))
 
     def _run_spec(self, output_type: Any, groups: OptionGroups) -> AgentSpec:
         """The spec of a run: the agent's, with what the run replaces (a ``None`` replaces nothing)."""

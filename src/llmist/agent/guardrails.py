@@ -28,7 +28,9 @@ output        :class:`GuardedOutput`  on the final answer, the typed output incl
 Guardrails of one kind run in the order given, each seeing what the one before let through;
 the first tripwire or refusal decides. A guardrail that raises, returns something that is not
 a verdict, or (async) gives none within its ``timeout_s``, trips: a check that cannot decide does
-not let the run through. A sync guardrail runs on the event loop: keep it quick, and make one
+not let the run through. A late check is cancelled and given ``cancel_grace_s`` to stop, as a
+gadget is; one that ignores its cancellation is left running, and the run goes on to its end
+(its record says so). A sync guardrail runs on the event loop: keep it quick, and make one
 that waits on I/O ``async``.
 
 Every check is recorded (:class:`GuardrailRecord`): in :attr:`AgentResult.guardrails`, as a
@@ -38,14 +40,15 @@ Ready-made ones are in :mod:`llmist.agent.builtin_guardrails`.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
+import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, overload
 
 from llmist.agent.errors import GuardrailTripped
+from llmist.execution.cancellation import DEFAULT_CANCEL_GRACE_S, Overdue, await_within
 from llmist.providers.base import ContentPart, Message
 
 __all__ = [
@@ -79,6 +82,8 @@ GuardrailOutcome: TypeAlias = Literal["pass", "tripwire", "refuse", "rewrite"]
 """How a check ended."""
 
 _KINDS: tuple[GuardrailKind, ...] = ("input", "tool_call", "tool_result", "output")
+
+_log = logging.getLogger("llmist.agent")
 
 DEFAULT_TIMEOUT_S = 60.0
 """How long an async guardrail may take before it trips (a check that hangs must not hang the run)."""
@@ -200,6 +205,10 @@ class Guardrail:
     timeout_s: float | None = DEFAULT_TIMEOUT_S
     """Seconds an async check may take; past them it trips (``None``: no limit). A sync check
     runs to its end: keep it quick."""
+    cancel_grace_s: float = DEFAULT_CANCEL_GRACE_S
+    """Seconds an async check that is cancelled (its timeout passed, or the run was cancelled)
+    is waited for; one that ignores its cancellation longer is left running, and the run goes on
+    without it (a gadget's grace period, the same mechanism)."""
 
     def __post_init__(self) -> None:
         if self.kind not in _KINDS:
@@ -212,6 +221,10 @@ class Guardrail:
             raise ValueError(f"guardrail {self.name!r}: only tool guardrails take gadgets= (it is {self.kind})")
         if self.timeout_s is not None and not self.timeout_s > 0:
             raise ValueError(f"guardrail {self.name!r}: timeout_s must be more than 0 seconds, got {self.timeout_s}")
+        if not self.cancel_grace_s >= 0:
+            raise ValueError(
+                f"guardrail {self.name!r}: cancel_grace_s must be 0 seconds or more, got {self.cancel_grace_s}"
+            )
 
     def applies_to(self, gadget: str) -> bool:
         """Whether this guardrail checks calls of ``gadget``."""
@@ -226,7 +239,11 @@ GadgetNames: TypeAlias = "Iterable[str | type | object] | str | type | None"
 def input_guardrail(fn: GuardrailCheck, /) -> Guardrail: ...
 @overload
 def input_guardrail(
-    *, name: str | None = None, parallel: bool = False, timeout_s: float | None = DEFAULT_TIMEOUT_S
+    *,
+    name: str | None = None,
+    parallel: bool = False,
+    timeout_s: float | None = DEFAULT_TIMEOUT_S,
+    cancel_grace_s: float = DEFAULT_CANCEL_GRACE_S,
 ) -> Callable[[GuardrailCheck], Guardrail]: ...
 def input_guardrail(
     fn: GuardrailCheck | None = None,
@@ -235,17 +252,22 @@ def input_guardrail(
     name: str | None = None,
     parallel: bool = False,
     timeout_s: float | None = DEFAULT_TIMEOUT_S,
+    cancel_grace_s: float = DEFAULT_CANCEL_GRACE_S,
 ) -> Guardrail | Callable[[GuardrailCheck], Guardrail]:
     """Make ``fn`` (of a :class:`GuardedInput`) an input guardrail; as ``@input_guardrail`` or
     ``@input_guardrail(parallel=True)``."""
-    return _decorate("input", fn, name=name, parallel=parallel, timeout_s=timeout_s)
+    return _decorate("input", fn, name=name, parallel=parallel, timeout_s=timeout_s, cancel_grace_s=cancel_grace_s)
 
 
 @overload
 def tool_call_guardrail(fn: GuardrailCheck, /) -> Guardrail: ...
 @overload
 def tool_call_guardrail(
-    *, name: str | None = None, gadgets: GadgetNames = None, timeout_s: float | None = DEFAULT_TIMEOUT_S
+    *,
+    name: str | None = None,
+    gadgets: GadgetNames = None,
+    timeout_s: float | None = DEFAULT_TIMEOUT_S,
+    cancel_grace_s: float = DEFAULT_CANCEL_GRACE_S,
 ) -> Callable[[GuardrailCheck], Guardrail]: ...
 def tool_call_guardrail(
     fn: GuardrailCheck | None = None,
@@ -254,17 +276,22 @@ def tool_call_guardrail(
     name: str | None = None,
     gadgets: GadgetNames = None,
     timeout_s: float | None = DEFAULT_TIMEOUT_S,
+    cancel_grace_s: float = DEFAULT_CANCEL_GRACE_S,
 ) -> Guardrail | Callable[[GuardrailCheck], Guardrail]:
     """Make ``fn`` (of a :class:`GuardedCall`) a tool-call guardrail, for every gadget or those
     named in ``gadgets`` (names, classes or instances)."""
-    return _decorate("tool_call", fn, name=name, gadgets=gadgets, timeout_s=timeout_s)
+    return _decorate("tool_call", fn, name=name, gadgets=gadgets, timeout_s=timeout_s, cancel_grace_s=cancel_grace_s)
 
 
 @overload
 def tool_result_guardrail(fn: GuardrailCheck, /) -> Guardrail: ...
 @overload
 def tool_result_guardrail(
-    *, name: str | None = None, gadgets: GadgetNames = None, timeout_s: float | None = DEFAULT_TIMEOUT_S
+    *,
+    name: str | None = None,
+    gadgets: GadgetNames = None,
+    timeout_s: float | None = DEFAULT_TIMEOUT_S,
+    cancel_grace_s: float = DEFAULT_CANCEL_GRACE_S,
 ) -> Callable[[GuardrailCheck], Guardrail]: ...
 def tool_result_guardrail(
     fn: GuardrailCheck | None = None,
@@ -273,22 +300,31 @@ def tool_result_guardrail(
     name: str | None = None,
     gadgets: GadgetNames = None,
     timeout_s: float | None = DEFAULT_TIMEOUT_S,
+    cancel_grace_s: float = DEFAULT_CANCEL_GRACE_S,
 ) -> Guardrail | Callable[[GuardrailCheck], Guardrail]:
     """Make ``fn`` (of a :class:`GuardedResult`) a tool-result guardrail."""
-    return _decorate("tool_result", fn, name=name, gadgets=gadgets, timeout_s=timeout_s)
+    return _decorate("tool_result", fn, name=name, gadgets=gadgets, timeout_s=timeout_s, cancel_grace_s=cancel_grace_s)
 
 
 @overload
 def output_guardrail(fn: GuardrailCheck, /) -> Guardrail: ...
 @overload
 def output_guardrail(
-    *, name: str | None = None, timeout_s: float | None = DEFAULT_TIMEOUT_S
+    *,
+    name: str | None = None,
+    timeout_s: float | None = DEFAULT_TIMEOUT_S,
+    cancel_grace_s: float = DEFAULT_CANCEL_GRACE_S,
 ) -> Callable[[GuardrailCheck], Guardrail]: ...
 def output_guardrail(
-    fn: GuardrailCheck | None = None, /, *, name: str | None = None, timeout_s: float | None = DEFAULT_TIMEOUT_S
+    fn: GuardrailCheck | None = None,
+    /,
+    *,
+    name: str | None = None,
+    timeout_s: float | None = DEFAULT_TIMEOUT_S,
+    cancel_grace_s: float = DEFAULT_CANCEL_GRACE_S,
 ) -> Guardrail | Callable[[GuardrailCheck], Guardrail]:
     """Make ``fn`` (of a :class:`GuardedOutput`) an output guardrail."""
-    return _decorate("output", fn, name=name, timeout_s=timeout_s)
+    return _decorate("output", fn, name=name, timeout_s=timeout_s, cancel_grace_s=cancel_grace_s)
 
 
 def _decorate(
@@ -299,12 +335,15 @@ def _decorate(
     parallel: bool = False,
     gadgets: GadgetNames = None,
     timeout_s: float | None = DEFAULT_TIMEOUT_S,
+    cancel_grace_s: float = DEFAULT_CANCEL_GRACE_S,
 ) -> Guardrail | Callable[[GuardrailCheck], Guardrail]:
     names = gadget_names(gadgets)
 
     def make(check: GuardrailCheck) -> Guardrail:
         label = name or getattr(check, "__name__", None) or type(check).__name__
-        return Guardrail(kind, check, label, parallel=parallel, gadgets=names, timeout_s=timeout_s)
+        return Guardrail(
+            kind, check, label, parallel=parallel, gadgets=names, timeout_s=timeout_s, cancel_grace_s=cancel_grace_s
+        )
 
     return make if fn is None else make(fn)
 
@@ -408,13 +447,10 @@ async def run_guardrail(
     try:
         verdict = guardrail.check(subject)
         if inspect.isawaitable(verdict):
-            verdict = await asyncio.wait_for(verdict, guardrail.timeout_s)
+            verdict = await await_within(verdict, guardrail.timeout_s, guardrail.cancel_grace_s)
         verdict = _checked(guardrail, verdict)
-    except TimeoutError:
-        verdict = Tripwire(
-            f"the guardrail gave no verdict within {guardrail.timeout_s:g} s, so the run stops",
-            data={"error": "TimeoutError", "timeout_s": guardrail.timeout_s},
-        )
+    except Overdue as late:
+        verdict = _late(guardrail, late, invocation_id)
     except Exception as error:  # a check that cannot decide does not let the run through
         verdict = Tripwire(
             f"the guardrail failed ({type(error).__name__}: {error}), so the run stops",
@@ -433,6 +469,17 @@ async def run_guardrail(
         guardrail.name, guardrail.kind, outcome, reason, data, gadget, invocation_id, iteration, elapsed
     )
     return record, verdict
+
+
+def _late(guardrail: Guardrail, late: Overdue, invocation_id: str | None) -> Tripwire:
+    """The tripwire of a check that gave no verdict in time (and maybe ignored its cancellation)."""
+    reason = f"the guardrail gave no verdict within {late.timeout_s:g} s"
+    if late.left_running:
+        where = f" ({invocation_id})" if invocation_id else ""
+        _log.warning("Guardrail %r%s ignored its cancellation; left running", guardrail.name, where)
+        reason += f" and did not stop within {late.grace_s:g} s of being cancelled (it was left running)"
+    data = {"error": "TimeoutError", "timeout_s": late.timeout_s, "left_running": late.left_running}
+    return Tripwire(reason + ", so the run stops", data=data)
 
 
 def _checked(guardrail: Guardrail, verdict: object) -> Verdict:

@@ -1,5 +1,6 @@
 """Running calls: ``GadgetExecutor`` (one call) and ``GadgetScheduler`` (a streaming dependency DAG)."""
 
+from llmist.execution.cancellation import run_main
 from llmist.execution.controllers import (
     BeforeGadget,
     BeforeGadgetDecision,
@@ -29,4 +30,5 @@ __all__ = [
     "OnDependencySkipped",
     "ParameterInterceptor",
     "ResultStatus",
+    "run_main",
 ]

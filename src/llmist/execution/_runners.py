@@ -198,10 +198,12 @@ class ThreadCall:
 
     Its result reaches ``done`` from an event-loop callback: the gadget's return, its
     exception, or its timeout (the signal fires first, then the call ends with a timeout
-    result and the thread is abandoned). :meth:`abandon` stops waiting for it (run cancelled).
+    result and the thread is abandoned). :meth:`cancel` fires the signal but still takes what
+    the thread does (a thread cannot be stopped: its work happens); :meth:`abandon` stops waiting
+    for it.
     """
 
-    __slots__ = ("_ctx", "_deadline", "_done", "_finisher", "_over", "_prepared", "task")
+    __slots__ = ("_cancelled", "_ctx", "_deadline", "_done", "_finisher", "_over", "_prepared", "task")
 
     def __init__(self, finisher: Finisher, prepared: PreparedCall, done: Done) -> None:
         loop = asyncio.get_running_loop()
@@ -209,6 +211,7 @@ class ThreadCall:
         self._prepared = prepared
         self._done = done
         self._over = False
+        self._cancelled = False
         self.task: asyncio.Task[Any] | None = None
         """The task asking the input handler, once the gadget raised ``HumanInputRequired``."""
         self._ctx = ctx = finisher.context(prepared, loop)
@@ -228,6 +231,9 @@ class ThreadCall:
             raise exc  # ends the program, as it would on the loop's thread
         settled = self._finisher.settle(self._prepared, self._ctx, output, exc)
         if isinstance(settled, HumanInputRequired):
+            if self._cancelled:  # nobody is asked anything once the run was cancelled
+                self._done(call_result(self._prepared.call, None, RUN_CANCELLED, "cancelled"))
+                return
             self.task = asyncio.get_running_loop().create_task(self._ask(settled))
             return
         self._done(settled)
@@ -244,6 +250,18 @@ class ThreadCall:
             return
         self._over = True
         self._done(self._finisher.timed_out(self._prepared, self._ctx, error))
+
+    def cancel(self) -> bool:
+        """The run was cancelled: fire the gadget's signal (it may stop early) and stop its
+        deadline, but go on taking its outcome, which ``done`` gets as usual. Returns ``False``
+        when there is nothing left to wait for (it is over, or it was asking the input handler,
+        which is cancelled): then :meth:`abandon` and report it cancelled now."""
+        if self._over or self.task is not None:
+            return False
+        self._cancelled = True
+        self._deadline.cancel()
+        self._ctx.signal.abort("cancelled")
+        return True
 
     def abandon(self) -> None:
         """Stop waiting (the run was cancelled): fire the gadget's signal and drop its result;

@@ -19,6 +19,7 @@ from mypy_extensions import mypyc_attr
 from llmist._callables import accepts_positional
 from llmist.execution._runners import Done, PreparedCall, Started, ThreadCall, runner_for
 from llmist.execution._threads import run_in_thread
+from llmist.execution.cancellation import DEFAULT_CANCEL_GRACE_S, stop_task
 from llmist.execution.controllers import BeforeGadget, BeforeGadgetDecision, GadgetCallInfo, ParameterInterceptor
 from llmist.execution.names import unknown_gadget_text
 from llmist.execution.results import GadgetDeferral, GadgetExecutionResult, ResultStatus
@@ -47,10 +48,6 @@ __all__ = ["DEFAULT_CANCEL_GRACE_S", "GadgetExecutor", "HumanInputHandler", "Thr
 HumanInputHandler = Callable[[str], "str | Awaitable[str]"]
 """``(question) -> answer``, sync or async: asks the human running the agent. A sync handler
 (``input()``, say) runs in a worker thread, so other calls and the stream go on while it waits."""
-
-DEFAULT_CANCEL_GRACE_S = 1.0
-"""Seconds a cancelled async gadget is waited for before it is abandoned (its call then ends
-with a timeout or a cancellation, and the run goes on without it)."""
 
 _log = logging.getLogger("llmist.execution")
 _perf = time.perf_counter
@@ -422,8 +419,7 @@ async def _outcome(
     if cancelled is not None:
         # Waited for outside the handler: the compiled build (mypyc) crashed on an await inside
         # an ``except`` block followed by a bare ``raise``.
-        task.cancel()
-        await asyncio.wait((task,), timeout=grace_s)
+        await stop_task(task, grace_s)
         raise cancelled
     return future.result() if future.done() else task.result()
 

@@ -79,6 +79,10 @@ class GadgetExecutionResult:
     """Images, sounds or files the gadget returned beside ``result`` (``GadgetResult.media``)."""
     deferral: GadgetDeferral | None = None
     """Set when the call was deferred (status ``"deferred"``): why, and the call itself."""
+    finished_after_cancel: bool = False
+    """The call finished after the run was cancelled (a tripwire, a cancel), within its grace
+    period: ``result``, ``error`` and ``status`` say what it really did (a sync gadget's thread
+    cannot be stopped, and a write it made happened); the model never read it."""
 
     @property
     def ok(self) -> bool:

@@ -9,6 +9,7 @@ call and per dependency edge: no scans on completion.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import logging
 from collections import deque
@@ -184,8 +185,11 @@ class GadgetScheduler:
     def cancel(self, reason: str = "cancelled") -> None:
         """Cancel the run: running gadgets are signalled and cancelled, waiting calls end cancelled.
 
-        A running async gadget that ignores its cancellation for longer than its grace period
-        (``GadgetExecutor.cancel_grace_s``) ends cancelled without it and is left running."""
+        A running gadget gets its grace period (``GadgetExecutor.cancel_grace_s``): a sync one's
+        thread cannot be stopped, so what it finishes within it is its result, marked
+        ``finished_after_cancel`` (its work happened; the record must not say otherwise); an async
+        one that returns instead of stopping, likewise. One still running past the grace period
+        ends cancelled without it, saying it was left running."""
         self._closed = self._cancelled = True
         for task in list(self._tasks):
             task.cancel(reason)
@@ -199,12 +203,11 @@ class GadgetScheduler:
                 self._done(node, call_result(node.call, None, RUN_CANCELLED, "cancelled"))
             elif node.state == _RUNNING and node.gadget is not None:
                 grace = max(grace, self._executor.cancel_grace_s(node.gadget))
-        threads, self._threads = self._threads, {}
-        for call_id, handle in threads.items():
-            handle.abandon()
-            if handle.task is not None:
-                self._tasks.add(handle.task)
-                handle.task.add_done_callback(self._tasks.discard)
+        for call_id, handle in list(self._threads.items()):
+            if handle.cancel():
+                continue  # its thread's outcome is still taken, within the grace period
+            del self._threads[call_id]
+            self._abandon(handle)
             self._done(self._nodes[call_id], call_result(self._nodes[call_id].call, None, RUN_CANCELLED, "cancelled"))
         self._ready.clear()
         self._blocked.clear()
@@ -213,8 +216,20 @@ class GadgetScheduler:
             asyncio.get_running_loop().call_later(grace, self._give_up)
         self._wake()
 
+    def _abandon(self, handle: ThreadCall) -> None:
+        """Stop waiting for a worker-thread call; its input handler's task (if it was asking one)
+        ends with the scheduler's other tasks."""
+        handle.abandon()
+        if handle.task is not None:
+            self._tasks.add(handle.task)
+            handle.task.add_done_callback(self._tasks.discard)
+
     def _give_up(self) -> None:
         """The grace period after a cancellation is over: calls still running are left behind."""
+        threads, self._threads = self._threads, {}
+        for handle in threads.values():
+            self._abandon(handle)
+        left = f"{RUN_CANCELLED}; it was still running {self._grace:g} s later and was left running"
         for node in self._nodes.values():
             if node.state == _RUNNING:
                 _log.warning(
@@ -222,7 +237,7 @@ class GadgetScheduler:
                     node.call.gadget_name,
                     node.call.invocation_id,
                 )
-                self._done(node, call_result(node.call, None, RUN_CANCELLED, "cancelled"))
+                self._done(node, call_result(node.call, None, left, "cancelled"))
 
     # --- output -----------------------------------------------------------------------------
 
@@ -363,7 +378,7 @@ class GadgetScheduler:
         self._threads.pop(node.call.invocation_id, None)
         if node.state == _DONE:
             return  # cancelled meanwhile: already reported
-        self._done(node, result)
+        self._done(node, self._after_cancel(result))
         if not self._cancelled:
             self._pump()
 
@@ -394,13 +409,20 @@ class GadgetScheduler:
                 result = _error(node.call, f"Internal error running the call: {type(exc).__name__}: {exc}")
             if node.state == _DONE:
                 return  # reported already (a timeout past the grace period, or the run's cancellation)
-            self._done(node, result)
+            self._done(node, self._after_cancel(result))
             if not self._cancelled:
                 self._pump()
         finally:
             if node.task is not None:  # None when it ended within its first step (3.12+: not in the set)
                 self._tasks.discard(node.task)
                 node.task = None
+
+    def _after_cancel(self, result: GadgetExecutionResult) -> GadgetExecutionResult:
+        """``result``, marked when the call ended after the run's cancellation but did not end
+        cancelled (it finished its work within the grace period)."""
+        if not self._cancelled or result.status == "cancelled":
+            return result
+        return dataclasses.replace(result, finished_after_cancel=True)
 
     def _done(self, node: _Node, result: GadgetExecutionResult) -> None:
         """A started call ended: free its slots and record its result."""
