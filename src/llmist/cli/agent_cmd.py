@@ -8,7 +8,6 @@ import os
 import shlex
 import signal
 import sys
-from collections.abc import Coroutine
 from pathlib import Path
 from typing import Annotated, Any, Protocol, TextIO
 
@@ -46,7 +45,7 @@ from llmist.cli._sessions import SessionDbOption, SessionUrlOption, session_stor
 from llmist.cli._stdout import stdout_kept
 from llmist.cli._view import AgentView
 from llmist.cli.approvals_cmd import EXIT_AWAITING_APPROVAL, print_pending
-from llmist.execution import DEFAULT_CANCEL_GRACE_S
+from llmist.execution import run_main
 from llmist.gadgets import Gadget, LlmistError
 from llmist.gadgets.builtins import builtin_gadgets, requires_approval
 from llmist.providers import ProviderError
@@ -135,7 +134,9 @@ def agent_command(
                 fail(str(exc))
             if not yes and not sys.stdin.isatty():  # nobody can be asked: a call that needs approval waits
                 agent.approvals = "defer"
-        code = _run_to_end(_run(agent, prompt, sink, session))
+        # Not asyncio.run: a gadget left running (it swallowed its cancellation) would keep the
+        # command from ever ending.
+        code = run_main(_run(agent, prompt, sink, session))
     raise typer.Exit(code)
 
 
@@ -322,22 +323,3 @@ def _quit_now(sink: _Sink, code: int) -> None:
     if mcp is not None:
         mcp.stop_stdio_servers()
     os._exit(code)
-
-
-def _run_to_end(main: Coroutine[Any, Any, int]) -> int:
-    """``asyncio.run(main)``, except that tasks still running when it returns (a gadget that
-    ignored its cancellation and was abandoned) get the cancellation grace period, not an
-    endless wait, before the loop closes."""
-    loop = asyncio.new_event_loop()
-    try:
-        return loop.run_until_complete(main)
-    finally:
-        try:
-            left = asyncio.all_tasks(loop)
-            for task in left:
-                task.cancel()
-            if left:
-                loop.run_until_complete(asyncio.wait(left, timeout=DEFAULT_CANCEL_GRACE_S))
-            loop.run_until_complete(loop.shutdown_asyncgens())
-        finally:
-            loop.close()
