@@ -224,3 +224,24 @@ def test_ctrl_c_at_an_open_approval_prompt_ends_its_line_and_keeps_prose_whole(t
     assert "And the second one now, after some prose." in lines  # one line, not cut at the question
     assert "✗ WriteFile (one) (cancelled before it started)" in term.text
     assert not (tmp_path / "a.txt").exists()
+
+
+def test_a_call_that_reuses_an_earlier_calls_id_is_timed_on_its_own(tmp_path: Path) -> None:
+    # Models reuse ids across responses: the second "w" must not inherit the first one's start.
+    script = _script(
+        tmp_path,
+        [
+            [{"gadget": "ListDirectory", "id": "w", "params": {}}],
+            [
+                {"gadget": "RunCommand", "id": "slow", "params": {"command": "sleep 60"}},
+                {"gadget": "ReadFile", "id": "w", "deps": ["slow"], "params": {"path": "notes.txt"}},
+            ],
+            "never",
+        ],
+    )
+    term = Terminal(*_agent(script, tmp_path, "--yes"))
+    term.expect("ReadFile (w) waiting for slow")
+    term.expect("RunCommand (slow) running 1.")
+    term.interrupt()
+    assert term.wait(30) == 130
+    assert "✗ ReadFile (w) (cancelled before it started)" in term.text

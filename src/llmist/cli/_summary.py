@@ -27,12 +27,13 @@ def print_summary(
     result: AgentResult | None,
     results: Sequence[GadgetExecutionResult],
     *,
-    took: Mapping[str, float],
+    took: Mapping[int, float],
     elapsed: float,
     error: str | None = None,
 ) -> None:
     """Print how the run ended (``result``, or ``error`` when it failed), then each gadget's calls
-    (``results``), with the time each call ran as the view measured it (``took``, ms by id)."""
+    (``results``), with the time each call ran as the view measured it (``took``: ms by ``id()`` of
+    the result)."""
     table = Table(title="Run summary", title_justify="left", show_header=False)
     table.add_column(style="bold")
     table.add_column()
@@ -63,7 +64,7 @@ def print_summary(
             calls[r.gadget_name] += 1
             errors[r.gadget_name] += r.error is not None
             refused[r.gadget_name] += declined(r)
-            ms[r.gadget_name] += int(took.get(r.invocation_id, r.execution_time_ms))
+            ms[r.gadget_name] += int(took.get(id(r), r.execution_time_ms))
         for name in calls:
             per.add_row(Text(visible(name)), str(calls[name]), str(errors[name]), str(refused[name]), f"{ms[name]} ms")
         console.print(per)

@@ -81,8 +81,9 @@ class AgentView:
         """When each call started (``on_gadget_start``), by invocation id."""
         self.done: set[str] = set()
         """Calls that ended (a result, a skip, a wait for a decision), by invocation id."""
-        self.took: dict[str, float] = {}
-        """How long each finished call ran, in ms, as shown (see :meth:`_elapsed_ms`)."""
+        self.took: dict[int, float] = {}
+        """How long each finished call ran, in ms, as shown (see :meth:`_elapsed_ms`), by ``id()`` of
+        its result: a model may give calls of two responses the same invocation id."""
         self.results: list[GadgetExecutionResult] = []
         self.skipped: list[GadgetSkippedEvent] = []
         self.notice: str | None = None
@@ -265,6 +266,7 @@ class AgentView:
     def _call(self, call: ParsedCall) -> None:
         # The start may already be known: the executor can start a call before its event is shown.
         started = self.started_at.get(call.invocation_id)
+        self.done.discard(call.invocation_id)  # an earlier call of this id is not this one
         self.running[call.invocation_id] = _Running(call.gadget_name, call.invocation_id, call.dependencies, started)
         head = Text.assemble(
             ("▶ ", "cyan bold"), (visible(call.gadget_name), "bold cyan"), (f" ({visible(call.invocation_id)})", "dim")
@@ -289,9 +291,10 @@ class AgentView:
     def _result(self, r: GadgetExecutionResult) -> None:
         self.running.pop(r.invocation_id, None)
         self.done.add(r.invocation_id)
-        self.results.append(r)
-        self.took[r.invocation_id] = ms = self._elapsed_ms(r)
+        self.results.append(r)  # kept, so that the id() keys of ``took`` stay its own
+        self.took[id(r)] = ms = self._elapsed_ms(r)
         never_ran = r.status == "cancelled" and r.invocation_id not in self.started_at
+        self.started_at.pop(r.invocation_id, None)  # a later call may take the same id
         took = " (cancelled before it started)" if never_ran else f" {ms:,.0f} ms"
         name, call_id = visible(r.gadget_name), f" ({visible(r.invocation_id)})"
         code = exit_code(r)
