@@ -210,3 +210,26 @@ async def test_a_sync_gadget_that_stops_on_its_signal_after_a_cancel_reports_how
     (call,) = result.gadget_results
     assert call.status == "success" and (call.result or "").startswith("stopped after ")
     assert call.finished_after_cancel
+
+
+async def test_an_async_gadget_that_returns_instead_of_stopping_after_a_cancel_reports_it_marked() -> None:
+    @gadget
+    async def careful() -> str:
+        """Finishes its current step when cancelled, and says so."""
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            return "saved the draft before stopping"
+        return "never"
+
+    stream = Agent(model=MockModel([block_call("careful"), "never"]), gadgets=[careful]).stream("go")
+    async for event in stream:
+        if isinstance(event, GadgetCallEvent):
+            stream.cancel()
+    assert stream.result is not None and stream.result.stop_reason == "cancelled"
+    (call,) = stream.result.gadget_results
+    assert (call.status, call.result, call.finished_after_cancel) == (
+        "success",
+        "saved the draft before stopping",
+        True,
+    )
