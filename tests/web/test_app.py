@@ -14,6 +14,7 @@ import httpx2
 import pytest
 
 from llmist import Agent
+from llmist.agent import Hooks, Observers
 from llmist.providers.base import ImagePart
 from llmist.testing import MockModel, block_call
 from llmist.web import InProcessApprovals, to_asgi
@@ -63,6 +64,23 @@ def test_an_agui_run_streams_its_events_over_sse(echo_app: httpx2.Client) -> Non
         if op["path"] == "/calls/e"
     ]
     assert "running" in statuses, "the app reports a call's start (on_gadget_start)"
+
+
+def test_the_app_never_changes_the_agent_it_serves_and_runs_its_hooks_beside_the_pages(tmp_path: Path) -> None:
+    script = ["Echo.\n" + block_call("echo", invocation_id="e", text="hi"), "It said hi."]
+    agent = Agent(model=MockModel(script, chunk_size=8), gadgets=[echo])
+    spec = agent.spec
+    app = to_asgi(agent, sessions=tmp_path / "s.db")
+    assert agent.spec is spec  # the page's hooks and each conversation's session are run overrides
+    seen: list[str] = []
+    mine = Hooks(observers=Observers(on_gadget_start=lambda ctx: seen.append(ctx.gadget_name)))
+    agent.hooks = mine  # assigned after the app was made: its runs take it too
+    with serving(app) as url, httpx2.Client(base_url=url, timeout=20) as c:
+        events = post_run(c, run_input("t1", "r1"))
+    assert events[-1]["type"] == "RUN_FINISHED"
+    assert any(e["type"] == "STATE_DELTA" for e in events), "the page's hooks ran"
+    assert seen == ["echo"]
+    assert agent.hooks is mine and agent.session is None
 
 
 def test_the_conversation_is_listed_and_read_back_as_agui_messages(echo_app: httpx2.Client) -> None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from llmist.agent._run.media import UserPrompt
 from llmist.agent._store_retry import SessionRetry
-from llmist.agent.agent import Agent
+from llmist.agent.agent import Agent, RunOptions
 from llmist.agent.approvals import Decision, PendingCall
 from llmist.agent.builder import AgentBuilder
 from llmist.agent.client import LLMist
@@ -166,6 +166,7 @@ __all__ = [
     "ReplaceResult",
     "Rethrow",
     "RunLimits",
+    "RunOptions",
     "SQLAlchemySession",
     "SQLiteSession",
     "Session",

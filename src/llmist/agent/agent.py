@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 import operator
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, TypeVar, overload
@@ -43,7 +44,7 @@ from llmist.providers.fallback import ModelChoice
 if TYPE_CHECKING:
     from llmist.mcp import MCPServer
 
-__all__ = ["Agent", "AgentStream", "HumanInputHandler"]
+__all__ = ["Agent", "AgentStream", "HumanInputHandler", "RunOptions"]
 
 RunOutputT = DefaultTypeVar("RunOutputT")
 """The output type of one run given ``run(..., output_type=...)``."""
@@ -60,6 +61,27 @@ _GROUPS: dict[type[Any], Any] = {cls: cls() for cls in (RunLimits, ModelSettings
 _NAMES = {RunLimits: "limits", ModelSettings: "model_settings", PromptSettings: "prompt_settings"}
 _NAMES[GadgetSettings] = "gadget_settings"
 """Each option group's name (its ``Agent`` keyword and attribute)."""
+
+
+class RunOptions(OptionGroups, FlatOptions, total=False):
+    """What one run may override (``agent.run(prompt, max_iterations=1, session=s)``): every
+    keyword ``Agent`` takes but ``name``, ``description`` and ``output_type`` (a parameter of
+    ``run`` of its own), with the constructor's types. A test holds it to ``Agent``'s signature."""
+
+    model: str | Provider | Sequence[ModelChoice]
+    gadgets: Sequence[object]
+    subagents: Sequence[Agent[Any] | SubagentGadget]
+    syntax: SyntaxOption
+    hooks: Hooks | Sequence[Hooks] | None
+    max_output_retries: int
+    strict: bool
+    session: Session | None
+    approvals: ApprovalMode
+    compaction: Compaction | CompactionStrategy | None
+    mcp_servers: Sequence[MCPServer]
+    instrument: InstrumentationSettings | bool | None
+    guardrails: Guardrails | Sequence[Guardrail] | None
+    model_registry: Any
 
 
 class _Option(Generic[T]):
@@ -182,7 +204,7 @@ class Agent(Generic[OutputT]):
         description: str | None = None,
         **options: Unpack[FlatOptions],
     ) -> None:
-        changes = _fold(options) if options else {}
+        changes = _fold(options, "Agent()") if options else {}
         self.name, self.description = name, description
         self.gadgets: list[Gadget] = _unique_gadgets([*gadgets, *(_subagent_gadget(s) for s in subagents)])
         """The agent's gadgets (its subagents' among them); a change applies from the next run on."""
@@ -192,7 +214,7 @@ class Agent(Generic[OutputT]):
             model=model,  # type: ignore[arg-type]  # a list becomes a FallbackModel in AgentSpec
             gadgets=tuple(self.gadgets),
             syntax=syntax,
-            hooks=hooks if isinstance(hooks, Hooks) or hooks is None else merge_hooks(*hooks),
+            hooks=_hooks(hooks),
             strict=strict,
             model_registry=model_registry,
             output_type=output_type,
@@ -297,7 +319,7 @@ class Agent(Generic[OutputT]):
         signal: AbortSignal | None = None,
         output_type: None = None,
         history: Sequence[Message] | None = None,
-        **groups: Unpack[OptionGroups],
+        **overrides: Unpack[RunOptions],
     ) -> AgentStream[OutputT]: ...
     @overload
     def stream(
@@ -307,7 +329,7 @@ class Agent(Generic[OutputT]):
         signal: AbortSignal | None = None,
         output_type: type[RunOutputT] | Sequence[type[RunOutputT]],
         history: Sequence[Message] | None = None,
-        **groups: Unpack[OptionGroups],
+        **overrides: Unpack[RunOptions],
     ) -> AgentStream[RunOutputT]: ...
     def stream(
         self,
@@ -316,17 +338,21 @@ class Agent(Generic[OutputT]):
         signal: AbortSignal | None = None,
         output_type: Any = None,
         history: Sequence[Message] | None = None,
-        **groups: Unpack[OptionGroups],
+        **overrides: Unpack[RunOptions],
     ) -> AgentStream[Any]:
         """Start a run; iterate the returned :class:`AgentStream` for its events as they happen.
 
-        ``output_type`` and the option groups (``limits=``, ``model_settings=``,
-        ``prompt_settings=``, ``gadget_settings=``) replace the agent's for this run only.
-        ``history`` (an earlier result's ``messages``, or :func:`~llmist.loads_messages` of a
-        saved one) is the conversation the run continues (default: the session's, else none);
-        ``prompt`` ``None`` continues it without a new user message.
+        ``overrides`` are any of the constructor's options (:class:`RunOptions`: ``max_iterations=1``,
+        ``limits=...``, ``session=...``, ``hooks=...``, ``gadgets=...``...), for this run only:
+        checked as the constructor checks them, and never written to the agent, so runs of one
+        agent at once may each have their own. Each replaces the agent's value, ``hooks`` too (the
+        features' hooks join them as usual); a flat keyword changes that field of the agent's
+        group (or of a group given beside it); a group or ``output_type`` given as ``None`` keeps
+        the agent's. ``history`` (an earlier result's ``messages``, or
+        :func:`~llmist.loads_messages` of a saved one) is the conversation the run continues
+        (default: the session's, else none); ``prompt`` ``None`` continues it without a new user message.
         """
-        spec = self.spec if output_type is None and not groups else self._run_spec(output_type, groups)
+        spec = self.spec if output_type is None and not overrides else self._run_spec(output_type, overrides)
         return start_run(spec, prompt, signal=signal, history=history)
 
     @overload
@@ -337,7 +363,7 @@ class Agent(Generic[OutputT]):
         signal: AbortSignal | None = None,
         output_type: None = None,
         history: Sequence[Message] | None = None,
-        **groups: Unpack[OptionGroups],
+        **overrides: Unpack[RunOptions],
     ) -> AgentResult[OutputT]: ...
     @overload
     async def run(
@@ -347,7 +373,7 @@ class Agent(Generic[OutputT]):
         signal: AbortSignal | None = None,
         output_type: type[RunOutputT] | Sequence[type[RunOutputT]],
         history: Sequence[Message] | None = None,
-        **groups: Unpack[OptionGroups],
+        **overrides: Unpack[RunOptions],
     ) -> AgentResult[RunOutputT]: ...
     async def run(
         self,
@@ -356,14 +382,14 @@ class Agent(Generic[OutputT]):
         signal: AbortSignal | None = None,
         output_type: Any = None,
         history: Sequence[Message] | None = None,
-        **groups: Unpack[OptionGroups],
+        **overrides: Unpack[RunOptions],
     ) -> AgentResult[Any]:
         """Run to the end and return the :class:`AgentResult` (the other arguments as in :meth:`stream`).
 
         ``prompt`` is text, or text and images: ``["What is this?", ImagePart.from_path("cat.png")]``.
         Images for a model known not to see them raise :class:`~llmist.ImagesNotSupportedError`.
         """
-        spec = self.spec if output_type is None and not groups else self._run_spec(output_type, groups)
+        spec = self.spec if output_type is None and not overrides else self._run_spec(output_type, overrides)
         s = start_run(spec, prompt, signal=signal, history=history)
         async for _ in s.batches():
             pass
@@ -378,20 +404,41 @@ class Agent(Generic[OutputT]):
         prompt: UserPrompt | None,
         *,
         history: Sequence[Message] | None = None,
-        **groups: Unpack[OptionGroups],
+        **overrides: Unpack[RunOptions],
     ) -> AgentResult[OutputT]:
-        """``run`` for code without an event loop.
+        """``run`` for code without an event loop (``overrides`` as in :meth:`stream`).
 
         Its loop closes as :func:`~llmist.execution.run_main`'s does: a gadget or guardrail
         that ignores its cancellation, already abandoned and reported by the run, is given the
         cancellation grace period once more and then left behind, so this returns (and the
         program can exit) where ``asyncio.run`` would wait for it forever."""
-        return run_main(self.run(prompt, history=history, **groups))
+        return run_main(self.run(prompt, history=history, **overrides))
 
-    def _run_spec(self, output_type: Any, groups: OptionGroups) -> AgentSpec:
-        """The spec of a run: the agent's, with what the run replaces (a ``None`` replaces nothing)."""
+    def _run_spec(self, output_type: Any, overrides: Mapping[str, Any]) -> AgentSpec:
+        """The spec of a run: the agent's, with what the run overrides, converted and checked by
+        the constructor's own steps (``_fold``, ``_group``, ``_hooks``..., then ``AgentSpec``'s
+        and the groups' checks when :meth:`AgentSpec.changed` makes the new spec)."""
         spec = self.spec
-        changes: dict[str, Any] = {key: value for key, value in groups.items() if value is not None}
+        flat = {key: value for key, value in overrides.items() if key not in _OWN_OPTIONS}
+        folded = _fold(flat, "Agent.run()") if flat else {}
+        changes: dict[str, Any] = {}
+        for cls, name in _NAMES.items():
+            given = overrides.get(name)
+            if given is not None or name in folded or (cls is PromptSettings and "markers" in folded):
+                changes[name] = _group(cls, given if given is not None else getattr(spec, name), folded)
+        if "gadgets" in overrides or "subagents" in overrides:
+            subagents = overrides.get("subagents", ())
+            changes["gadgets"] = tuple(
+                _unique_gadgets([*overrides.get("gadgets", ()), *(_subagent_gadget(s) for s in subagents)])
+            )
+        for name in _PLAIN_OPTIONS.intersection(overrides):
+            changes[name] = overrides[name]
+        if "hooks" in overrides:
+            changes["hooks"] = _hooks(overrides["hooks"])
+        if "guardrails" in overrides:
+            changes["guardrails"] = Guardrails.of(overrides["guardrails"])
+        if "mcp_servers" in overrides:
+            changes["mcp_servers"] = tuple(overrides["mcp_servers"])
         if output_type is not None:
             changes["output_type"] = output_type
         return spec.changed(**changes) if changes else spec
@@ -409,21 +456,27 @@ class Agent(Generic[OutputT]):
 _FLAT = {name: option for name, option in vars(Agent).items() if isinstance(option, _Option) and option.group}
 """The flat options: each an attribute of ``Agent`` that is a field of a group."""
 
+_OWN_OPTIONS = frozenset(inspect.signature(Agent.__init__).parameters) - {"self", "name", "description", "options"}
+"""The options ``Agent`` declares as its own keywords (not flat ones): the same names a run overrides."""
+
+_PLAIN_OPTIONS = _OWN_OPTIONS - {*_NAMES.values(), "gadgets", "subagents", "hooks", "guardrails", "mcp_servers"}
+"""The options a spec keeps as given (``AgentSpec`` checks them): the rest are converted first."""
+
 _MARKERS = {"gadget_start_prefix": "start", "gadget_end_prefix": "end", "gadget_arg_prefix": "arg"}
 """The flat keywords of the three block markers -> the field of ``PromptSettings.markers``."""
 
 
-def _fold(options: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+def _fold(options: Mapping[str, Any], where: str) -> dict[str, dict[str, Any]]:
     """The flat keywords ``options`` as fields of the groups: group name -> field -> value (the
     markers' as ``PromptSettings.markers`` fields, under ``"markers"``). An unknown keyword is a
-    ``TypeError``, as it is for any function."""
+    ``TypeError``, as it is for any function (``where`` names the function: ``"Agent()"``)."""
     changes: dict[str, dict[str, Any]] = {}
     for key, value in options.items():
         option = _FLAT.get(key)
         if key in _MARKERS:
             changes.setdefault("markers", {})[_MARKERS[key]] = value
         elif option is None or option.group is None:
-            raise TypeError(f"Agent() got an unexpected keyword argument {key!r}")
+            raise TypeError(f"{where} got an unexpected keyword argument {key!r}")
         else:
             changes.setdefault(option.group, {})[option.field] = value
     return changes
@@ -450,6 +503,11 @@ def _changed(group: Any, fields: tuple[tuple[str, Any], ...]) -> Any:
     """``group`` with ``fields`` changed, made once for each: an application that builds an
     ``Agent`` per request with the same flat keywords gets the same groups back."""
     return dataclasses.replace(group, **dict(fields))
+
+
+def _hooks(hooks: Hooks | Sequence[Hooks] | None) -> Hooks | None:
+    """The ``hooks`` option as one :class:`Hooks`: several are merged in order."""
+    return hooks if isinstance(hooks, Hooks) or hooks is None else merge_hooks(*hooks)
 
 
 def _subagent_gadget(subagent: Agent[Any] | SubagentGadget) -> SubagentGadget:

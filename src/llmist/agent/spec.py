@@ -41,8 +41,9 @@ ApprovalMode: TypeAlias = Literal["defer"] | None
 """``Agent(approvals=...)``: ``"defer"`` keeps a call that needs approval waiting in the session
 (see :doc:`approvals`); ``None`` leaves approval to the hooks (the CLI's prompt, the web page)."""
 
-_RUN_ONLY = frozenset({"limits", "strict", "instrument", "mcp_servers", "guardrails"})
-"""Options a plan is not built from: a spec that differs only in them shares the plans."""
+_RUN_ONLY = frozenset({"limits", "strict", "instrument", "mcp_servers", "guardrails", "session"})
+"""Options a plan is not built from: a spec that differs only in them shares the plans (a run
+given its own ``session``, as the web page's are, reuses the agent's plan)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,17 @@ from typing import Annotated, Any, Protocol, TextIO
 import typer
 from rich.console import Console
 
-from llmist.agent import Agent, AgentEvent, AgentResult, Controllers, HookPresets, Hooks, Observers, Progress
+from llmist.agent import (
+    Agent,
+    AgentEvent,
+    AgentResult,
+    Controllers,
+    HookPresets,
+    Hooks,
+    Observers,
+    Progress,
+    RunOptions,
+)
 from llmist.agent.builtin_guardrails import allow_paths, deny_parameters
 from llmist.agent.guardrails import Guardrail
 from llmist.agent.sessions import flush_pending
@@ -126,39 +136,48 @@ def agent_command(
     if prompt is None and session is None:
         fail("give a PROMPT (or --session NAME to continue a saved conversation)")
     with stdout_kept() if as_json else contextlib.nullcontext(None) as json_out:
-        agent, sink, config = _prepare(profile, flags, json_out, yes)
+        agent, options, sink, config = _prepare(profile, flags, json_out, yes)
         if session is not None:
-            try:
-                agent.session = session_store(config).open(session, must_exist=prompt is None)
-            except CliError as exc:
-                fail(str(exc))
-            if not yes and not sys.stdin.isatty():  # nobody can be asked: a call that needs approval waits
-                agent.approvals = "defer"
+            options |= _session_options(config, session, prompt, yes)
         # Not asyncio.run: a gadget left running (it swallowed its cancellation) would keep the
         # command from ever ending.
-        code = run_main(_run(agent, prompt, sink, session))
+        code = run_main(_run(agent, prompt, sink, session, options))
     raise typer.Exit(code)
+
+
+def _session_options(config: Config, session: str, prompt: str | None, yes: bool) -> RunOptions:
+    """The run's options for ``--session NAME``: the session (which must exist to continue it
+    without a prompt), and deferred approvals when nobody can be asked. A bad store ends the command."""
+    try:
+        options: RunOptions = {"session": session_store(config).open(session, must_exist=prompt is None)}
+    except CliError as exc:
+        fail(str(exc))
+    if not yes and not sys.stdin.isatty():  # nobody can be asked: a call that needs approval waits
+        options["approvals"] = "defer"
+    return options
 
 
 def _prepare(
     profile: str | None, flags: dict[str, Any], json_out: TextIO | None, yes: bool
-) -> tuple[Agent, _Sink, Config]:
-    """The configured agent, the sink its events go to (JSON lines on ``json_out`` with ``--json``:
-    the real standard output, while what gadgets print goes to standard error; else the live
-    view) and the configuration. A bad configuration ends the command."""
+) -> tuple[Agent, RunOptions, _Sink, Config]:
+    """The configured agent and its run's options, the sink its events go to (JSON lines on
+    ``json_out`` with ``--json``: the real standard output, while what gadgets print goes to
+    standard error; else the live view) and the configuration. A bad configuration ends the command."""
     as_json = json_out is not None
     sink: _Sink = (
         JsonSink(json_out) if as_json else AgentView(stdout, model="?", max_iterations=1, live=stdout.is_terminal)
     )
     try:
         config = load_config(profile=profile, flags=flags)
-        return _watched_agent(config, sink, stderr if as_json else stdout, yes), sink, config
+        agent, options = _watched_agent(config, sink, stderr if as_json else stdout, yes)
+        return agent, options, sink, config
     except (CliError, LlmistError, ProviderError, ValueError, ImportError) as exc:
         fail(str(exc))
 
 
-def _watched_agent(config: Config, sink: _Sink, ask_console: Console, yes: bool) -> Agent:
-    """The configured agent, reporting to ``sink`` and asking ``ask_console`` before guarded gadgets."""
+def _watched_agent(config: Config, sink: _Sink, ask_console: Console, yes: bool) -> tuple[Agent, RunOptions]:
+    """The configured agent, and the options its run overrides (given to the run, not assigned to
+    the agent): hooks reporting to ``sink`` and asking ``ask_console`` before guarded gadgets."""
     agent, guarded = build_agent(config)
     if isinstance(sink, AgentView):
         model = config["model"] or "(from the environment)"
@@ -172,16 +191,15 @@ def _watched_agent(config: Config, sink: _Sink, ask_console: Console, yes: bool)
         pause=sink.pause,
         resume=sink.resume,
     )
-    agent.on_human_input = approver.answer
     # The view shows a call "running" from when it starts, after its dependencies and approval.
     started = Hooks(observers=Observers(on_gadget_start=sink.on_gadget_start)) if isinstance(sink, AgentView) else None
-    agent.hooks = HookPresets.merge(
+    hooks = HookPresets.merge(
         HookPresets.progress_tracking(on_progress=sink.on_progress),
         Hooks(controllers=Controllers(before_gadget=approver)),
         started,
     )
     agent.system_prompt  # noqa: B018  (resolves the model now, so a bad one fails before the run)
-    return agent
+    return agent, {"on_human_input": approver.answer, "hooks": hooks}
 
 
 def build_agent(config: Config) -> tuple[Agent, list[str]]:
@@ -273,11 +291,11 @@ def _mcp_servers(config: Config) -> list[Any]:
     return servers
 
 
-async def _run(agent: Agent, prompt: str | None, sink: _Sink, session: str | None = None) -> int:
-    """Stream the run into ``sink``; Ctrl-C or SIGTERM cancels it (a second one: quit at once,
-    stopping MCP servers first). The exit code: :data:`EXIT_AWAITING_APPROVAL` when calls wait
-    for approval (listed for ``session``)."""
-    stream = agent.stream(prompt)
+async def _run(agent: Agent, prompt: str | None, sink: _Sink, session: str | None, options: RunOptions) -> int:
+    """Stream the run, with ``options`` overriding the agent's, into ``sink``; Ctrl-C or SIGTERM
+    cancels it (a second one: quit at once, stopping MCP servers first). The exit code:
+    :data:`EXIT_AWAITING_APPROVAL` when calls wait for approval (listed for ``session``)."""
+    stream = agent.stream(prompt, **options)
     loop = asyncio.get_running_loop()
     presses = 0
     cancelled_code = 130

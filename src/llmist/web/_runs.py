@@ -161,10 +161,13 @@ class RunHub:
         self._tasks: set[asyncio.Task[None]] = set()
         self._starting: set[str] = set()
         """Conversations whose run is loading its history (a second start must wait its turn)."""
+        self._hooks: Hooks | None = None
+        """The hooks that report to the page (made by :meth:`install`), joined to each run's."""
 
     def install(self) -> None:
-        """Add the hooks that report to the page (before the agent's own: approvals decide first)."""
-        ours = Hooks(
+        """Make the hooks that report to the page; each run takes them before the agent's own
+        (approvals decide first), as an override: the agent, which the caller may share, is not changed."""
+        self._hooks = Hooks(
             observers=Observers(
                 on_llm_call_start=self._model_call_started,
                 on_llm_call_complete=self._model_call_done,
@@ -174,7 +177,6 @@ class RunHub:
             interceptors=Interceptors(intercept_gadget_result=self._note_edit),
             controllers=Controllers(before_gadget=self._approve),
         )
-        self.agent.hooks = merge_hooks(ours, self.agent.hooks)  # applies from the next run on
 
     async def start(
         self, thread_id: str, run_id: str, prompt: UserPrompt | None, shown: dict[str, Any] | None = None
@@ -206,12 +208,10 @@ class RunHub:
                 f"conversation {thread_id!r} waits for decisions on calls {undecided}: approve or deny them first"
             )
         agent = self.agent
-        # The agent reads its session when a run starts: set, start, put back, with no await between.
-        previous, agent.session = agent.session, session
-        try:
-            stream = agent.stream(prompt, history=history)
-        finally:
-            agent.session = previous
+        # The session and hooks are this run's overrides: two conversations' runs at once never
+        # see each other's, and the agent's hooks as they are now join the page's.
+        hooks = merge_hooks(self._hooks, agent.hooks)
+        stream = agent.stream(prompt, history=history, session=session, hooks=hooks)
         gadgets = {g.name: g for g in agent.gadgets}
         translator = AguiRun(thread_id, run_id, gadgets, arg_prefix=agent.markers.arg)
         run = LiveRun(thread_id, run_id, translator, stream, history=history, prompt=shown, stored=stored)
