@@ -81,6 +81,9 @@ async def test_the_user_hides_more_variables_by_name_or_pattern(
 async def test_a_key_variable_a_provider_was_built_with_is_hidden_too(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The core suites also run in the compiled build's venv, which has no SDK; the pure build's
+    # suite, which has them all, runs this.
+    pytest.importorskip("openai", reason="the openai provider needs its SDK (pure build's suite)")
     monkeypatch.setenv("LLMIST_TEST_CORP_LLM_KEY", "corp-secret")
     OpenAIProvider(api_key_env="LLMIST_TEST_CORP_LLM_KEY", base_url="http://127.0.0.1:9/v1")
     assert "corp-secret" not in await _env(RunCommand(tmp_path))
