@@ -6,13 +6,12 @@ import asyncio
 import io
 import json
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from llmist import Agent
-from tests.cli.helpers import ROOT, Terminal, llmist
+from tests.cli.helpers import ROOT, Terminal, llmist, one_error_line
 
 TOOLS = ROOT / "examples" / "cli" / "tools.py"
 SCRIPT = ROOT / "examples" / "cli" / "add-script.json"
@@ -130,19 +129,11 @@ def test_batch_on_ray_writes_the_same_results(tmp_path: Path) -> None:
     assert sorted(same, key=str) == sorted(other, key=str)
 
 
-def _one_error_line(done: subprocess.CompletedProcess[str]) -> str:
-    assert done.returncode == 2, done.stderr
-    assert "Traceback" not in done.stderr
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1, done.stderr
-    return lines[0]
-
-
 @pytest.mark.slow
 def test_the_tasks_file_given_as_out_is_refused(tmp_path: Path) -> None:
     tasks = write_tasks(tmp_path / "tasks.jsonl", 3)
     before = tasks.read_text()
-    line = _one_error_line(llmist("batch", str(tasks), "-m", "mock", "--out", str(tasks)))
+    line = one_error_line(llmist("batch", str(tasks), "-m", "mock", "--out", str(tasks)))
     assert line == f"error: --out {tasks} is the tasks file; give the results another file (default: results.jsonl)"
     assert tasks.read_text() == before
 
@@ -152,14 +143,14 @@ def test_a_file_of_tasks_is_not_taken_for_results_already_done(tmp_path: Path) -
     tasks = write_tasks(tmp_path / "tasks.jsonl", 3)
     copy = tmp_path / "copy.jsonl"
     copy.write_text(tasks.read_text())
-    line = _one_error_line(llmist("batch", str(tasks), "-m", "mock", "--out", str(copy)))
+    line = one_error_line(llmist("batch", str(tasks), "-m", "mock", "--out", str(copy)))
     assert line.startswith(f"error: {copy}:1: not a result line (no 'output', 'stop_reason'")
 
 
 @pytest.mark.slow
 def test_an_out_that_is_a_directory_is_one_line_naming_it(tmp_path: Path) -> None:
     tasks = write_tasks(tmp_path / "tasks.jsonl", 3)
-    line = _one_error_line(llmist("batch", str(tasks), "-m", "mock", "--out", str(tmp_path)))
+    line = one_error_line(llmist("batch", str(tasks), "-m", "mock", "--out", str(tmp_path)))
     assert line == f"error: results file {tmp_path} is a directory; give the path of a file"
 
 
@@ -168,7 +159,7 @@ def test_a_results_file_that_is_not_utf8_is_one_line_naming_it(tmp_path: Path) -
     tasks = write_tasks(tmp_path / "tasks.jsonl", 3)
     binary = tmp_path / "results.jsonl"
     binary.write_bytes(b'{"id": "x"}\n\xff\xfe\x00binary\n')
-    line = _one_error_line(llmist("batch", str(tasks), "-m", "mock", "--out", str(binary)))
+    line = one_error_line(llmist("batch", str(tasks), "-m", "mock", "--out", str(binary)))
     assert line.startswith(f"error: {binary}:2: not UTF-8 text (byte 0xff)") and "use another --out file" in line
 
 

@@ -44,6 +44,16 @@ def llmist(
     )
 
 
+def one_error_line(done: subprocess.CompletedProcess[str]) -> str:
+    """The one line a command that refused its input printed: it exited 2 (a usage or setup
+    error) with no traceback."""
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    return lines[0]
+
+
 def strip_ansi(text: str) -> str:
     """What a person reads: escape sequences and carriage returns removed."""
     return _ANSI.sub("", text)

@@ -5,14 +5,13 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
-import subprocess
 from contextlib import closing
 from pathlib import Path
 
 import pytest
 
 from llmist.agent import SQLiteSession
-from tests.cli.helpers import llmist
+from tests.cli.helpers import llmist, one_error_line
 
 
 def _script(tmp_path: Path, name: str, turns: list[object]) -> Path:
@@ -49,31 +48,23 @@ def test_without_prompt_or_session_the_command_says_what_it_needs() -> None:
     assert "give a PROMPT (or --session NAME" in proc.stdout + proc.stderr
 
 
-def _one_error_line(proc: subprocess.CompletedProcess[str]) -> str:
-    assert proc.returncode == 2, proc.stderr
-    assert "Traceback" not in proc.stderr
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1, proc.stderr
-    return lines[0]
-
-
 def test_a_session_store_in_an_impossible_place_is_one_line_naming_it(tmp_path: Path) -> None:
     blocked = tmp_path / "file"
     blocked.write_text("", encoding="utf-8")
     db = blocked / "sub" / "s.db"  # its folder would be inside a file
-    line = _one_error_line(llmist("agent", "hi", "-m", "mock", "--session", "s", "--session-db", str(db)))
+    line = one_error_line(llmist("agent", "hi", "-m", "mock", "--session", "s", "--session-db", str(db)))
     assert line.startswith(f"error: --session-db {db}: cannot create its folder")
 
 
 def test_a_session_store_that_is_a_directory_is_one_line_naming_it(tmp_path: Path) -> None:
-    line = _one_error_line(llmist("agent", "hi", "-m", "mock", "--session", "s", "--session-db", str(tmp_path)))
+    line = one_error_line(llmist("agent", "hi", "-m", "mock", "--session", "s", "--session-db", str(tmp_path)))
     assert line == f"error: --session-db {tmp_path} is a directory; give the path of a file (it is created if missing)"
 
 
 def test_a_file_that_is_not_a_database_is_named_with_the_fix(tmp_path: Path) -> None:
     junk = tmp_path / "notes.txt"
     junk.write_text("not a database, just notes\n" * 100, encoding="utf-8")
-    line = _one_error_line(llmist("agent", "hi", "-m", "mock", "--session", "s", "--session-db", str(junk)))
+    line = one_error_line(llmist("agent", "hi", "-m", "mock", "--session", "s", "--session-db", str(junk)))
     assert str(junk) in line and "file is not a database" in line
     assert line.endswith(f"give another file with --session-db, or move {junk} aside")
 
@@ -85,14 +76,14 @@ def test_a_store_whose_tables_are_damaged_is_named_with_the_fix(tmp_path: Path) 
         conn.execute("INSERT INTO llmist_meta VALUES ('schema_version', '2')")
         conn.execute("CREATE TABLE llmist_messages (id INTEGER)")  # same name, other columns
         conn.commit()
-    line = _one_error_line(llmist("agent", "hi", "-m", "mock", "--session", "s", "--session-db", str(other)))
+    line = one_error_line(llmist("agent", "hi", "-m", "mock", "--session", "s", "--session-db", str(other)))
     assert str(other) in line and "is not an llmist session store, or it is damaged (no such column" in line
 
 
 def test_continuing_a_session_that_does_not_exist_lists_the_existing_ones(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
     assert llmist("agent", "hi", "-m", "mock", "--session", "chat", "--session-db", str(db)).returncode == 0
-    line = _one_error_line(llmist("agent", "-m", "mock", "--session", "nope", "--session-db", str(db)))
+    line = one_error_line(llmist("agent", "-m", "mock", "--session", "nope", "--session-db", str(db)))
     assert line == (
         f"error: no session named 'nope' in {db} (sessions there: chat); "
         "give a PROMPT to start it, or name an existing one"

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-import subprocess
 from contextlib import closing
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import pytest
 from llmist import Agent
 from llmist.agent import SessionError, SQLiteSession
 from llmist.testing import MockModel
-from tests.cli.helpers import llmist
+from tests.cli.helpers import llmist, one_error_line
 
 
 def _foreign_db(path: Path, *tables: str) -> Path:
@@ -92,18 +91,10 @@ async def test_a_store_shared_with_another_programs_tables_stays_usable(tmp_path
     assert [m.text for m in stored[1:]] == ["one", "first"]
 
 
-def _one_error_line(proc: subprocess.CompletedProcess[str]) -> str:
-    assert proc.returncode == 2, proc.stderr
-    assert "Traceback" not in proc.stderr
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1, proc.stderr
-    return lines[0]
-
-
 def test_llmist_agent_refuses_another_programs_database_and_leaves_it_as_it_was(tmp_path: Path) -> None:
     db = _foreign_db(tmp_path / "app.db", "users")
     before = _state(db)
-    line = _one_error_line(llmist("agent", "hi", "-m", "mock", "--session", "s", "--session-db", str(db)))
+    line = one_error_line(llmist("agent", "hi", "-m", "mock", "--session", "s", "--session-db", str(db)))
     assert line.startswith(f"error: {db}: the file is not an llmist session store")
     assert "its tables: 'users'" in line
     assert line.endswith(f"give another file with --session-db, or move {db} aside")
