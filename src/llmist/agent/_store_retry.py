@@ -32,13 +32,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
 from llmist.agent.errors import SessionError
+from llmist.providers.retry import backoff_pause
 
 __all__ = ["Attempt", "SessionRetry", "driver_message", "retrying"]
 
@@ -90,8 +90,7 @@ class SessionRetry:
         after the first began; ``None`` when the retries are spent."""
         if attempt >= self.max_attempts:
             return None
-        backoff = min(self.base_delay * 2.0 ** (attempt - 1), self.max_delay)
-        pause = backoff * (1.0 - self.jitter * random.random())
+        pause = backoff_pause(attempt, self.base_delay, self.max_delay, self.jitter)
         return None if elapsed + pause > self.max_total_s else pause
 
 

@@ -41,7 +41,7 @@ from llmist.providers.errors import (
     StreamInterruptedError,
 )
 
-__all__ = ["RateLimiter", "RetryPolicy", "estimate_tokens", "parse_retry_after", "reliable_stream"]
+__all__ = ["RateLimiter", "RetryPolicy", "backoff_pause", "estimate_tokens", "parse_retry_after", "reliable_stream"]
 
 logger = logging.getLogger("llmist.providers")
 
@@ -69,8 +69,16 @@ class RetryPolicy:
         """Seconds to wait after failed attempt number ``attempt`` (1-based)."""
         if retry_after is not None:
             return min(max(retry_after, 0.0), self.max_delay)
-        backoff = min(self.base_delay * 2.0 ** (attempt - 1), self.max_delay)
-        return backoff * (1.0 - self.jitter * random.random())
+        return backoff_pause(attempt, self.base_delay, self.max_delay, self.jitter)
+
+
+def backoff_pause(attempt: int, base_delay: float, max_delay: float, jitter: float) -> float:
+    """Seconds to wait after failed attempt number ``attempt`` (1-based): ``base_delay`` doubled
+    for each attempt after the first, at most ``max_delay``, less up to ``jitter`` of it drawn at
+    random (so that many clients do not retry in step). Shared by the providers' retries and the
+    database sessions' (``llmist.agent._store_retry``)."""
+    backoff = min(base_delay * 2.0 ** (attempt - 1), max_delay)
+    return backoff * (1.0 - jitter * random.random())
 
 
 def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
