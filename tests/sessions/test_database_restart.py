@@ -125,8 +125,11 @@ async def test_connections_the_server_ends_are_retried_on_new_ones(postgres: Any
         await engine.dispose()
         await killer.dispose()
     assert result.output == "all done"
+    # Each of the two kills drops the connection under a transaction. asyncpg words it as
+    # the race between its reader and the next statement goes ("connection is closed", or
+    # "another operation is in progress"), so the count is checked, not the wording.
     assert len(retries.messages) >= 2, retries.messages
-    assert "InterfaceError: connection is closed" in retries.messages[0]
+    assert all(m.startswith(f"{session!r}: the connection dropped (") for m in retries.messages), retries.messages
     assert _steps(await SQLAlchemySession(url, "job").load()) == [1, 2, 3, 4, 5]
 
 
