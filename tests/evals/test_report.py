@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from llmist.evals import CaseResult, category_table, read_results, summarize, summary_table, write_results
@@ -49,3 +51,18 @@ def test_the_tables_show_each_model_and_syntax() -> None:
     console.print(category_table(results))
     text = console.export_text()
     assert "1/1 100%" in text and "0/1 0%" in text and "other" in text
+
+
+def test_a_write_that_fails_half_way_leaves_the_earlier_file_whole(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    earlier = [_result("block", True)]
+    write_results(path, earlier)
+
+    def failing() -> Iterator[CaseResult]:
+        yield _result("emoji", True)
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError, match="No space"):
+        write_results(path, failing())
+    assert read_results(path) == earlier
+    assert [p.name for p in tmp_path.iterdir()] == ["r.jsonl"]  # no scratch file left behind

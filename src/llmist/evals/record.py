@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,10 +58,23 @@ class CaseResult:
 
 
 def write_results(path: str | Path, results: Iterable[CaseResult]) -> None:
-    """Write ``results`` to ``path``, one JSON object per line."""
-    with Path(path).open("w", encoding="utf-8") as f:
-        for r in results:
-            f.write(r.to_json() + "\n")
+    """Write ``results`` to ``path``, one JSON object per line.
+
+    The lines go to a file beside ``path`` that replaces it once all are written: a write that
+    fails half way (a full disk) leaves ``path`` as it was, never a partial file that a later
+    ``--compare`` would read as a run of fewer cases."""
+    target = Path(path)
+    # Named by process (two evals writing one file each write their own, and the last rename
+    # wins whole), and opened as ``open`` does, so the file gets the user's usual permissions.
+    scratch = target.with_name(f".{target.name}.{os.getpid()}.partial")
+    try:
+        with scratch.open("w", encoding="utf-8") as f:
+            for r in results:
+                f.write(r.to_json() + "\n")
+        os.replace(scratch, target)
+    except BaseException:
+        scratch.unlink(missing_ok=True)
+        raise
 
 
 def read_results(path: str | Path) -> list[CaseResult]:
