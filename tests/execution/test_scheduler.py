@@ -268,6 +268,27 @@ async def test_cancel_signals_running_gadgets_and_ends_waiting_calls() -> None:
     assert results["l"].status == "cancelled" and results["after"].status == "cancelled"
 
 
+async def test_a_call_cancelled_while_running_reports_how_long_it_ran() -> None:
+    started = asyncio.Event()
+
+    @gadget
+    async def long() -> str:
+        """Long."""
+        started.set()
+        await asyncio.Event().wait()
+        return "never"
+
+    s = GadgetScheduler(GadgetExecutor([long, step]))
+    s.submit(ParsedCall("long", "l", "", {}, None, ()))
+    s.submit(call("after", "l"))
+    await started.wait()
+    await asyncio.sleep(0.05)
+    s.cancel()
+    results = by_id([r async for r in s])
+    assert results["l"].status == "cancelled" and results["l"].execution_time_ms >= 50
+    assert results["after"].execution_time_ms == 0  # it never started
+
+
 async def test_cancel_before_a_calls_first_step_ends_it_cancelled_without_a_warning() -> None:
     ran: list[str] = []
 

@@ -12,6 +12,7 @@ import asyncio
 import dataclasses
 import inspect
 import logging
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Mapping
 from functools import partial
@@ -34,7 +35,7 @@ _log = logging.getLogger("llmist.execution")
 
 
 class _Node:
-    __slots__ = ("call", "deferred", "dependents", "failed", "gadget", "pending", "run", "state", "task")
+    __slots__ = ("call", "deferred", "dependents", "failed", "gadget", "pending", "run", "started", "state", "task")
 
     def __init__(self, call: ParsedCall, gadget: Gadget | None) -> None:
         self.call = call
@@ -49,6 +50,8 @@ class _Node:
         """The call's coroutine from its start until its task's first step takes it."""
         self.task: asyncio.Task[None] | None = None
         """The task running the call, once it has one that did not finish at once."""
+        self.started = 0.0
+        """``time.perf_counter()`` when the call started running."""
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # compiled in the regular wheel; users may subclass
@@ -348,6 +351,7 @@ class GadgetScheduler:
                 self._per_gadget[gadget.name] = self._per_gadget.get(gadget.name, 0) + 1
             ready.popleft()
             node.state = _RUNNING
+            node.started = time.perf_counter()
             self._running += 1
             self._start(node)
 
@@ -426,6 +430,10 @@ class GadgetScheduler:
 
     def _done(self, node: _Node, result: GadgetExecutionResult) -> None:
         """A started call ended: free its slots and record its result."""
+        if result.status == "cancelled" and not result.execution_time_ms:
+            # A cancellation's result is made without the call's timing (by whoever cancelled
+            # it), yet the call ran until then: the record says for how long, not 0 ms.
+            result = dataclasses.replace(result, execution_time_ms=(time.perf_counter() - node.started) * 1000.0)
         self._running -= 1
         gadget = node.gadget
         if gadget is not None:
