@@ -194,8 +194,9 @@ def _gadget_schema(parameters: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
-async def run_llmist(case: Case, mode: str, alias: str, cap: int | None, out: Outcome) -> None:
-    """One default ``Agent`` turn; the calls that ran are the answer."""
+async def run_llmist(case: Case, mode: str, model: Any, cap: int | None, out: Outcome) -> None:
+    """One default ``Agent`` turn of ``model`` (a model string, or a ``MockModel`` replaying a
+    recorded response); the calls that ran are the answer."""
     ran: list[dict[str, Any]] = []
 
     def recorder(name: str) -> Any:
@@ -215,7 +216,7 @@ async def run_llmist(case: Case, mode: str, alias: str, cap: int | None, out: Ou
     syntax = "block" if mode == "constrained" else mode
     if cap is not None:
         extra["max_response_tokens"] = cap
-    agent = Agent(model=f"llamacpp:{alias}", gadgets=gadgets, syntax=syntax, max_iterations=1, **extra)  # type: ignore[arg-type]
+    agent = Agent(model=model, gadgets=gadgets, syntax=syntax, max_iterations=1, **extra)  # type: ignore[arg-type]
     result = await agent.run(case.question)
     first = next((m for m in result.messages if m.role == "assistant"), None)
     if first is not None:
@@ -297,7 +298,7 @@ async def _run_case(case: Case, mode: str, bfcl: Bfcl, client: Any, server: Llam
     started = time.perf_counter()
     try:
         if mode in LLMIST_MODES:
-            await run_llmist(case, mode, server.alias, cap, out)
+            await run_llmist(case, mode, f"llamacpp:{server.alias}", cap, out)
         else:
             await run_openai(case, mode, bfcl, client, server.alias, cap, out)
     except Exception as exc:  # the harness's or the request's failure, never the model's score
@@ -335,6 +336,40 @@ def table(outcomes: Sequence[Outcome]) -> str:
             lines.append(f"| {mode} | {category} | {n} | {100 * passed / n:.0f}% ({passed}/{n}) | {tokens[0]} | "
                          f"{tokens[1]} | {seconds:.1f} | {errors} |")  # fmt: skip
     return "\n".join(lines)
+
+
+REPLAYABLE = ("block", "emoji", "constrained")
+"""The modes whose recorded response is text alone, so a ``MockModel`` can send it again."""
+
+
+def replay(path: Path, bfcl: Bfcl) -> tuple[list[Outcome], list[str]]:
+    """Each text-mode case of an earlier ``--out`` file, its recorded first response sent again
+    through this checkout's llmist (a ``MockModel`` in place of the server) and graded anew; and a
+    line for each case whose verdict changed. At temperature 0 and one turn per case the model
+    would write the same response (the prompt aside: a change to the prompt needs a real run),
+    so a change to how llmist reads calls is measured in seconds, without a model."""
+    from llmist.testing import MockModel
+
+    recorded = [Outcome(**json.loads(line)) for line in path.read_text().splitlines() if line.strip()]
+    skipped = sorted({o.mode for o in recorded} - set(REPLAYABLE))
+    if skipped:
+        print(f"replay: skipped the {', '.join(skipped)} cases (only text responses replay)", file=sys.stderr)
+    recorded = [o for o in recorded if o.mode in REPLAYABLE]
+    categories = list(dict.fromkeys(o.category for o in recorded))
+    cases = {c.id: c for c in load_cases(bfcl, categories, None, [o.id for o in recorded])}
+    outcomes: list[Outcome] = []
+    changed: list[str] = []
+    for old in recorded:
+        case = cases[old.id]
+        new = Outcome(old.id, old.category, old.mode, old.model, prompt_tokens=old.prompt_tokens,
+                      completion_tokens=old.completion_tokens, seconds=old.seconds)  # fmt: skip
+        asyncio.run(run_llmist(case, old.mode, MockModel([old.raw]), None, new))
+        new.raw, new.prompt_tokens, new.completion_tokens = old.raw, old.prompt_tokens, old.completion_tokens
+        grade(bfcl, case, new)
+        if new.verdict != old.verdict:
+            changed.append(f"{old.mode} {old.id}: {old.verdict} -> {new.verdict} {'; '.join(new.error)}"[:300])
+        outcomes.append(new)
+    return outcomes, changed
 
 
 def serve_and_run(args: argparse.Namespace, cases: Sequence[Case], bfcl: Bfcl) -> list[Outcome] | None:
@@ -379,7 +414,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                         or str(ROOT / ".venv-eval" / "bin" / "python"))  # fmt: skip
     parser.add_argument("--llama-server", default=os.environ.get("LLAMA_SERVER") or shutil.which("llama-server"),
                         help="llama.cpp's llama-server, for server-fc (default: $LLAMA_SERVER or on PATH)")  # fmt: skip
+    parser.add_argument("--replay", type=Path, default=None, metavar="OUT.jsonl",
+                        help="grade an earlier run's recorded responses again through this llmist, without a model "
+                             "(text modes; the other options but --out are ignored)")  # fmt: skip
     args = parser.parse_args(argv)
+    if args.replay is not None:
+        return main_replay(args.replay, args.out)
     args.mode = args.mode or ["block"]
     categories = [c for c in args.categories.split(",") if c]
     unknown = sorted(set(categories) - set(CATEGORIES))
@@ -399,6 +439,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text("".join(json.dumps(asdict(o), default=str) + "\n" for o in outcomes))
+    return 0
+
+
+def main_replay(path: Path, out: Path | None) -> int:
+    """``--replay``: the table of the recorded responses read again, and the verdicts that changed."""
+    try:
+        bfcl = load_bfcl()
+        outcomes, changed = replay(path, bfcl)
+    except (BfclMissing, ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"BFCL {BFCL_VERSION}, the responses of {path} replayed ({len(outcomes)} cases)")
+    print(table(outcomes))
+    print(f"{len(changed)} verdict(s) changed" + "".join(f"\n  {line}" for line in changed))
+    if out is not None:
+        out.write_text("".join(json.dumps(asdict(o), default=str) + "\n" for o in outcomes))
     return 0
 
 

@@ -47,12 +47,20 @@ pytestmark = [
 ]
 
 
-def test_twenty_bfcl_cases_are_graded_by_bfcls_checker(tmp_path: Path) -> None:
-    out = tmp_path / "bfcl.jsonl"
+@pytest.fixture(scope="module")
+def twenty_cases(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """The harness's run of 20 cases on the real model, and its ``--out`` file."""
+    out = tmp_path_factory.mktemp("bfcl") / "bfcl.jsonl"
     # A response cap bounds CI's time if the model rambles; the harness's default is a default Agent's.
     cmd = [sys.executable, str(ROOT / "benchmarks" / "bfcl.py"), "--model", "qwen0.5b", "--per-category", "4",
            "--max-response-tokens", "300", "--server-python", PYTHON, "--out", str(out)]  # fmt: skip
-    run = subprocess.run(cmd, capture_output=True, text=True, timeout=900, check=False)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=900, check=False), out
+
+
+def test_twenty_bfcl_cases_are_graded_by_bfcls_checker(
+    twenty_cases: tuple[subprocess.CompletedProcess[str], Path],
+) -> None:
+    run, out = twenty_cases
     assert run.returncode != SERVER_DIED, f"the model server died:\n{run.stderr[-3000:]}"
     assert run.returncode == 0, run.stderr[-3000:]
     cases = [json.loads(line) for line in out.read_text().splitlines()]
@@ -65,3 +73,17 @@ def test_twenty_bfcl_cases_are_graded_by_bfcls_checker(tmp_path: Path) -> None:
     assert all(c["error_type"] for c in failed)  # each failure is the checker's, with its reason
     assert all(c["mode"] == "block" and c["seconds"] > 0 for c in cases)
     assert "| block | all | 20 |" in run.stdout
+
+
+def test_a_replay_of_the_recorded_responses_gives_the_same_verdicts(
+    twenty_cases: tuple[subprocess.CompletedProcess[str], Path],
+) -> None:
+    """``--replay`` sends each recorded response again, whole, through a ``MockModel``: the calls read
+    from one chunk must be those read from the server's stream, or the replay would mismeasure a change."""
+    run, out = twenty_cases
+    assert run.returncode == 0, run.stderr[-3000:]
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "bfcl.py"), "--replay", str(out)]
+    replayed = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
+    assert replayed.returncode == 0, replayed.stderr[-3000:]
+    assert "0 verdict(s) changed" in replayed.stdout, replayed.stdout
+    assert "| block | all | 20 |" in replayed.stdout
