@@ -149,3 +149,10 @@ def test_mock_prefix_is_unknown_until_its_module_registers_it(monkeypatch: pytes
     monkeypatch.delitem(registry_module._factories, "mock", raising=False)  # registered by an earlier import
     with pytest.raises(UnknownModelError):
         resolve_model("mock:script")
+
+
+def test_a_model_name_after_mock_is_an_error_not_an_echo() -> None:
+    with pytest.raises(UnknownModelError, match=r"mock provider takes no model name.*MockModel"):
+        resolve_model("mock:script.json")
+    provider, name = resolve_model("mock")
+    assert name == "mock" and type(provider).__name__ == "MockModel"

@@ -5,7 +5,7 @@ Resolution of ``resolve_model(spec)``, first match wins:
 1. an alias of the model registry (``"sonnet"`` -> ``"anthropic:claude-sonnet-4-5"``);
 2. a bare registered prefix (``"mock"``) -> that provider, model name = the prefix;
 3. ``prefix:model`` with a registered prefix, split at the first colon
-   (``"ollama:qwen2.5:7b"`` -> ollama, ``"qwen2.5:7b"``);
+   (``"ollama:qwen2.5:7b"`` -> ollama, ``"qwen2.5:7b"``); ``mock`` takes none (``"mock:x"`` is an error);
 4. a model the registry knows (``"claude-haiku-4-5"``) -> its provider;
 5. a name that reveals its family (``gpt-*``, ``o1``/``o3``/``o4*``, ``claude-*``, ``gemini-*``...).
 
@@ -113,6 +113,8 @@ def resolve_model(spec: str, registry: ModelRegistry | None = None) -> tuple[Pro
         if factory is not None:
             if not model:
                 raise UnknownModelError(f"Model string {spec!r} names provider {prefix!r} but no model")
+            if prefix == "mock":  # its factory takes no model: anything after the colon was ignored
+                raise UnknownModelError(_MOCK_TAKES_NO_MODEL.format(spec=spec))
             return factory(), model
     provider = _provider_for(target, registry)
     if provider is None:
@@ -121,6 +123,14 @@ def resolve_model(spec: str, registry: ModelRegistry | None = None) -> tuple[Pro
     if factory is None:
         raise UnknownModelError(f"No provider registered as {provider!r} (needed for model {spec!r})")
     return factory(), target
+
+
+_MOCK_TAKES_NO_MODEL = (
+    "Model string {spec!r}: the mock provider takes no model name. 'mock' is a model that echoes the "
+    "prompt; llmist.testing.MockModel([...]) is a scripted one (pass it as model=); the command line's "
+    "-m mock:FILE.json reads a script file"
+)
+"""``mock:NAME`` in code echoed whatever NAME was, so a script file named there was silently unread."""
 
 
 def default_model() -> str:
