@@ -23,6 +23,7 @@ import pytest
 LAYERS = (
     "syntax",
     "gadgets",
+    "skills",
     "execution",
     "mcp",
     "models",
@@ -34,7 +35,7 @@ LAYERS = (
     "web",
     "cli",
 )
-"""The layers in import order. ``mcp`` builds gadgets and runs them through the executor; the
+"""The layers in import order. ``skills`` makes gadgets of skill folders; ``mcp`` builds gadgets and runs them through the executor; the
 agent connects MCP servers; ``evals``, ``batch`` and ``web`` use the agent and are used only by the CLI."""
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "llmist"
