@@ -35,7 +35,8 @@ every description, as BFCL does before inference. Dotted names (``math.factorial
 ``math_factorial`` as BFCL renames them for such APIs, and are mapped back before grading.
 
 A table (accuracy per category, prompt and completion tokens per case, seconds per case) goes to
-stdout and every case (raw response, decoded calls, verdict, checker error) to ``--out`` (JSONL).
+stdout and every case (raw response, decoded calls, verdict, checker error) to ``--out`` (JSONL), each
+as soon as it is graded, so a run stopped midway keeps the cases it finished.
 A verdict is ``pass``, ``fail`` (the checker's), or ``error`` (the harness or the request failed;
 counted as a failure, and listed). If the server dies, the run stops, nothing is scored and the
 server's last log lines are printed (exit code 3).
@@ -54,7 +55,7 @@ import shutil
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -280,15 +281,33 @@ class LlamaServer(LlamaCppServer):
 
 
 async def run_mode(mode: str, cases: Sequence[Case], bfcl: Bfcl, server: LlamaCppServer, label: str,
-                   cap: int | None, died: threading.Event) -> list[Outcome]:  # fmt: skip
-    """Every case in ``mode``, in order; stops with :class:`ServerDied` if the server dies."""
+                   cap: int | None, died: threading.Event,
+                   record: Callable[[Outcome], None]) -> list[Outcome]:  # fmt: skip
+    """Every case in ``mode``, in order, each given to ``record`` once graded; stops with
+    :class:`ServerDied` if the server dies."""
     from openai import AsyncOpenAI
 
     outcomes: list[Outcome] = []
     async with AsyncOpenAI(base_url=server.base_url, api_key="none", max_retries=0) as client:
         for case in cases:
             outcomes.append(await _run_case(case, mode, bfcl, client, server, label, cap, died))
+            record(outcomes[-1])
     return outcomes
+
+
+def recorder(out: Path | None) -> Callable[[Outcome], None]:
+    """What writes each graded case to ``--out`` at once (emptied first): a run stopped midway, by
+    Ctrl-C or a dead server, keeps the cases it finished, which ``--replay`` can read."""
+    if out is None:
+        return lambda outcome: None
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("")
+
+    def record(outcome: Outcome) -> None:
+        with out.open("a") as f:
+            f.write(json.dumps(asdict(outcome), default=str) + "\n")
+
+    return record
 
 
 async def _run_case(case: Case, mode: str, bfcl: Bfcl, client: Any, server: LlamaCppServer, label: str,
@@ -374,6 +393,7 @@ def replay(path: Path, bfcl: Bfcl) -> tuple[list[Outcome], list[str]]:
 
 def serve_and_run(args: argparse.Namespace, cases: Sequence[Case], bfcl: Bfcl) -> list[Outcome] | None:
     """Run every mode, one server per mode; ``None`` if a server died (its log went to stderr)."""
+    record = recorder(args.out)
     spec = local_model(args.model)
     model_file = install_model(spec)
     outcomes: list[Outcome] = []
@@ -391,9 +411,12 @@ def serve_and_run(args: argparse.Namespace, cases: Sequence[Case], bfcl: Bfcl) -
             with kind(model_file, python=python, alias=spec.alias, n_ctx=args.n_ctx) as server:
                 server.watch(lambda _, died=died: died.set())
                 os.environ["LLAMACPP_BASE_URL"] = server.base_url
-                outcomes += asyncio.run(run_mode(mode, cases, bfcl, server, spec.label, args.max_response_tokens, died))
+                cap = args.max_response_tokens
+                outcomes += asyncio.run(run_mode(mode, cases, bfcl, server, spec.label, cap, died, record))
         except (ServerDied, TimeoutError) as exc:
-            print(f"error: the model server died during the {mode} run; no score is reported.\n{exc}", file=sys.stderr)
+            kept = " (--out keeps the cases graded before)" if args.out is not None else ""
+            print(f"error: the model server died during the {mode} run; no score is reported{kept}.\n{exc}",
+                  file=sys.stderr)  # fmt: skip
             return None
     return outcomes
 
@@ -436,9 +459,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return SERVER_DIED
     print(f"BFCL {BFCL_VERSION}, {local_model(args.model).label}, {len(cases)} cases")
     print(table(outcomes))
-    if args.out is not None:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text("".join(json.dumps(asdict(o), default=str) + "\n" for o in outcomes))
     return 0
 
 
