@@ -245,6 +245,20 @@ def _fake_package(tmp_path: Path, files: dict[str, str]) -> Path:
     return fake
 
 
+def test_the_sessions_use_of_the_agent_only_the_records_of_a_run_and_the_approvals_checks() -> None:
+    # What keeps the sessions a package of their own: they stand on the floor, not on the loop.
+    graph = import_graph(PACKAGE)
+    allowed = {f"llmist.agent.{name}" for name in (*FLOOR, "approvals")}
+    sessions = [m for m in graph if m == "llmist.agent.sessions" or m.startswith("llmist.agent.sessions.")]
+    used = {
+        other
+        for module in sessions
+        for other in graph[module]
+        if other.startswith("llmist.agent") and other not in sessions
+    }
+    assert sessions and sorted(used - allowed) == []
+
+
 def test_the_cycle_checker_finds_a_cycle_closed_inside_a_function(tmp_path: Path) -> None:
     fake = _fake_package(
         tmp_path,

@@ -8,9 +8,9 @@ stores them in. Each is also importable from the module that uses it (``approval
 :mod:`llmist.agent`.
 
 They live here, below the run machinery, so that the other records of a run (its events, its
-result, its errors and its messages) can carry them while importing nothing but this module and
-each other: every import inside ``agent/``, the ones for type checking included, points down
-(see "The floor" in ``docs/agents.md``).
+result, its errors and its messages) can carry them while importing nothing of the agent but
+this module and each other, the imports for type checking included (see "Where a run's records
+live" in ``docs/agents.md``; ``tests/test_layers.py`` checks it).
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def json_text(data: Any) -> str:
     return text
 
 
-# --- approvals -----------------------------------------------------------------------------
+# --- approvals -------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,7 +184,7 @@ def _call_from_json(data: dict[str, Any]) -> ParsedCall:
     )
 
 
-# --- guardrails ----------------------------------------------------------------------------
+# --- guardrails ------------------------------------------------------------------------------
 
 
 GuardrailKind: TypeAlias = Literal["input", "tool_call", "tool_result", "output"]
@@ -221,7 +221,7 @@ class GuardrailRecord:
         return f"guardrail {self.name!r} ({self.kind}{call}) {verb}{reason}"
 
 
-# --- repairs -------------------------------------------------------------------------------
+# --- repairs ---------------------------------------------------------------------------------
 
 
 RepairKind: TypeAlias = Literal[
