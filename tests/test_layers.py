@@ -5,10 +5,16 @@ after it. Root modules (``llmist/_callables.py``, ``llmist/__init__.py``) belong
 
 No import cycle either, between any two modules of the package (inside ``agent/``,
 ``gadgets/`` and every other package alike): :func:`cycles` follows every import a module
-makes, at its top or inside a function (a function-level import that closes a cycle is one
-waiting for its first call), except those under ``if TYPE_CHECKING:``, which never run. A
-package's ``__init__`` counts only where a module imports a name from it, not merely because
-it imports one of the package's modules.
+makes, at its top, inside a function (a function-level import that closes a cycle is one
+waiting for its first call) and under ``if TYPE_CHECKING:``: those never run, but a reader
+follows them as they follow any other, and a circle of them is a circle in the design. Without
+them (``type_checking=False``) no cycle is allowed at all; with them, only the one
+:data:`KNOWN_CYCLES` names, until the change that removes it. A package's ``__init__`` counts
+only where a module imports a name from it, not merely because it imports one of the package's
+modules.
+
+Inside ``agent/``, the run's records (:data:`FLOOR`) sit below the run machinery: they import
+nothing of ``agent/`` but each other, lowest first.
 
 The checkers live here, not in a shared tool, so a clean clone tests the rules with nothing else.
 """
@@ -121,14 +127,15 @@ def _type_checking_only(tree: ast.Module) -> set[int]:
     return skipped
 
 
-def import_graph(package: Path) -> dict[str, set[str]]:
-    """Each module of ``package`` -> the modules of ``package`` it imports (see the module docstring)."""
+def import_graph(package: Path, *, type_checking: bool = True) -> dict[str, set[str]]:
+    """Each module of ``package`` -> the modules of ``package`` it imports (see the module docstring);
+    ``type_checking=False`` leaves out the imports under ``if TYPE_CHECKING:``."""
     paths = {_module_name(p, package)[0]: p for p in sorted(package.rglob("*.py"))}
     graph: dict[str, set[str]] = {}
     for name, path in paths.items():
         own_parts = _module_name(path, package)[1]
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        skipped = _type_checking_only(tree)
+        skipped = _type_checking_only(tree) if not type_checking else set()
         found: set[str] = set()
         for node in ast.walk(tree):
             if id(node) in skipped:
@@ -142,9 +149,10 @@ def import_graph(package: Path) -> dict[str, set[str]]:
     return graph
 
 
-def cycles(package: Path) -> list[list[str]]:
-    """Every group of modules of ``package`` that import each other in a circle, each sorted."""
-    graph = import_graph(package)
+def cycles(package: Path, *, type_checking: bool = True) -> list[list[str]]:
+    """Every group of modules of ``package`` that import each other in a circle, each sorted
+    (``type_checking=False``: by the imports that run)."""
+    graph = import_graph(package, type_checking=type_checking)
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -175,8 +183,58 @@ def cycles(package: Path) -> list[list[str]]:
     return found
 
 
-def test_no_module_of_the_package_is_part_of_an_import_cycle() -> None:
-    assert cycles(PACKAGE) == []
+KNOWN_CYCLES: tuple[frozenset[str], ...] = (
+    frozenset(
+        f"llmist.agent.{m}"
+        for m in (
+            "_features",
+            "_features.compaction",
+            "_features.output",
+            "_features.subagents",
+            "_run.calls",
+            "_run.context",
+            "_run.plan",
+            "_run.resume",
+            "spec",
+            "stream",
+        )
+    ),
+)
+"""The one circle allowed, by imports for type checking only, until issue 41 (items 3, 5 and 6:
+the run machinery's restructuring) removes it; then remove it here too (a test fails once it is
+not needed). It closes by five imports against the order spec < _run.plan < _run.context < stream
+< _features < its features < _run.calls < _run.resume: ``spec`` imports ``_features.compaction``
+and ``_features.output`` (and ``_run.plan`` for a type), ``_run.context`` names
+``_features.subagents.RunScope`` and ``_run.resume.Resumption``."""
+
+FLOOR = ("records", "events", "result", "errors", "messages")
+"""The run's records, at the floor of ``agent/``, lowest first: each imports, of ``agent/``, only
+the ones before it (type-only imports included), so everything else in ``agent/`` stands on them."""
+
+
+def test_no_module_of_the_package_is_part_of_an_import_cycle_that_runs() -> None:
+    assert cycles(PACKAGE, type_checking=False) == []
+
+
+def test_no_module_is_part_of_a_cycle_of_imports_type_only_ones_included() -> None:
+    found = cycles(PACKAGE)
+    assert [group for group in found if not any(set(group) <= known for known in KNOWN_CYCLES)] == []
+
+
+def test_each_known_cycle_is_still_there() -> None:
+    # An allowance that is no longer needed fails here, so that it does not outlive its reason.
+    found = cycles(PACKAGE)
+    assert [sorted(known) for known in KNOWN_CYCLES if not any(set(group) <= known for group in found)] == []
+
+
+def test_the_records_of_a_run_import_nothing_of_the_agent_above_them() -> None:
+    graph = import_graph(PACKAGE)
+    floor = [f"llmist.agent.{name}" for name in FLOOR]
+    above = {
+        module: sorted(other for other in graph[module] if other.startswith("llmist.agent") and other not in floor[:i])
+        for i, module in enumerate(floor)
+    }
+    assert {module: others for module, others in above.items() if others} == {}
 
 
 def _fake_package(tmp_path: Path, files: dict[str, str]) -> Path:
@@ -186,6 +244,20 @@ def _fake_package(tmp_path: Path, files: dict[str, str]) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(source)
     return fake
+
+
+def test_the_sessions_use_of_the_agent_only_the_records_of_a_run_and_the_approvals_checks() -> None:
+    # What keeps the sessions a package of their own: they stand on the floor, not on the loop.
+    graph = import_graph(PACKAGE)
+    allowed = {f"llmist.agent.{name}" for name in (*FLOOR, "approvals")}
+    sessions = [m for m in graph if m == "llmist.agent.sessions" or m.startswith("llmist.agent.sessions.")]
+    used = {
+        other
+        for module in sessions
+        for other in graph[module]
+        if other.startswith("llmist.agent") and other not in sessions
+    }
+    assert sessions and sorted(used - allowed) == []
 
 
 def test_the_cycle_checker_finds_a_cycle_closed_inside_a_function(tmp_path: Path) -> None:
@@ -200,7 +272,7 @@ def test_the_cycle_checker_finds_a_cycle_closed_inside_a_function(tmp_path: Path
     assert cycles(fake) == [["llmist.agent.a", "llmist.agent.b"]]
 
 
-def test_the_cycle_checker_ignores_imports_for_type_checking_only(tmp_path: Path) -> None:
+def test_the_cycle_checker_finds_a_cycle_closed_under_type_checking(tmp_path: Path) -> None:
     fake = _fake_package(
         tmp_path,
         {
@@ -209,7 +281,8 @@ def test_the_cycle_checker_ignores_imports_for_type_checking_only(tmp_path: Path
             "agent/b.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from llmist.agent.a import A\n",
         },
     )
-    assert cycles(fake) == []
+    assert cycles(fake) == [["llmist.agent.a", "llmist.agent.b"]]
+    assert cycles(fake, type_checking=False) == []  # the imports that run close none
 
 
 def test_a_name_taken_from_a_packages_init_by_its_own_module_is_a_cycle(tmp_path: Path) -> None:

@@ -95,7 +95,7 @@ from llmist.syntax import (
 from llmist.testing.isolated import TestGadgetResult, test_gadget
 
 if TYPE_CHECKING:
-    from llmist.agent.sqlalchemy_session import SQLAlchemySession
+    from llmist.agent.sessions.sqlalchemy_session import SQLAlchemySession
 
 __version__ = "0.1.0"
 

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from llmist.agent import SessionConflictError, SessionError, SessionRetry
-from llmist.agent import _store_sql as sql
-from llmist.agent._store_retry import Attempt, retrying
 from llmist.agent.messages import dumps_messages
+from llmist.agent.sessions import _store_sql as sql
+from llmist.agent.sessions._store_retry import Attempt, retrying
 from llmist.providers.base import Message
 
 

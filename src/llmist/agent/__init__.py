@@ -9,7 +9,6 @@ loop), the features in ``_features``, and ``_assemble`` puts a run together from
 from typing import TYPE_CHECKING, Any
 
 from llmist.agent._run.media import UserPrompt
-from llmist.agent._store_retry import SessionRetry
 from llmist.agent.agent import Agent, RunOptions
 from llmist.agent.approvals import Decision, PendingCall
 from llmist.agent.builder import AgentBuilder
@@ -91,12 +90,13 @@ from llmist.agent.prompt import Markers, PromptStyle, Syntax, SyntaxOption, esti
 from llmist.agent.repairs import RepairKind
 from llmist.agent.result import AgentResult, StopReason
 from llmist.agent.sessions import ApprovalStore, Session, SQLiteSession
+from llmist.agent.sessions._store_retry import SessionRetry
 from llmist.agent.spec import AgentSpec, ApprovalMode
 from llmist.agent.stream import AgentStream
 from llmist.agent.subagents import DEFAULT_MAX_DEPTH, SubagentGadget, SubagentParams
 
 if TYPE_CHECKING:
-    from llmist.agent.sqlalchemy_session import SQLAlchemySession
+    from llmist.agent.sessions.sqlalchemy_session import SQLAlchemySession
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
@@ -203,7 +203,7 @@ def __getattr__(name: str) -> Any:
     (without it, an ``ImportError`` says which to install)."""
     if name == "SQLAlchemySession":
         try:
-            from llmist.agent.sqlalchemy_session import SQLAlchemySession
+            from llmist.agent.sessions.sqlalchemy_session import SQLAlchemySession
         except ModuleNotFoundError as exc:
             if not (exc.name or "").startswith("sqlalchemy"):
                 raise

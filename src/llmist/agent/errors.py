@@ -23,8 +23,7 @@ from typing import TYPE_CHECKING, Any
 from llmist.errors import LlmistError
 
 if TYPE_CHECKING:
-    from llmist.agent.guardrails import GuardrailRecord
-    from llmist.agent.hooks import RepairEvent
+    from llmist.agent.records import GuardrailRecord, RepairEvent
     from llmist.agent.result import AgentResult
 
 __all__ = [

@@ -15,8 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, TypeAlias
 
-from llmist.agent.approvals import PendingCall
-from llmist.agent.guardrails import GuardrailRecord
+from llmist.agent.records import GuardrailRecord, PendingCall
 from llmist.execution import GadgetExecutionResult, GadgetSkip
 from llmist.providers.base import Usage
 from llmist.syntax import ArgsPartialEvent, GadgetCallEvent, TextEvent

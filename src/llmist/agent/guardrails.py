@@ -35,7 +35,9 @@ that waits on I/O ``async``.
 
 Every check is recorded (:class:`GuardrailRecord`): in :attr:`AgentResult.guardrails`, as a
 :class:`~llmist.agent.events.GuardrailEvent` in the stream, and as a span when the run is traced.
-Ready-made ones are in :mod:`llmist.agent.builtin_guardrails`.
+Ready-made ones are in :mod:`llmist.agent.builtin_guardrails`. The record (with
+:data:`GuardrailKind` and :data:`GuardrailOutcome`) lives in :mod:`llmist.agent.records`, below the
+result and the events that carry it, and imports from here as well.
 """
 
 from __future__ import annotations
@@ -45,9 +47,10 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias, overload
+from typing import Any, TypeAlias, overload
 
 from llmist.agent.errors import GuardrailTripped
+from llmist.agent.records import GuardrailKind, GuardrailOutcome, GuardrailRecord
 from llmist.execution.cancellation import DEFAULT_CANCEL_GRACE_S, Overdue, await_within
 from llmist.providers.base import ContentPart, Message
 
@@ -74,12 +77,6 @@ __all__ = [
     "tool_call_guardrail",
     "tool_result_guardrail",
 ]
-
-GuardrailKind: TypeAlias = Literal["input", "tool_call", "tool_result", "output"]
-"""What a guardrail guards."""
-
-GuardrailOutcome: TypeAlias = Literal["pass", "tripwire", "refuse", "rewrite"]
-"""How a check ended."""
 
 _KINDS: tuple[GuardrailKind, ...] = ("input", "tool_call", "tool_result", "output")
 
@@ -401,36 +398,6 @@ class Guardrails:
     def of_kind(self, kind: GuardrailKind) -> tuple[Guardrail, ...]:
         """The guardrails of ``kind``, in order."""
         return self.by_kind[kind]
-
-
-# --- records ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class GuardrailRecord:
-    """One check, as it ended: in ``AgentResult.guardrails``, a ``GuardrailEvent`` and a span."""
-
-    name: str
-    kind: GuardrailKind
-    outcome: GuardrailOutcome
-    reason: str = ""
-    """The tripwire's or refusal's reason, or the rewrite's note (empty for a pass)."""
-    data: Any = None
-    """The verdict's data."""
-    gadget: str | None = None
-    """The call's gadget (tool guardrails)."""
-    invocation_id: str | None = None
-    """The call's id (tool guardrails)."""
-    iteration: int = 0
-    """The model response the check belongs to (0: before the first, for input guardrails)."""
-    duration_ms: float = 0.0
-
-    def describe(self) -> str:
-        """One line: ``guardrail 'name' (kind) tripped: reason``."""
-        verb = {"pass": "passed", "tripwire": "tripped", "refuse": "refused", "rewrite": "rewrote"}[self.outcome]
-        call = f" {self.gadget}:{self.invocation_id}" if self.gadget else ""
-        reason = f": {self.reason}" if self.reason else ""
-        return f"guardrail {self.name!r} ({self.kind}{call}) {verb}{reason}"
 
 
 async def run_guardrail(

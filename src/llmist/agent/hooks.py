@@ -22,16 +22,12 @@ import inspect
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, TypeVar
+from typing import Any, TypeAlias, TypeVar
 
-from llmist.agent.approvals import PendingCall
-from llmist.agent.guardrails import GuardrailRecord
+from llmist.agent.records import GuardrailRecord, PendingCall, RepairEvent
 from llmist.execution import DependencySkipDecision, DependencySkipInfo, GadgetExecutionResult, GadgetSkip
 from llmist.providers.base import Message, Usage
 from llmist.syntax import ArgsPartialEvent
-
-if TYPE_CHECKING:
-    from llmist.agent.repairs import RepairKind
 
 __all__ = [
     "ChunkContext",
@@ -170,20 +166,6 @@ class CompactionContext:
     """Tokens the compaction itself used (a summarising model call), else zero."""
     cost: float = 0.0
     """USD the compaction cost (added to the run's model cost)."""
-
-
-@dataclass(frozen=True, slots=True)
-class RepairEvent:
-    """A repair the loop made (the ``on_repair`` observer's argument)."""
-
-    type: ClassVar[str] = "repair"
-    kind: RepairKind
-    iteration: int
-    """The model response (1-based) that needed it."""
-    detail: str
-    """What was wrong and what the loop did about it."""
-    invocation_id: str | None = None
-    """The call repaired, when the repair was about one call."""
 
 
 # --- controller actions ------------------------------------------------------------------

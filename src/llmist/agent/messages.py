@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any, cast, get_args
 
 from llmist.agent.errors import MessageFormatError
+from llmist.agent.records import json_text
 from llmist.providers.base import ContentPart, ImagePart, Message, Role, TextPart, ToolCall, Usage
 
 __all__ = [
@@ -109,19 +110,6 @@ def messages_from_json(data: Any) -> list[Message]:
             "(written by a newer llmist? upgrade llmist to read it)"
         )
     return [message_from_json(m, i) for i, m in enumerate(data["messages"])]
-
-
-def json_text(data: Any) -> str:
-    """``data`` as compact JSON text that any store can keep: UTF-8 as written, or, when the data
-    holds a lone surrogate (a prompt read with ``surrogateescape``, a provider's split escape),
-    which no UTF-8 store accepts, with every non-ASCII character escaped (it reads back the same)."""
-    text = _ENCODER.encode(data)
-    if not text.isascii():
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            return _ASCII_ENCODER.encode(data)
-    return text
 
 
 def dumps_messages(messages: Iterable[Message]) -> str:

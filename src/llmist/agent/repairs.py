@@ -88,11 +88,10 @@ import json
 import re
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Literal, TypeAlias
 
 from llmist.agent.ending import when_done
 from llmist.agent.errors import RepairRefused
-from llmist.agent.hooks import RepairEvent
+from llmist.agent.records import RepairEvent, RepairKind
 from llmist.execution import GadgetExecutionResult
 from llmist.execution.names import closest_names, gadget_names, same_name, unknown_gadget_text
 from llmist.execution.results import call_result
@@ -102,8 +101,9 @@ from llmist.gadgets.binding import joined_words
 from llmist.syntax import ParsedCall, is_auto_id, native_call, next_auto_id
 from llmist.syntax.schema import json_schema
 
-# RepairEvent is re-exported from here, its old home. It lives with the other hook arguments since
-# this module is compiled: mypyc takes a frozen dataclass's class-level `type` tag for a field.
+# RepairEvent and RepairKind are re-exported from here, their old home. They live with the run's
+# records (llmist.agent.records), below the hooks that pass them on; not here also because this module
+# is compiled: mypyc takes a frozen dataclass's class-level `type` tag for a field.
 __all__ = [
     "INVENTED_RESULT_NOTE",
     "NEXT_STEPS_NOTE",
@@ -127,33 +127,6 @@ __all__ = [
     "without_stray_body",
 ]
 
-RepairKind: TypeAlias = Literal[
-    "gadget_name",
-    "unknown_gadget",
-    "repeated_call",
-    "invented_result",
-    "body_as_prose",
-    "json_call",
-    "ignored_parameters",
-    "name_as_argument",
-    "extra_body",
-    "first_word_name",
-    "id_as_dependency",
-    "dependency_by_name",
-    "body_as_parameter",
-    "values_in_order",
-    "bare_parameter_names",
-    "header_arguments",
-    "missing_dependency",
-    "joined_words",
-    "copied_prompt",
-    "degenerate_response",
-    "marker_spelling",
-    "fused_argument",
-    "code_fence",
-    "missing_end",
-]
-"""What a repair fixed (the keys of ``AgentResult.repairs``)."""
 
 PARSER_REPAIRS: dict[str, tuple[RepairKind, str]] = {
     "marker_spelling": ("marker_spelling", "a marker with a wrong count of marks read as the marker"),

@@ -7,9 +7,8 @@ from typing import Generic, Literal, TypeAlias
 
 from typing_extensions import TypeVar
 
-from llmist.agent.approvals import PendingCall
 from llmist.agent.events import ModelFallbackEvent
-from llmist.agent.guardrails import GuardrailRecord
+from llmist.agent.records import GuardrailRecord, PendingCall
 from llmist.execution import GadgetExecutionResult
 from llmist.providers.base import Message, Usage
 

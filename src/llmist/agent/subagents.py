@@ -15,7 +15,7 @@ starts each run through the assembler, from the agent's spec as it is when the c
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -26,9 +26,9 @@ from llmist.agent.stream import AgentStream
 from llmist.gadgets import AbortSignal
 
 if TYPE_CHECKING:
-    from llmist.agent.agent import Agent
+    from llmist.agent.spec import AgentSpec
 
-__all__ = ["DEFAULT_MAX_DEPTH", "SubagentEvent", "SubagentGadget", "SubagentParams"]
+__all__ = ["DEFAULT_MAX_DEPTH", "SpecHolder", "SubagentEvent", "SubagentGadget", "SubagentParams"]
 
 DEFAULT_MAX_DEPTH = 4
 """How deep subagents may nest by default (a subagent of the top agent is at depth 1)."""
@@ -43,13 +43,24 @@ class SubagentParams(BaseModel):
     )
 
 
+class SpecHolder(Protocol):
+    """What a subagent gadget needs of the agent it runs: its spec, read when each call starts
+    (an :class:`~llmist.agent.Agent` is one). A protocol rather than the ``Agent`` class, so that
+    this module, which ``agent.py`` imports, imports nothing of ``agent.py`` back."""
+
+    @property
+    def spec(self) -> AgentSpec:
+        """The agent's options as they are now (a change to the agent applies from the next call on)."""
+        ...
+
+
 class SubagentGadget(SubagentCall):
     """A gadget that runs an agent on the ``task`` it is given (see the module docstring)."""
 
     Params = SubagentParams
     timeout_s = None
 
-    def __init__(self, agent: Agent[Any], name: str, description: str, *, max_depth: int = DEFAULT_MAX_DEPTH) -> None:
+    def __init__(self, agent: SpecHolder, name: str, description: str, *, max_depth: int = DEFAULT_MAX_DEPTH) -> None:
         if max_depth < 1:
             raise ValueError(f"max_depth must be at least 1, got {max_depth}")
         self.agent = agent

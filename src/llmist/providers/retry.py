@@ -76,7 +76,7 @@ def backoff_pause(attempt: int, base_delay: float, max_delay: float, jitter: flo
     """Seconds to wait after failed attempt number ``attempt`` (1-based): ``base_delay`` doubled
     for each attempt after the first, at most ``max_delay``, less up to ``jitter`` of it drawn at
     random (so that many clients do not retry in step). Shared by the providers' retries and the
-    database sessions' (``llmist.agent._store_retry``)."""
+    database sessions' (``llmist.agent.sessions._store_retry``)."""
     backoff = min(base_delay * 2.0 ** (attempt - 1), max_delay)
     return backoff * (1.0 - jitter * random.random())
 

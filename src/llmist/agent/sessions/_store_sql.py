@@ -1,7 +1,7 @@
 """The session stores' SQL, written once for SQLite and for any SQLAlchemy database.
 
 Both :class:`~llmist.agent.sessions.SQLiteSession` (the standard library's ``sqlite3``) and
-:class:`~llmist.agent.sqlalchemy_session.SQLAlchemySession` (SQLAlchemy's asyncio API) keep the
+:class:`~llmist.agent.sessions.sqlalchemy_session.SQLAlchemySession` (SQLAlchemy's asyncio API) keep the
 same tables, migrate them the same way and run the same transactions. A transaction is a
 *script*: a generator that yields ``(sql, parameters)`` statements and receives each one's
 :class:`Rows`, and whose return value is the transaction's. Each store drives scripts with its

@@ -12,11 +12,17 @@ the change on a bounded queue (the run never waits for the disk unless the write
 far behind), and one writer thread per database file commits the changes; queued writes are
 committed before the interpreter exits. ``SQLAlchemySession`` (``llmist[postgres]``) keeps the
 same tables in PostgreSQL or any SQLAlchemy database; both run the SQL of
-``llmist.agent._store_sql``.
+``llmist.agent.sessions._store_sql``.
 
 Every write names the version of the session it follows, so two writers of one session (two
 processes, or two session objects) never overwrite each other: the second gets a
 :class:`SessionConflictError` and nothing of the first is lost.
+
+The package holds every store: this module (the protocols and SQLite), ``sqlalchemy_session``
+(any SQLAlchemy database), ``_sql_session`` (what both do, one transaction each), ``_store_sql``
+(the SQL) and ``_store_retry`` (retrying a database that went away). Of the agent it uses only the
+run's records and the approvals' checks (``records``, ``messages``, ``errors``, ``approvals``); the
+session and approvals features (``llmist.agent._features``) connect it to a run.
 """
 
 from __future__ import annotations
@@ -32,12 +38,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from llmist.agent import _store_sql as sql
-from llmist.agent._sql_session import SQLStoreSession, Write
-from llmist.agent._store_sql import SCHEMA_VERSION
 from llmist.agent.approvals import Claimed, Decision, PendingCall
 from llmist.agent.errors import SessionConflictError, SessionError
 from llmist.agent.messages import GadgetResultMessage
+from llmist.agent.sessions import _store_sql as sql
+from llmist.agent.sessions._sql_session import SQLStoreSession, Write
+from llmist.agent.sessions._store_sql import SCHEMA_VERSION
 from llmist.providers.base import Message
 
 __all__ = [

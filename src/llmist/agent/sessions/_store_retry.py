@@ -1,6 +1,6 @@
 """Retrying a database session store's transaction when its connection drops.
 
-How a transaction of :class:`~llmist.agent.sqlalchemy_session.SQLAlchemySession` (its load,
+How a transaction of :class:`~llmist.agent.sessions.sqlalchemy_session.SQLAlchemySession` (its load,
 its writes, the calls that wait and their decisions) is retried (:func:`retrying`):
 
 - A dropped connection (the server restarted or ended it, refused a new one while it was down
@@ -49,7 +49,7 @@ T = TypeVar("T")
 @dataclass(frozen=True, slots=True)
 class SessionRetry:
     """How a database session store retries a transaction whose connection dropped (the
-    policy is the docstring of ``llmist.agent._store_retry``; ``SessionRetry(max_attempts=1)``
+    policy is the docstring of ``llmist.agent.sessions._store_retry``; ``SessionRetry(max_attempts=1)``
     retries nothing)."""
 
     max_attempts: int = 10

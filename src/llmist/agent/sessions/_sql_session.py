@@ -1,9 +1,9 @@
 """What both SQL session stores share: :class:`SQLStoreSession`, the session's state and every
-operation that is one transaction of ``llmist.agent._store_sql`` (load, the calls that wait,
+operation that is one transaction of ``llmist.agent.sessions._store_sql`` (load, the calls that wait,
 their decisions and the hold on them), and :class:`Write`, one change to store.
 
 :class:`~llmist.agent.sessions.SQLiteSession` and
-:class:`~llmist.agent.sqlalchemy_session.SQLAlchemySession` subclass it, each saying how a
+:class:`~llmist.agent.sessions.sqlalchemy_session.SQLAlchemySession` subclass it, each saying how a
 script runs on its connection, how a change is stored (queued for a writer), and how to wait
 for what is queued.
 """
@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TypeVar
 
-from llmist.agent import _store_sql as sql
 from llmist.agent.approvals import Claimed, Decision, PendingCall
 from llmist.agent.errors import ApprovalError, MessageFormatError, SessionError
 from llmist.agent.messages import GadgetResultMessage, dumps_message, dumps_messages, loads_messages
+from llmist.agent.sessions import _store_sql as sql
 from llmist.providers.base import Message
 
 __all__ = ["SQLStoreSession", "Write", "change_since", "messages_of_rows", "now"]
@@ -96,7 +96,7 @@ class Write:
 
 class SQLStoreSession:
     """What both SQL stores share: the session's state, and every operation that is one
-    transaction of ``llmist.agent._store_sql`` (a subclass says how a script runs, how a change
+    transaction of ``llmist.agent.sessions._store_sql`` (a subclass says how a script runs, how a change
     is queued, and how to wait for queued changes)."""
 
     session_id: str
