@@ -22,7 +22,7 @@ from llmist import Agent, RunLimits
 from llmist.agent import Markers
 from llmist.agent.agent import _Flat, _Option
 from llmist.agent.builder import _SETTERS, AgentBuilder
-from llmist.agent.options import GROUPS, OPTIONS, AgentOption, FlatOptions, option_table
+from llmist.agent.options import GROUPS, OPTIONS, AgentOption, FlatOptions, _option_table
 from llmist.cli._config import SETTINGS, _Key, _pos_int
 
 
@@ -162,7 +162,7 @@ class _LimitsWithMinutes(RunLimits):
 
 
 def test_a_field_declared_in_its_group_only_is_missing_from_every_other_surface() -> None:
-    table = option_table({**GROUPS, "limits": _LimitsWithMinutes})
+    table = _option_table({**GROUPS, "limits": _LimitsWithMinutes})
     assert _disagreements(table) == [
         "max_minutes: no Agent attribute",
         "max_minutes: not in FlatOptions",
@@ -176,7 +176,7 @@ class _LimitsRenamed(RunLimits):
 
 
 def test_a_flat_name_renamed_in_its_declaration_only_is_found_on_every_surface() -> None:
-    problems = _disagreements(option_table({**GROUPS, "limits": _LimitsRenamed}))
+    problems = _disagreements(_option_table({**GROUPS, "limits": _LimitsRenamed}))
     assert "max_iterations: an Agent attribute of no option" in problems
     assert "max_turns: not in FlatOptions" in problems
     assert "max_iterations: in FlatOptions, no option" in problems

@@ -34,6 +34,7 @@ import textwrap
 import typing
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Literal, TypeAlias, TypedDict
 
 from llmist.agent.prompt import Markers, PromptStyle
@@ -257,7 +258,7 @@ class AgentOption:
         return doc.split(". ", 1)[0].rstrip(".") + "." if doc else ""
 
 
-def option_table(groups: Mapping[str, type[Any]] = GROUPS) -> dict[str, AgentOption]:
+def _option_table(groups: Mapping[str, type[Any]]) -> dict[str, AgentOption]:
     """Every field of the ``groups`` as an option, by flat name: the field's name, or its
     metadata's ``"flat"``; a field whose metadata has ``"parts"`` (field -> flat name) also gives
     one option per part. Two options of one name are an error."""
@@ -265,15 +266,16 @@ def option_table(groups: Mapping[str, type[Any]] = GROUPS) -> dict[str, AgentOpt
     for group, cls in groups.items():
         hints = typing.get_type_hints(cls)
         for f in dataclasses.fields(cls):
-            options = [AgentOption(f.metadata.get("flat", f.name), group, f.name, None, f.default, hints[f.name], cls)]
-            options[0] = dataclasses.replace(options[0], type=f.metadata.get("takes", options[0].type))
+            kind = f.metadata.get("takes", hints[f.name])
+            options = [AgentOption(f.metadata.get("flat", f.name), group, f.name, None, f.default, kind, cls)]
             owner = type(f.default)
             for part, name in f.metadata.get("parts", {}).items():
                 kind = typing.get_type_hints(owner)[part]
                 options.append(AgentOption(name, group, f.name, part, getattr(f.default, part), kind, owner))
             for option in options:
                 if option.name in table:
-                    raise ValueError(f"two options are named {option.name!r}: {group}.{f.name} and another")
+                    other = table[option.name]
+                    raise ValueError(f"{group}.{f.name} and {other.group}.{other.field} are both named {option.name!r}")
                 table[option.name] = option
     return table
 
@@ -296,6 +298,6 @@ def _field_docs(cls: type[Any]) -> dict[str, str]:
     return docs
 
 
-OPTIONS: dict[str, AgentOption] = option_table()
+OPTIONS: Mapping[str, AgentOption] = MappingProxyType(_option_table(GROUPS))
 """Every option of the four groups by flat name, in the groups' order: the one table the flat
 keywords, ``Agent``'s attributes, the builder and the command line's keys are held to."""
