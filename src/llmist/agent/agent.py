@@ -22,6 +22,8 @@ from llmist.agent.guardrails import Guardrail, Guardrails
 from llmist.agent.hooks import Hooks, merge_hooks
 from llmist.agent.instrumentation import InstrumentationSettings
 from llmist.agent.options import (
+    GROUPS,
+    OPTIONS,
     FlatOptions,
     GadgetSettings,
     HumanInputHandler,
@@ -56,10 +58,9 @@ OutputType: TypeAlias = "type[OutputT] | Sequence[type[OutputT]]"
 ``A | B`` union) or a list of types (one final-answer gadget each; ``str`` among them lets the
 model answer in prose)."""
 
-_GROUPS: dict[type[Any], Any] = {cls: cls() for cls in (RunLimits, ModelSettings, PromptSettings, GadgetSettings)}
+_GROUPS: dict[type[Any], Any] = {cls: cls() for cls in GROUPS.values()}
 """Each option group's defaults."""
-_NAMES = {RunLimits: "limits", ModelSettings: "model_settings", PromptSettings: "prompt_settings"}
-_NAMES[GadgetSettings] = "gadget_settings"
+_NAMES = {cls: name for name, cls in GROUPS.items()}
 """Each option group's name (its ``Agent`` keyword and attribute)."""
 
 
@@ -110,6 +111,21 @@ class _Option(Generic[T]):
         else:
             group = dataclasses.replace(getattr(spec, self.group), **{self.field: value})
             agent._spec = spec.changed(**{self.group: group})
+
+
+class _Flat(_Option[T]):
+    """A flat option: the field of a group that :data:`~llmist.agent.options.OPTIONS` declares under
+    the attribute's name (``prompt_style`` is ``prompt_settings.style``). Written out in ``Agent``
+    for type checkers; a name that is no option fails when the class is made."""
+
+    def __init__(self) -> None:
+        super().__init__("")
+
+    def __set_name__(self, owner: type[Any], name: str) -> None:
+        option = OPTIONS.get(name)
+        if option is None or option.part is not None:
+            raise TypeError(f"{owner.__name__}.{name} is not an option of the groups (llmist.agent.options.OPTIONS)")
+        self.field, self.group = option.field, option.group
 
 
 class Agent(Generic[OutputT]):
@@ -163,15 +179,11 @@ class Agent(Generic[OutputT]):
         model_registry: Prices model calls (default: the providers' registry when available).
         name / description: What the agent is called and does, when another agent calls it
             (``subagents=[...]``, :meth:`as_gadget`).
-        **options: The flat keywords of earlier versions, each a field of a group (it overrides
-            that field of a group given too): ``max_iterations``, ``max_cost``, ``max_tokens``,
-            ``max_gadgets_per_response``, ``stop_on_no_calls`` (:class:`RunLimits`);
-            ``temperature``, ``reasoning``, ``max_response_tokens``, ``context_window``,
-            ``constrained`` (:class:`ModelSettings`); ``system``, ``system_extra``, ``prompt_style``,
-            ``few_shot``, ``gadget_start_prefix`` / ``gadget_end_prefix`` / ``gadget_arg_prefix``
-            (:class:`PromptSettings`); ``gadget_timeout_s``, ``gadget_output_limit``,
-            ``gadget_output_limit_percent``, ``on_human_input``, ``llm_client``
-            (:class:`GadgetSettings`).
+        **options: The flat keywords of earlier versions (:class:`FlatOptions`), each a field of a
+            group under the name :data:`~llmist.agent.options.OPTIONS` gives it (``max_iterations``:
+            ``RunLimits.max_iterations``; ``prompt_style``: ``PromptSettings.style``;
+            ``gadget_start_prefix``: ``PromptSettings.markers.start``...). It overrides that field
+            of a group given too.
 
     Every option is also an attribute (``agent.limits``, ``agent.max_iterations``,
     ``agent.hooks``...). Assigning one applies from the next run on: a run takes the agent's
@@ -249,27 +261,27 @@ class Agent(Generic[OutputT]):
     instrument = _Option[InstrumentationSettings | bool | None]("instrument")
     guardrails = _Option[Guardrails | None]("guardrails")
     model_registry = _Option[Any]("model_registry")
-    # The flat options of earlier versions, as fields of their groups.
-    max_iterations = _Option[int]("max_iterations", "limits")
-    max_cost = _Option[float | None]("max_cost", "limits")
-    max_tokens = _Option[int | None]("max_tokens", "limits")
-    max_gadgets_per_response = _Option[int | None]("max_gadgets_per_response", "limits")
-    stop_on_no_calls = _Option[bool]("stop_on_no_calls", "limits")
-    temperature = _Option[float | None]("temperature", "model_settings")
-    reasoning = _Option[Reasoning | None]("reasoning", "model_settings")
-    max_response_tokens = _Option[int | Literal["auto"] | None]("max_response_tokens", "model_settings")
-    context_window = _Option[int | None]("context_window", "model_settings")
-    constrained = _Option[bool | Literal["auto"]]("constrained", "model_settings")
-    system = _Option[str | None]("system", "prompt_settings")
-    system_extra = _Option[str | None]("system_extra", "prompt_settings")
-    prompt_style = _Option[PromptStyle]("style", "prompt_settings")
-    few_shot = _Option[int]("few_shot", "prompt_settings")
-    markers = _Option[Markers]("markers", "prompt_settings")
-    gadget_timeout_s = _Option[float | None]("timeout_s", "gadget_settings")
-    gadget_output_limit = _Option[bool]("output_limit", "gadget_settings")
-    gadget_output_limit_percent = _Option[float]("output_limit_percent", "gadget_settings")
-    on_human_input = _Option[HumanInputHandler | None]("on_human_input", "gadget_settings")
-    llm_client = _Option[ModelClient | None]("llm_client", "gadget_settings")
+    # The flat options of earlier versions, each the field of a group that OPTIONS names.
+    max_iterations = _Flat[int]()
+    max_cost = _Flat[float | None]()
+    max_tokens = _Flat[int | None]()
+    max_gadgets_per_response = _Flat[int | None]()
+    stop_on_no_calls = _Flat[bool]()
+    temperature = _Flat[float | None]()
+    reasoning = _Flat[Reasoning | None]()
+    max_response_tokens = _Flat[int | Literal["auto"] | None]()
+    context_window = _Flat[int | None]()
+    constrained = _Flat[bool | Literal["auto"]]()
+    system = _Flat[str | None]()
+    system_extra = _Flat[str | None]()
+    prompt_style = _Flat[PromptStyle]()
+    few_shot = _Flat[int]()
+    markers = _Flat[Markers]()
+    gadget_timeout_s = _Flat[float | None]()
+    gadget_output_limit = _Flat[bool]()
+    gadget_output_limit_percent = _Flat[float]()
+    on_human_input = _Flat[HumanInputHandler | None]()
+    llm_client = _Flat[ModelClient | None]()
 
     @property
     def spec(self) -> AgentSpec:
@@ -453,17 +465,11 @@ class Agent(Generic[OutputT]):
         return f"Agent(model={self.model!r}, gadgets={[g.name for g in self.gadgets]}, syntax={self.syntax!r})"
 
 
-_FLAT = {name: option for name, option in vars(Agent).items() if isinstance(option, _Option) and option.group}
-"""The flat options: each an attribute of ``Agent`` that is a field of a group."""
-
 _OWN_OPTIONS = frozenset(inspect.signature(Agent.__init__).parameters) - {"self", "name", "description", "options"}
 """The options ``Agent`` declares as its own keywords (not flat ones): the same names a run overrides."""
 
 _PLAIN_OPTIONS = _OWN_OPTIONS - {*_NAMES.values(), "gadgets", "subagents", "hooks", "guardrails", "mcp_servers"}
 """The options a spec keeps as given (``AgentSpec`` checks them): the rest are converted first."""
-
-_MARKERS = {"gadget_start_prefix": "start", "gadget_end_prefix": "end", "gadget_arg_prefix": "arg"}
-"""The flat keywords of the three block markers -> the field of ``PromptSettings.markers``."""
 
 
 def _fold(options: Mapping[str, Any], where: str) -> dict[str, dict[str, Any]]:
@@ -472,11 +478,11 @@ def _fold(options: Mapping[str, Any], where: str) -> dict[str, dict[str, Any]]:
     ``TypeError``, as it is for any function (``where`` names the function: ``"Agent()"``)."""
     changes: dict[str, dict[str, Any]] = {}
     for key, value in options.items():
-        option = _FLAT.get(key)
-        if key in _MARKERS:
-            changes.setdefault("markers", {})[_MARKERS[key]] = value
-        elif option is None or option.group is None:
+        option = OPTIONS.get(key)
+        if option is None:
             raise TypeError(f"{where} got an unexpected keyword argument {key!r}")
+        if option.part is not None:
+            changes.setdefault(option.field, {})[option.part] = value
         else:
             changes.setdefault(option.group, {})[option.field] = value
     return changes
@@ -487,7 +493,7 @@ def _group(cls: type[Any], given: Any, changes: dict[str, dict[str, Any]]) -> An
     ``changes`` to its fields (a flat keyword overrides the field of a group given beside it)."""
     fields = changes.get(_NAMES[cls])
     if cls is PromptSettings and "markers" in changes:
-        markers = (given or _GROUPS[cls]).markers
+        markers = (fields or {}).get("markers") or (given or _GROUPS[cls]).markers
         fields = {**(fields or {}), "markers": dataclasses.replace(markers, **changes["markers"])}
     base = given if given is not None else _GROUPS[cls]
     if not fields:

@@ -1,10 +1,12 @@
 """The fluent builder behind ``LLMist.create_agent()``: every ``with_*`` sets one ``Agent`` option
-(a group, or one field of a group under its flat name)."""
+(a group, or one field of a group under its flat name). Each flat option of
+:data:`~llmist.agent.options.OPTIONS` has a method: ``with_<name>``, or the one ``_SETTERS`` names
+(a test holds them to the table)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Generic, Self, cast
+from typing import TYPE_CHECKING, Any, Generic, Literal, Self, cast
 
 from typing_extensions import TypeVar
 
@@ -12,11 +14,12 @@ from llmist.agent.agent import Agent
 from llmist.agent.compaction import Compaction, CompactionStrategy
 from llmist.agent.hooks import Hooks, merge_hooks
 from llmist.agent.options import GadgetSettings, HumanInputHandler, ModelSettings, PromptSettings, RunLimits
-from llmist.agent.prompt import SyntaxOption
+from llmist.agent.prompt import Markers, PromptStyle, SyntaxOption
 from llmist.agent.result import OutputT
 from llmist.agent.sessions import Session
 from llmist.agent.stream import AgentStream
 from llmist.agent.subagents import SubagentGadget
+from llmist.gadgets import ModelClient
 from llmist.providers.base import Provider, Reasoning, ReasoningEffort
 
 if TYPE_CHECKING:
@@ -25,6 +28,10 @@ if TYPE_CHECKING:
 __all__ = ["AgentBuilder"]
 
 _NewOutputT = TypeVar("_NewOutputT")
+
+_SETTERS = {"max_cost": "with_budget", "max_tokens": "with_budget", "on_human_input": "on_human_input"}
+"""The flat options whose builder method is not ``with_<name>``: the budget's two share one, and
+the human-input handler's reads as what it does."""
 
 
 class AgentBuilder(Generic[OutputT]):
@@ -98,6 +105,10 @@ class AgentBuilder(Generic[OutputT]):
         """Run at most ``n`` calls per response; later ones are reported to the model as not run."""
         return self._set("max_gadgets_per_response", n)
 
+    def with_stop_on_no_calls(self, stop: bool) -> Self:
+        """End a run when a response makes no call (the default); ``False``: ask the model to go on."""
+        return self._set("stop_on_no_calls", stop)
+
     def with_budget(self, *, max_cost: float | None = None, max_tokens: int | None = None) -> Self:
         """Stop once the run has cost ``max_cost`` USD or used ``max_tokens`` tokens."""
         self._opts["max_cost"] = max_cost
@@ -111,6 +122,14 @@ class AgentBuilder(Generic[OutputT]):
         """Limit each gadget output to ``percent`` of the model's context window."""
         self._opts["gadget_output_limit"] = True
         return self._set("gadget_output_limit_percent", percent)
+
+    def with_gadget_timeout_s(self, seconds: float | None) -> Self:
+        """Default timeout of gadgets without their own ``timeout_s``."""
+        return self._set("gadget_timeout_s", seconds)
+
+    def with_markers(self, markers: Markers) -> Self:
+        """The block syntax's three markers at once (``Markers(start=..., end=..., arg=...)``)."""
+        return self._set("markers", markers)
 
     def with_gadget_start_prefix(self, prefix: str) -> Self:
         """Custom block start marker (default ``!!!GADGET_START:``)."""
@@ -128,6 +147,30 @@ class AgentBuilder(Generic[OutputT]):
         """How much a reasoning model thinks: an effort, a token budget or a ``Reasoning`` (see
         ``Agent(reasoning=...)``)."""
         return self.with_option("reasoning", reasoning)
+
+    def with_max_response_tokens(self, tokens: int | Literal["auto"] | None) -> Self:
+        """Cap on each response's length (``"auto"``, the default: the registry's limit, else 2,048)."""
+        return self._set("max_response_tokens", tokens)
+
+    def with_context_window(self, tokens: int | None) -> Self:
+        """Tokens of the model's context (default: the model registry's, else 128k)."""
+        return self._set("context_window", tokens)
+
+    def with_constrained(self, constrained: bool | Literal["auto"]) -> Self:
+        """Grammar-constrained calls: ``True``, ``False`` or ``"auto"`` (see ``Agent(constrained=...)``)."""
+        return self._set("constrained", constrained)
+
+    def with_prompt_style(self, style: PromptStyle) -> Self:
+        """``"full"`` (the default) or ``"compact"`` system prompt (for small models)."""
+        return self._set("prompt_style", style)
+
+    def with_few_shot(self, gadgets: int) -> Self:
+        """Send example exchanges before the task, from the examples of up to ``gadgets`` gadgets."""
+        return self._set("few_shot", gadgets)
+
+    def with_llm_client(self, client: ModelClient | None) -> Self:
+        """The client lent to gadgets as ``ctx.llm`` (built from a client: that client)."""
+        return self._set("llm_client", client)
 
     def with_session(self, session: Session) -> Self:
         """Keep the conversation in ``session`` (``SQLiteSession(path, id)``) and continue it; see :doc:`sessions`."""

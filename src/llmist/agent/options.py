@@ -12,13 +12,30 @@
 limits=...)`` replaces one for a single run. The flat keywords of earlier versions
 (``Agent(max_iterations=20)``, :class:`FlatOptions`) still work: each sets the field of a group
 that the ``Agent`` attribute of the same name reads.
+
+Each option is declared once, here: a field of its group, with its type, default, docstring and
+check. Its flat name is the field's (``max_iterations``) unless the field's metadata gives another
+(``"flat": "prompt_style"`` for ``PromptSettings.style``, whose name alone would say too little).
+:data:`OPTIONS` is built from those fields, and every other surface follows from it or is checked
+against it by ``tests/agent/test_option_table.py``: the flat keywords ``Agent`` folds into the groups
+and its attributes, :class:`FlatOptions` (static, for type checkers), the builder's ``with_*``
+methods, and the command line's configuration keys (their defaults and help texts).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import Literal, TypeAlias, TypedDict
+import ast
+import dataclasses
+import functools
+import inspect
+import itertools
+import re
+import textwrap
+import typing
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal, TypeAlias, TypedDict
 
 from llmist.agent.prompt import Markers, PromptStyle
 from llmist.gadgets import DEFAULT_OUTPUT_LIMIT_PERCENT, ModelClient
@@ -27,6 +44,9 @@ from llmist.providers.base import Reasoning, ReasoningEffort
 __all__ = [
     "CONSTRAINED_BY_DEFAULT",
     "DEFAULT_MAX_RESPONSE_TOKENS",
+    "GROUPS",
+    "OPTIONS",
+    "AgentOption",
     "FlatOptions",
     "GadgetSettings",
     "HumanInputHandler",
@@ -61,11 +81,11 @@ class RunLimits:
     """When a run stops; the first limit reached ends it with its ``stop_reason``."""
 
     max_iterations: int = 10
-    """Most model calls per run (``"max_iterations"``)."""
+    """Most model calls per run. A run that reaches it ends with ``"max_iterations"``."""
     max_cost: float | None = None
-    """Stop once the run cost this many USD, model and gadgets (``"budget"``)."""
+    """Stop once the run cost this many USD, model and gadgets. The run ends with ``"budget"``."""
     max_tokens: int | None = None
-    """Stop once the run used this many tokens, in and out (``"budget"``)."""
+    """Stop once the run used this many tokens, in and out. The run ends with ``"budget"``."""
     max_gadgets_per_response: int | None = None
     """Most calls run per response; later ones are reported to the model as not run."""
     stop_on_no_calls: bool = True
@@ -82,7 +102,9 @@ class ModelSettings:
 
     temperature: float | None = 0.0
     """Sampling temperature (``None``: the provider's default)."""
-    reasoning: Reasoning | None = None
+    # Given as an effort or a number of tokens too (made a Reasoning below): "takes" is what the
+    # flat keyword accepts.
+    reasoning: Reasoning | None = field(default=None, metadata={"takes": Reasoning | ReasoningEffort | int | None})
     """How much a reasoning model thinks: an effort (``"low"``, ``"high"``...), a token budget
     (``8000``) or a :class:`~llmist.providers.Reasoning`; sent in the provider's own parameter."""
     max_response_tokens: int | Literal["auto"] | None = "auto"
@@ -115,17 +137,21 @@ class PromptSettings:
     """The system prompt and what is sent before the task."""
 
     system: str | None = None
-    """Replaces the default preamble (the syntax rules and the gadgets stay)."""
+    """Replaces the default preamble of the system prompt (the syntax rules and the gadgets stay)."""
     system_extra: str | None = None
     """Added after the preamble."""
-    style: PromptStyle = "full"
+    style: PromptStyle = field(default="full", metadata={"flat": "prompt_style"})
     """``"full"`` (every rule and parameter detail) or ``"compact"`` (one call form and one line
     per gadget: for small models)."""
     few_shot: int = 0
     """Example exchanges (task, call, result, answer) sent before the task, made from the first
     ``GadgetExample`` with an ``output`` of up to this many gadgets."""
-    markers: Markers = DEFAULT_MARKERS
-    """The block syntax's markers (``!!!GADGET_START:``, ``!!!GADGET_END``, ``!!!ARG:``)."""
+    markers: Markers = field(
+        default=DEFAULT_MARKERS,
+        metadata={"parts": {"start": "gadget_start_prefix", "end": "gadget_end_prefix", "arg": "gadget_arg_prefix"}},
+    )
+    """The block syntax's markers (``!!!GADGET_START:``, ``!!!GADGET_END``, ``!!!ARG:``); each is a
+    flat keyword of its own too (``gadget_start_prefix``...)."""
 
     def __post_init__(self) -> None:
         if self.style not in ("full", "compact"):
@@ -138,11 +164,13 @@ class PromptSettings:
 class GadgetSettings:
     """How the agent's gadgets run."""
 
-    timeout_s: float | None = None
+    timeout_s: float | None = field(default=None, metadata={"flat": "gadget_timeout_s"})
     """Default timeout of gadgets without their own ``timeout_s``."""
-    output_limit: bool = True
+    output_limit: bool = field(default=True, metadata={"flat": "gadget_output_limit"})
     """Store outputs too large for the context and give the model ``GadgetOutputViewer`` to read them."""
-    output_limit_percent: float = DEFAULT_OUTPUT_LIMIT_PERCENT
+    output_limit_percent: float = field(
+        default=DEFAULT_OUTPUT_LIMIT_PERCENT, metadata={"flat": "gadget_output_limit_percent"}
+    )
     """Share of the context window one output may take."""
     on_human_input: HumanInputHandler | None = None
     """Answers ``HumanInputRequired`` from gadgets (sync or async ``question -> answer``)."""
@@ -162,7 +190,8 @@ class OptionGroups(TypedDict, total=False):
 
 class FlatOptions(TypedDict, total=False):
     """The flat keywords ``Agent`` still takes, each a field of a group (see the ``Agent``
-    attribute of the same name; the three markers' are ``PromptSettings.markers``)."""
+    attribute of the same name; the three markers' are ``PromptSettings.markers``). Written out
+    for type checkers; a test holds it to :data:`OPTIONS`."""
 
     system: str | None
     system_extra: str | None
@@ -171,6 +200,7 @@ class FlatOptions(TypedDict, total=False):
     gadget_start_prefix: str
     gadget_end_prefix: str
     gadget_arg_prefix: str
+    markers: Markers
     max_iterations: int
     max_cost: float | None
     max_tokens: int | None
@@ -186,3 +216,88 @@ class FlatOptions(TypedDict, total=False):
     gadget_output_limit_percent: float
     on_human_input: HumanInputHandler | None
     llm_client: ModelClient | None
+
+
+GROUPS: dict[str, type[Any]] = {
+    "limits": RunLimits,
+    "model_settings": ModelSettings,
+    "prompt_settings": PromptSettings,
+    "gadget_settings": GadgetSettings,
+}
+"""The option groups by their ``Agent`` keyword (and attribute)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AgentOption:
+    """One option of the groups, as every surface names it: the flat keyword and ``Agent``
+    attribute ``name`` sets the group's ``field`` (for a marker's keyword: the ``part`` of
+    ``PromptSettings.markers``)."""
+
+    name: str
+    """The flat keyword (``Agent(prompt_style=...)``), the ``Agent`` attribute, the builder's
+    ``with_<name>`` and a configuration key's ``option``."""
+    group: str
+    """The group's ``Agent`` keyword: ``"prompt_settings"``."""
+    field: str
+    """The group's field: ``"style"``."""
+    part: str | None
+    """The field of the field's value the keyword sets (``"start"`` of ``markers``), else ``None``."""
+    default: Any
+    """The field's default (a marker's for a part)."""
+    type: Any
+    """What the flat keyword takes: the field's type, or its metadata's ``"takes"``."""
+    owner: type[Any]
+    """The class that declares it (the group; ``Markers`` for a part), whose docstrings say what it is."""
+
+    @property
+    def help(self) -> str:
+        """The first sentence of the option's docstring, in plain text (a command line's help)."""
+        name = self.part or self.field
+        doc = next((d[name] for d in map(_field_docs, self.owner.__mro__) if name in d), "")
+        doc = re.sub(r":\w+:`~?(?:[\w.]*\.)?(\w+)`", r"\1", " ".join(doc.split())).replace("``", "")
+        return doc.split(". ", 1)[0].rstrip(".") + "." if doc else ""
+
+
+def _option_table(groups: Mapping[str, type[Any]]) -> dict[str, AgentOption]:
+    """Every field of the ``groups`` as an option, by flat name: the field's name, or its
+    metadata's ``"flat"``; a field whose metadata has ``"parts"`` (field -> flat name) also gives
+    one option per part. Two options of one name are an error."""
+    table: dict[str, AgentOption] = {}
+    for group, cls in groups.items():
+        hints = typing.get_type_hints(cls)
+        for f in dataclasses.fields(cls):
+            kind = f.metadata.get("takes", hints[f.name])
+            options = [AgentOption(f.metadata.get("flat", f.name), group, f.name, None, f.default, kind, cls)]
+            owner = type(f.default)
+            for part, name in f.metadata.get("parts", {}).items():
+                kind = typing.get_type_hints(owner)[part]
+                options.append(AgentOption(name, group, f.name, part, getattr(f.default, part), kind, owner))
+            for option in options:
+                if option.name in table:
+                    other = table[option.name]
+                    raise ValueError(f"{group}.{f.name} and {other.group}.{other.field} are both named {option.name!r}")
+                table[option.name] = option
+    return table
+
+
+@functools.cache
+def _field_docs(cls: type[Any]) -> dict[str, str]:
+    """The docstrings under the fields ``cls`` declares (Python keeps none: they are read from the
+    source, once; without the source, none)."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    except (OSError, TypeError, SyntaxError):  # no source: a builtin, a class made at run time
+        return {}
+    body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
+    docs: dict[str, str] = {}
+    for statement, after in itertools.pairwise(body):
+        if not (isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)):
+            continue
+        if isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant):
+            docs[statement.target.id] = inspect.cleandoc(str(after.value.value))
+    return docs
+
+
+OPTIONS: Mapping[str, AgentOption] = MappingProxyType(_option_table(GROUPS))
+"""Every option of the four groups by flat name, in the groups' order: the one table the flat
+keywords, ``Agent``'s attributes, the builder and the command line's keys are held to."""

@@ -63,8 +63,11 @@ class Markers:
     """The three block-format markers (configurable, as the spec allows)."""
 
     start: str = "!!!GADGET_START:"
+    """The marker that begins a call; the gadget's name (and id, dependencies) follow it on its line."""
     end: str = "!!!GADGET_END"
+    """The marker that ends a call."""
     arg: str = "!!!ARG:"
+    """The marker that begins a parameter; its name (a JSON pointer) follows it, its value comes below."""
 
 
 _CALL_RULES = (

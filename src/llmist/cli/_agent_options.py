@@ -12,6 +12,8 @@ from typing import Annotated, Any
 
 import typer
 
+from llmist.agent.options import OPTIONS
+
 __all__ = [
     "AllowPathOption",
     "BuiltinsOption",
@@ -60,13 +62,10 @@ CommandsOption = Annotated[
 SyntaxOption = Annotated[
     SyntaxChoice | None, typer.Option(help="How the model calls gadgets (native: its API's tool calls).")
 ]
-MaxIterationsOption = Annotated[int | None, typer.Option(min=1, metavar="N", help="Most model calls.")]
-MaxCostOption = Annotated[
-    float | None, typer.Option(min=0, metavar="USD", help="Stop once the run cost this many USD.")
-]
-SystemOption = Annotated[
-    str | None, typer.Option(metavar="TEXT", help="System prompt preamble (replaces the default one).")
-]
+# The agent options' flags: their help is the option's declaration's (llmist.agent.options).
+MaxIterationsOption = Annotated[int | None, typer.Option(min=1, metavar="N", help=OPTIONS["max_iterations"].help)]
+MaxCostOption = Annotated[float | None, typer.Option(min=0, metavar="USD", help=OPTIONS["max_cost"].help)]
+SystemOption = Annotated[str | None, typer.Option(metavar="TEXT", help=OPTIONS["system"].help)]
 ProfileOption = Annotated[
     str | None, typer.Option("--profile", "-P", metavar="NAME", help="Configuration profile to use.")
 ]

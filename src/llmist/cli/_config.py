@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from llmist._credentials import PROVIDER_KEYS
+from llmist.agent.options import OPTIONS
 from llmist.cli._common import CliError
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "ConfigError",
     "ConfigFile",
     "Setting",
+    "agent_options",
     "find_project_config",
     "load_config",
     "user_config_path",
@@ -167,15 +169,27 @@ class _Key:
     check: Callable[[Any], str | None]
     default: Any
     help: str
+    option: str | None = None
+    """The ``Agent`` keyword the key's value is given to as it is (a flat option of
+    ``llmist.agent.options.OPTIONS``, or one of ``Agent``'s own such as ``syntax``)."""
+    differs: str | None = None
+    """Why the default is not the option's, when it is not (a test holds every other to it)."""
+
+
+def _option_key(name: str, check: Callable[[Any], str | None]) -> _Key:
+    """The key of the agent option ``name``: its default and help are the option's declaration's."""
+    option = OPTIONS[name]
+    return _Key(check, option.default, option.help, option=name)
 
 
 SETTINGS: dict[str, _Key] = {
+    # No model is the environment's choice: the first provider whose key is set (Agent requires one).
     "model": _Key(_str, None, "model string: 'sonnet', 'openai:gpt-4o', 'ollama:qwen2.5:7b', 'mock'"),
-    "syntax": _Key(_syntax, "block", "call syntax the model is taught"),
-    "system": _Key(_str, None, "system prompt preamble (replaces the default one)"),
-    "max_iterations": _Key(_pos_int, 10, "most model calls per run"),
-    "max_cost": _Key(_pos_num, None, "stop once a run cost this many USD"),
-    "max_tokens": _Key(_pos_int, None, "stop once a run used this many tokens"),
+    "syntax": _Key(_syntax, "block", "call syntax the model is taught", option="syntax"),
+    "system": _option_key("system", _str),
+    "max_iterations": _option_key("max_iterations", _pos_int),
+    "max_cost": _option_key("max_cost", _pos_num),
+    "max_tokens": _option_key("max_tokens", _pos_int),
     "gadgets": _Key(_str_list, [], "gadget files or modules to load"),
     "builtins": _Key(_bool, False, "add the built-in file and command gadgets"),
     "allow_commands": _Key(_bool, True, "with builtins: include RunCommand"),
@@ -195,7 +209,8 @@ SETTINGS: dict[str, _Key] = {
     # llmist.web.DEFAULT_MAX_BODY_BYTES (not imported: the web extra may be missing; a test checks they agree)
     "max_body_bytes": _Key(_pos_int, 8 * 1024 * 1024, "llmist web: largest request body served (413 past it)"),
 }
-"""Every setting a config file, profile or flag may set: its check, default and meaning."""
+"""Every setting a config file, profile or flag may set: its check, default and meaning (an agent
+option's from its declaration), and the ``Agent`` keyword it sets as it is."""
 
 _FLAG_NAMES = {"mcp_servers": "--mcp", "allow_paths": "--allow-path"}
 """Settings whose command-line flag is not named after them."""
@@ -245,6 +260,11 @@ class Config:
 
     def __getitem__(self, key: str) -> Any:
         return self.values[key].value
+
+
+def agent_options(config: Config) -> dict[str, Any]:
+    """The configured values of the keys that set an ``Agent`` keyword as they are, by keyword."""
+    return {key.option: config[name] for name, key in SETTINGS.items() if key.option is not None}
 
 
 def user_config_path(env: Mapping[str, str] | None = None) -> Path:

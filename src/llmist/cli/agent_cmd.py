@@ -47,7 +47,7 @@ from llmist.cli._agent_options import (
 )
 from llmist.cli._approval import TerminalApprover
 from llmist.cli._common import CliError, fail, stderr, stdout
-from llmist.cli._config import Config, load_config
+from llmist.cli._config import Config, agent_options, load_config
 from llmist.cli._json_sink import JsonSink
 from llmist.cli._loader import load_gadgets, load_guardrails
 from llmist.cli._mock_script import load_mock_script, mock_script_path
@@ -227,13 +227,9 @@ def build_agent(config: Config) -> tuple[Agent, list[str]]:
     agent = Agent(
         model=model,
         gadgets=gadgets,
-        system=config["system"],
-        syntax=config["syntax"],
-        max_iterations=config["max_iterations"],
-        max_cost=config["max_cost"],
-        max_tokens=config["max_tokens"],
         mcp_servers=_mcp_servers(config),
         guardrails=[*guardrails, *_ready_guardrails(config)],
+        **agent_options(config),  # system, syntax, max_iterations...: each key that names its option
     )
     return agent, [g.name for g in agent.gadgets if requires_approval(g)]
 

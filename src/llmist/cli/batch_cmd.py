@@ -28,7 +28,7 @@ from llmist.batch import (
     load_tasks,
     sigint_stops,
 )
-from llmist.cli._agent_options import GadgetOption, ProfileOption, SystemOption
+from llmist.cli._agent_options import GadgetOption, MaxCostOption, MaxIterationsOption, ProfileOption, SystemOption
 from llmist.cli._common import CliError, fail, stderr, stdout
 from llmist.cli._config import Config, load_config
 from llmist.cli._mock_script import load_mock_script, mock_script_path
@@ -110,10 +110,8 @@ def batch_command(
     workers: Annotated[
         int | None, typer.Option(min=1, metavar="N", help="With --backend ray: worker actors (default: CPUs).")
     ] = None,
-    max_iterations: Annotated[int | None, typer.Option(min=1, metavar="N", help="Most model calls per run.")] = None,
-    max_cost: Annotated[
-        float | None, typer.Option(min=0, metavar="USD", help="Stop a run once it cost this many USD.")
-    ] = None,
+    max_iterations: MaxIterationsOption = None,
+    max_cost: MaxCostOption = None,
     system: SystemOption = None,
     profile: ProfileOption = None,
 ) -> None:
