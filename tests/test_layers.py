@@ -41,8 +41,9 @@ LAYERS = (
     "web",
     "cli",
 )
-"""The layers in import order. ``skills`` makes gadgets of skill folders; ``mcp`` builds gadgets and runs them through the executor; the
-agent connects MCP servers; ``evals``, ``batch`` and ``web`` use the agent and are used only by the CLI."""
+"""The layers in import order. ``skills`` makes gadgets of skill folders; ``mcp`` builds gadgets
+and runs them through the executor; the agent connects MCP servers; ``evals``, ``batch`` and
+``web`` use the agent and are used only by the CLI."""
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "llmist"
 
