@@ -5,54 +5,56 @@ run starts (``Agent.stream``, ``Agent.run`` and a subagent's call all come here)
 
 1. **The plan** (:func:`plan_of`): the spec's provider, system prompt, gadgets, pricing and
    hooks, built once and kept in ``spec.plans`` while the options it is built from stay the
-   same, so a run pays a dictionary lookup for it. Its gadgets are the agent's, then each
+   same, so a run pays a dictionary lookup for it. A feature may make it instead (fallback
+   models: each model's own plan inside the first's). Its gadgets are the agent's, then each
    feature's ``gadgets(spec)`` in :data:`FEATURES` order, then those the run adds (an MCP
-   server's tools), then the output viewer. Its hooks are merged once: every feature's
-   controllers first (a feature's decision is not bypassed by the agent's), then the agent's
-   own hooks, then every feature's observers and interceptors (they see what the agent's made).
+   server's tools), then the output viewer. Its hooks are the agent's own and each feature's
+   ``hooks(spec, plan)``, merged by the one rule of ``llmist.agent._run.hooks``.
 2. **The run** (:class:`~llmist.agent._run.context.RunContext`): the prompt as a message's
    content (images checked against the model), the history, the signal, the subagent scope.
 3. **The loop** (:func:`~llmist.agent._run.loop.run_loop`), innermost. It reads the run when it
-   starts: the history, the prompt and the plan as the features left them, with the hooks a
-   feature added for this run after the plan's.
+   starts: the history, the prompt and the plan as the features left them, the hooks a
+   feature added for this run merged with the plan's (by the same rule), and the two seams
+   features fill: the prelude (calls run before the first model call) and the model choice.
 4. **The features**, each wrapped around what is inside it, from the last of :data:`FEATURES`
    to the first, so the first is the outermost::
 
        tracing     the run's span around all the rest; per-run observers make the child spans
        guardrails  the input checked first, calls and results by per-run controllers that
-                   decide first, the (typed) output last; a tripwire stops the run
+                   decide first, the (typed) output last; a tripwire stops the run (and
+                   ``run()`` raises, with ``raise_on_tripwire``)
        output      the prompt says how to finish; failed answers counted; the result typed
        subagents   the subagents' events merged into the stream; their usage added
        session     the history loaded before the loop starts; each iteration saved (a per-run
                    observer: a failed save fails the run); the last write waited for
        approvals   calls that need approval deferred (a plan controller); a paused session's
-                   decided calls claimed, for the loop to run first
+                   decided calls claimed, for the loop to run first (the run's prelude)
        mcp         servers connected and their tools added to the plan; closed at the end
        compaction  nothing around the run: a plan controller compacts before a model call
+       fallback    each model's plan (the plan step); the run's model choice, which the loop
+                   asks for each response's model and moves on after a model error
 
-5. **The stream** (:class:`~llmist.agent.stream.AgentStream`) hands out the outermost events.
+5. **The stream** (:class:`~llmist.agent.stream.AgentStream`) hands out the outermost events;
+   :func:`run_to_end` runs it to its result (``Agent.run``), which each feature's
+   ``returning`` sees first.
 
-A feature is one module with one :class:`~llmist.agent._features.Feature`: the gadgets it adds,
-the hooks it needs and what it wraps around the run (see ``llmist.agent._features``). A new
-one takes the place in :data:`FEATURES` where its wrap must sit. ``approvals``, which stops a
-run and resumes it later, sits inside ``session``, which has loaded the conversation it resumes
-and saves what it keeps. Guardrails sit inside ``tracing``, so the span records their verdicts,
-and outside ``output``, so they see the typed result (and the prompt before typed output adds
-its instruction). With fallback models (``model=[...]``, a
-:class:`~llmist.providers.FallbackModel`) the plan is the first model's, holding each model's
-own plan (``plan_of(spec.changed(model=...))``: its syntax, prompt and prices), and the loop
-moves to the next one after a model error (``llmist.agent._run.fallback``).
+A feature is one module with one :class:`~llmist.agent._features.Feature` (see
+``llmist.agent._features``). A new one takes the place in :data:`FEATURES` where its wrap must
+sit. ``approvals``, which stops a run and resumes it later, sits inside ``session``, which has
+loaded the conversation it resumes and saves what it keeps. Guardrails sit inside ``tracing``,
+so the span records their verdicts, and outside ``output``, so they see the typed result (and
+the prompt before typed output adds its instruction).
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
 from llmist.agent._features import Feature
 from llmist.agent._features.approvals import DeferredApprovals
 from llmist.agent._features.compaction import Compacting
+from llmist.agent._features.fallback import Fallback
 from llmist.agent._features.guardrails import Guarding
 from llmist.agent._features.mcp import MCPServers
 from llmist.agent._features.output import TypedOutput
@@ -60,20 +62,18 @@ from llmist.agent._features.session import Sessions
 from llmist.agent._features.subagents import RunScope, Subagents
 from llmist.agent._features.tracing import Tracing
 from llmist.agent._run.context import RunContext, RunEvents
+from llmist.agent._run.hooks import RunHooks
 from llmist.agent._run.loop import run_loop
 from llmist.agent._run.media import UserPrompt, user_content
 from llmist.agent._run.plan import RunPlan, build_plan
-from llmist.agent.hooks import Hooks, merge_hooks
+from llmist.agent.result import AgentResult
 from llmist.agent.spec import AgentSpec
 from llmist.agent.stream import AgentStream
 from llmist.gadgets import AbortSignal, Gadget
-from llmist.models import ModelRegistry
 from llmist.providers.base import Message
-from llmist.providers.client import LLMClient
-from llmist.providers.fallback import FallbackModel
 from llmist.providers.vision import check_images_accepted
 
-__all__ = ["FEATURES", "plan_of", "start_run"]
+__all__ = ["FEATURES", "plan_of", "run_to_end", "start_run"]
 
 FEATURES: tuple[Feature, ...] = (
     Tracing(),
@@ -84,8 +84,15 @@ FEATURES: tuple[Feature, ...] = (
     DeferredApprovals(),
     MCPServers(),
     Compacting(),
+    Fallback(),
 )
 """Every feature, outermost first (see the module docstring for what each does where)."""
+
+_PLANNING = tuple(f for f in FEATURES if type(f).plan is not Feature.plan)
+"""The features that may make a plan of their own."""
+
+_RETURNING = tuple(f for f in FEATURES if type(f).returning is not Feature.returning)
+"""The features that see the result ``Agent.run`` returns."""
 
 
 def start_run(
@@ -98,16 +105,47 @@ def start_run(
 ) -> AgentStream[Any]:
     """Start a run of ``spec`` on ``prompt`` (steps 1 to 5 of the module docstring); iterate
     the stream it returns to run it."""
+    return AgentStream(*_assembled(spec, prompt, signal, history, scope))
+
+
+async def run_to_end(
+    spec: AgentSpec,
+    prompt: UserPrompt | None,
+    *,
+    signal: AbortSignal | None = None,
+    history: Sequence[Message] | None = None,
+) -> AgentResult[Any]:
+    """Run ``spec`` on ``prompt`` to its result (``Agent.run``), which each feature's
+    ``returning`` sees before it is returned (and may raise instead)."""
+    run, events = _assembled(spec, prompt, signal, history, None)
+    async for _ in events:
+        pass
+    result = run.result
+    assert result is not None
+    for feature in _RETURNING:
+        feature.returning(run, result)
+    return result
+
+
+def _assembled(
+    spec: AgentSpec,
+    prompt: UserPrompt | None,
+    signal: AbortSignal | None,
+    history: Sequence[Message] | None,
+    scope: RunScope | None,
+) -> tuple[RunContext, RunEvents]:
     plan = plan_of(spec)
     content = None if prompt is None else user_content(prompt)
     if content is not None and not isinstance(content, str):
         name = getattr(plan.provider, "name", "")
         check_images_accepted([Message("user", content)], plan.model_name, plan.vision, provider=name)
-    run = RunContext(spec, plan, content, history, signal if signal is not None else AbortSignal(), plan_of, scope)
+    run = RunContext(
+        spec, plan, content, history, signal if signal is not None else AbortSignal(), plan_of, FEATURES, scope
+    )
     events: RunEvents = run_loop(run)
     for feature in reversed(FEATURES):
         events = feature.wrap(run, events)
-    return AgentStream(run, events)
+    return run, events
 
 
 def plan_of(spec: AgentSpec, added: tuple[Gadget, ...] = ()) -> RunPlan:
@@ -125,29 +163,13 @@ def plan_of(spec: AgentSpec, added: tuple[Gadget, ...] = ()) -> RunPlan:
 
 
 def _build(spec: AgentSpec, added: tuple[Gadget, ...]) -> RunPlan:
-    chain = spec.model
-    if isinstance(chain, FallbackModel):
-        # Each model its own plan, from the spec with that model (its syntax, prompt, prices and
-        # the features' hooks made for it); the loop moves between them after a model error.
-        members = tuple(plan_of(spec.changed(model=chain.resolve(i)), added) for i in range(len(chain.models)))
-        if spec.gadget_settings.llm_client is None:  # gadgets' model calls fall back too
-            registry = spec.model_registry if isinstance(spec.model_registry, ModelRegistry) else None
-            client = LLMClient(model=chain, model_registry=registry)
-            members = tuple(dataclasses.replace(m, llm_client=client) for m in members)
-        return dataclasses.replace(members[0], chain=chain, members=members)
+    for feature in _PLANNING:
+        made = feature.plan(spec, added, plan_of)
+        if made is not None:
+            return made
     from_features = [g for feature in FEATURES for g in feature.gadgets(spec)]
     gadgets = [*spec.gadgets, *from_features, *added]
     plan = build_plan(spec, gadgets, added="server" if added else "feature" if from_features else None)
-    needed = [h for feature in FEATURES if (h := feature.hooks(spec, plan)) is not None]
-    plan.set_hooks(_merged(spec.hooks, needed))
+    needed = [(i, h) for i, feature in enumerate(FEATURES) if (h := feature.hooks(spec, plan)) is not None]
+    plan.hooks = RunHooks(spec.hooks, needed)
     return plan
-
-
-def _merged(own: Hooks | None, features: list[Hooks]) -> Hooks | None:
-    """The agent's hooks with the features': their controllers first, their observers and
-    interceptors after."""
-    if not features:
-        return own
-    deciding = [Hooks(controllers=h.controllers) for h in features]
-    watching = [Hooks(observers=h.observers, interceptors=h.interceptors) for h in features]
-    return merge_hooks(*deciding, own, *watching)

@@ -12,12 +12,11 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, TypeVar, ove
 from typing_extensions import TypeVar as DefaultTypeVar
 from typing_extensions import Unpack
 
-from llmist.agent._assemble import plan_of, start_run
+from llmist.agent._assemble import plan_of, run_to_end, start_run
 from llmist.agent._features.output import DEFAULT_MAX_OUTPUT_RETRIES
 from llmist.agent._run.media import UserPrompt
 from llmist.agent._run.plan import agent_system_prompt
 from llmist.agent.compaction import Compaction, CompactionStrategy
-from llmist.agent.errors import GuardrailTripped
 from llmist.agent.guardrails import Guardrail, Guardrails
 from llmist.agent.hooks import Hooks, merge_hooks
 from llmist.agent.instrumentation import InstrumentationSettings
@@ -402,14 +401,7 @@ class Agent(Generic[OutputT]):
         Images for a model known not to see them raise :class:`~llmist.ImagesNotSupportedError`.
         """
         spec = self.spec if output_type is None and not overrides else self._run_spec(output_type, overrides)
-        s = start_run(spec, prompt, signal=signal, history=history)
-        async for _ in s.batches():
-            pass
-        result = s.result
-        assert result is not None
-        if result.tripwire is not None and spec.guardrails is not None and spec.guardrails.raise_on_tripwire:
-            raise GuardrailTripped(result.tripwire, result)
-        return result
+        return await run_to_end(spec, prompt, signal=signal, history=history)
 
     def run_sync(
         self,

@@ -11,7 +11,7 @@ runs the calls once a person decided them.
   the run ends at once, ``"awaiting_approval"`` again, without calling the model (a new prompt
   then is an error: the calls must be decided first). Once all are decided, the run takes them
   (:meth:`~llmist.agent.sessions.ApprovalStore.claim`: of two runs, one gets them, so each runs
-  once) and the loop runs them first (``llmist.agent._run.resume``). The run's first save
+  once) and the loop runs them first, as the run's prelude (``llmist.agent._features.resume``). The run's first save
   stores their results and ends the pause.
 
 It sits inside the session feature, which has loaded the conversation it resumes and saves
@@ -25,7 +25,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from llmist.agent._features import Feature
-from llmist.agent._run.resume import Resumption
+from llmist.agent._features.resume import Resumption
 from llmist.agent.approvals import PendingCall
 from llmist.agent.errors import ApprovalsPendingError
 from llmist.agent.hooks import Controllers, DeferGadget, GadgetContext, Hooks
@@ -93,7 +93,7 @@ async def _resumed(run: RunContext, store: ApprovalStore, events: RunEvents) -> 
         async for batch in events:
             yield batch
         return
-    run.resume = Resumption(claimed.calls, claimed.results, claimed.started, store.note_started, store.note_result)
+    run.prelude = Resumption(claimed.calls, claimed.results, claimed.started, store.note_started, store.note_result)
     try:
         async for batch in events:
             yield batch

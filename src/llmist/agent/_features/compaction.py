@@ -64,7 +64,7 @@ def compaction_hooks(compaction: Compaction, plan: RunPlan) -> Hooks:
         logger.info(
             "compacted with %s: %d -> %d tokens, %d turns dropped", strategy.name, before, after, done.turns_dropped
         )
-        obs = plan.observers
+        obs = plan.hooks.observers
         if obs is not None and obs.on_compaction is not None:
             report = CompactionContext(
                 ctx.iteration, strategy.name, before, after, len(ctx.messages), len(done.messages),

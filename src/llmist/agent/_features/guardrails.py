@@ -5,8 +5,9 @@ As a feature it adds no gadget and no hook to the plan: a run's checks keep stat
 
 - **input** checks run when the run starts, before the loop (the session's history loaded
   first, so they see it); a parallel one runs beside the loop, and calls wait for it;
-- **tool-call** checks are a ``before_gadget`` controller added with ``first=True``: they decide
-  before the agent's own controllers (a person is not asked about a refused call);
+- **tool-call** checks are a ``before_gadget`` controller: a feature's, it decides before the
+  agent's own controllers, and this feature sits before approvals (a person is not asked about
+  a refused call);
 - **tool-result** checks are an ``after_gadget`` controller: a rewrite changes what is recorded,
   streamed and sent;
 - **output** checks run on the result once the loop and the features inside this one (typed
@@ -16,7 +17,9 @@ A tripwire during the run aborts the run's signal (the model's stream and runnin
 as for a cancel); the result then says ``"guardrail"`` instead of ``"cancelled"``. Each check
 becomes a :class:`~llmist.agent.events.GuardrailEvent` in the stream, placed before the batch of
 events that follows it (so before the result of a call it refused), and goes to the
-``on_guardrail`` observers (tracing makes its span there).
+``on_guardrail`` observers (tracing makes its span there). ``Agent.run`` then raises
+:class:`~llmist.agent.errors.GuardrailTripped` instead of returning, with ``raise_on_tripwire``
+(:meth:`Guarding.returning`; a stream ends as usual).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from llmist.agent._features import Feature
 from llmist.agent._features.session import load_history
 from llmist.agent._run.loop import start_messages
-from llmist.agent.errors import OutputValidationError
+from llmist.agent.errors import GuardrailTripped, OutputValidationError
 from llmist.agent.events import AgentEvent, GuardrailEvent
 from llmist.agent.guardrails import (
     GuardedCall,
@@ -74,13 +77,20 @@ class Guarding(Feature):
         guardrails = run.spec.guardrails
         if guardrails is None:
             return events
-        return _GuardedRun(run, guardrails).events(events)
+        return _GuardedRun(self, run, guardrails).events(events)
+
+    def returning(self, run: RunContext, result: AgentResult[Any]) -> None:
+        """``run()`` raises :class:`GuardrailTripped` on a tripwire, with ``raise_on_tripwire``."""
+        guardrails = run.spec.guardrails
+        if result.tripwire is not None and guardrails is not None and guardrails.raise_on_tripwire:
+            raise GuardrailTripped(result.tripwire, result)
 
 
 class _GuardedRun:
     """The checks of one run, their records, and the tripwire that stopped it (if one did)."""
 
-    def __init__(self, run: RunContext, guardrails: Guardrails) -> None:
+    def __init__(self, feature: Guarding, run: RunContext, guardrails: Guardrails) -> None:
+        self._feature = feature
         self._run = run
         self._guardrails = guardrails
         self._records: list[GuardrailRecord] = []
@@ -95,14 +105,14 @@ class _GuardedRun:
     async def events(self, events: RunEvents) -> RunEvents:
         """The run's events with the checks' events among them; the result completed at the end."""
         run = self._run
-        obs = run.loop_plan().observers
+        obs = run.hooks_for(run.plan).observers
         self._observe = obs.on_guardrail if obs is not None else None
         try:
             await self._check_input()
             if self._tripped is not None:
                 run.result = self._unstarted_result()
             else:
-                run.add_hooks(self._hooks(), first=True)
+                run.add_hooks(self._feature, self._hooks())
                 self._start_parallel()
                 try:
                     async for batch in events:

@@ -134,13 +134,14 @@ class TypedOutput(Feature):
         spec = run.spec.output
         if spec is None:
             return events
-        return _TypedRun(run, spec).events(events)
+        return _TypedRun(self, run, spec).events(events)
 
 
 class _TypedRun:
     """One typed run: why it gave up, if it did, and its result typed at the end."""
 
-    def __init__(self, run: RunContext, spec: OutputSpec) -> None:
+    def __init__(self, feature: TypedOutput, run: RunContext, spec: OutputSpec) -> None:
+        self._feature = feature
         self._run = run
         self._spec = spec
         self._gave_up: str | None = None
@@ -157,7 +158,7 @@ class _TypedRun:
         run, spec = self._run, self._spec
         instruction = spec.instruction()
         run.prompt = instruction if run.prompt is None else with_text(run.prompt, instruction)
-        run.add_hooks(output_hooks(spec, self.give_up))  # per run: the count is this run's
+        run.add_hooks(self._feature, output_hooks(spec, self.give_up))  # per run: the count is this run's
         try:
             async for batch in events:
                 yield batch

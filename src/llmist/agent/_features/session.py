@@ -34,7 +34,7 @@ class Sessions(Feature):
         session = run.spec.session
         if session is None:
             return events
-        return _kept(run, session, events)
+        return _kept(self, run, session, events)
 
 
 async def save_or_pause(session: Session, messages: Sequence[Message], pending: Sequence[PendingCall]) -> None:
@@ -58,7 +58,7 @@ async def load_history(run: RunContext) -> None:
         run.history = await session.load()
 
 
-async def _kept(run: RunContext, session: Session, events: RunEvents) -> RunEvents:
+async def _kept(feature: Sessions, run: RunContext, session: Session, events: RunEvents) -> RunEvents:
     await load_history(run)
     failed: list[Exception] = []
 
@@ -68,7 +68,7 @@ async def _kept(run: RunContext, session: Session, events: RunEvents) -> RunEven
         except Exception as exc:  # raised by the run at its next step
             failed.append(exc)
 
-    run.add_hooks(Hooks(observers=Observers(on_iteration=save)))  # per run: its failures are its own
+    run.add_hooks(feature, Hooks(observers=Observers(on_iteration=save)))  # per run: its failures are its own
     try:
         async for batch in events:
             if failed:

@@ -30,5 +30,5 @@ class Tracing(Feature):
         from llmist.agent._features.spans import RunTracer  # OpenTelemetry, only for traced runs
 
         tracer = RunTracer(settings, run.plan)
-        run.add_hooks(tracer.hooks())
+        run.add_hooks(self, tracer.hooks())
         return tracer.wrap(events, lambda: run.result)

@@ -11,6 +11,7 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from llmist.agent._run.hooks import RunHooks
 from llmist.agent._run.plan import RunPlan
 from llmist.agent._run.state import RunState
 from llmist.agent.approvals import Decision, PendingCall, denied_text, edited_note
@@ -51,18 +52,19 @@ class ResponseCalls:
     """Runs the calls of one run, response by response (one executor per run, one scheduler per
     response). Created inside the running event loop."""
 
-    def __init__(self, cfg: RunPlan, spec: AgentSpec, st: RunState, signal: AbortSignal) -> None:
+    def __init__(self, cfg: RunPlan, hooks: RunHooks, spec: AgentSpec, st: RunState, signal: AbortSignal) -> None:
         self._cfg = cfg
+        self._hooks = hooks
         self._spec = spec
         self._st = st
         self._signal = signal
         self._limit = spec.limits.max_gadgets_per_response
         self._strict = spec.strict
         self._executor: GadgetExecutor | None = None
-        ctl = cfg.controllers
+        ctl = hooks.controllers
         self._on_skipped = ctl.on_dependency_skipped if ctl is not None else None
         self._after = ctl.after_gadget if ctl is not None else None
-        obs = cfg.observers
+        obs = hooks.observers
         self._observed = obs is not None and (obs.on_gadget_complete is not None or obs.on_gadget_skipped is not None)
         """Whether observers want finished calls."""
         self._by_id: dict[str, GadgetExecutionResult] = {}
@@ -154,7 +156,7 @@ class ResponseCalls:
         if self._strict:
             raise RepairRefused(event)
         st.repairs[kind] = st.repairs.get(kind, 0) + 1
-        obs = self._cfg.observers
+        obs = self._hooks.observers
         if obs is not None and obs.on_repair is not None:
             await call_observer(obs.on_repair, event)
 
@@ -241,7 +243,7 @@ class ResponseCalls:
 
     def record(self, r: GadgetExecutionResult) -> GadgetExecutionResult:
         """Apply the result interceptor to a finished call and add it to the run's totals."""
-        icp = self._cfg.interceptors
+        icp = self._hooks.interceptors
         if icp is not None and icp.intercept_gadget_result is not None:
             r = icp.intercept_gadget_result(r)
         st = self._st
@@ -280,7 +282,7 @@ class ResponseCalls:
 
     async def _notify(self, r: GadgetExecutionResult) -> None:
         """Tell the observers about a recorded call."""
-        obs = self._cfg.observers
+        obs = self._hooks.observers
         if obs is None:
             return
         if r.skip is not None:
@@ -293,7 +295,8 @@ class ResponseCalls:
         """The run's executor, made when its first call arrives (runs without calls never pay for it)."""
         cfg = self._cfg
         gadgets = self._spec.gadget_settings
-        obs, icp, ctl = cfg.observers, cfg.interceptors, cfg.controllers
+        hooks = self._hooks
+        obs, icp, ctl = hooks.observers, hooks.interceptors, hooks.controllers
         wants_before = (
             (ctl is not None and ctl.before_gadget is not None)
             or (obs is not None and obs.on_gadget_start is not None)
@@ -321,7 +324,7 @@ class ResponseCalls:
         ctx = GadgetContext(
             self._iteration, info.gadget_name, info.invocation_id, info.parameters, info.call.dependencies
         )
-        ctl, obs = self._cfg.controllers, self._cfg.observers
+        ctl, obs = self._hooks.controllers, self._hooks.observers
         decision: BeforeGadgetDecision | None = None
         decided = self.decided.get(info.invocation_id)
         if decided is not None:  # a person's decision: the controllers are not asked again
@@ -346,7 +349,7 @@ class ResponseCalls:
         return decision
 
     def _intercept_parameters(self, gadget_name: str, raw: dict[str, Any], call: ParsedCall) -> dict[str, Any]:
-        icp = self._cfg.interceptors
+        icp = self._hooks.interceptors
         assert icp is not None and icp.intercept_gadget_parameters is not None
         ctx = GadgetContext(self._iteration, gadget_name, call.invocation_id, raw)
         return icp.intercept_gadget_parameters(raw, ctx)

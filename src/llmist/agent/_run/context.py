@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
+from llmist.agent._run.hooks import RunHooks
 from llmist.agent.events import AgentEvent
 from llmist.agent.hooks import Hooks
 from llmist.agent.result import AgentResult
@@ -15,11 +16,14 @@ from llmist.providers.base import ContentPart, Message
 
 if TYPE_CHECKING:
     from llmist.agent._features.subagents import RunScope
+    from llmist.agent._run.calls import ResponseCalls
     from llmist.agent._run.plan import RunPlan
-    from llmist.agent._run.resume import Resumption
+    from llmist.agent.messages import GadgetResultMessage
     from llmist.agent.spec import AgentSpec
+    from llmist.execution import GadgetExecutionResult
+    from llmist.providers.errors import ProviderError
 
-__all__ = ["Events", "RunContext", "RunEvents"]
+__all__ = ["Events", "MessageOf", "ModelChoice", "Prelude", "RunContext", "RunEvents"]
 
 Events: TypeAlias = list[AgentEvent]
 """The events one step of a run produced, in order."""
@@ -27,15 +31,54 @@ Events: TypeAlias = list[AgentEvent]
 RunEvents: TypeAlias = AsyncGenerator[Events, None]
 """A run's events, step by step: the loop's, or a feature's wrapped around them."""
 
+MessageOf: TypeAlias = "Callable[[GadgetExecutionResult, bool], GadgetResultMessage]"
+"""How the loop turns a result into the message the model reads (``bool``: the response made
+native tool calls); the same for a prelude's calls as for any other."""
+
+
+class Prelude(Protocol):
+    """Calls a run runs before its first model call, as the step of a response that already
+    happened (the approvals feature's: a paused run's decided calls). The loop runs it, then
+    tells the ``on_iteration`` observer (iteration 0), then goes on with the run's prompt."""
+
+    @property
+    def size(self) -> int:
+        """How many calls it runs (for ``on_iteration``)."""
+        ...
+
+    def run(self, calls: ResponseCalls, messages: list[Message], message_of: MessageOf) -> RunEvents:
+        """Run the calls through ``calls`` (the run's) and add their results to ``messages``."""
+        ...
+
+
+class ModelChoice(Protocol):
+    """Which model answers each response, when a run has several (the fallback feature's)."""
+
+    def begin(self) -> tuple[RunPlan, RunHooks]:
+        """A new response: the plan to ask (and its hooks with the run's own)."""
+        ...
+
+    def failed(self, error: ProviderError) -> tuple[RunPlan, RunHooks]:
+        """The model asked failed with ``error``: the next one's plan, or ``error`` raised."""
+        ...
+
+    def answered(self) -> None:
+        """The model asked answered."""
+        ...
+
+    def adapt(self, messages: list[Message], before: RunPlan, after: RunPlan) -> None:
+        """``messages`` (written for ``before``'s model) made readable to ``after``'s."""
+        ...
+
 
 @dataclass(slots=True)
 class RunContext:
     """One run: its spec and plan, its input, its signal, and (once it ended) its result.
 
     Features change it before the loop starts (a session sets ``history``, approvals set
-    ``resume``, typed output adds
-    to ``prompt``, an MCP server's tools join through :meth:`add_gadgets`, tracing adds hooks
-    through :meth:`add_hooks`) and read ``result`` after it ended."""
+    ``prelude``, fallback sets ``models``, typed output adds to ``prompt``, an MCP server's
+    tools join through :meth:`add_gadgets`, tracing adds hooks through :meth:`add_hooks`) and
+    read ``result`` after it ended."""
 
     spec: AgentSpec
     plan: RunPlan
@@ -46,40 +89,31 @@ class RunContext:
     signal: AbortSignal
     replan: Callable[[AgentSpec, tuple[Gadget, ...]], RunPlan]
     """The plan of a spec with gadgets added (the assembler's, cached)."""
+    features: Sequence[object] = ()
+    """The features, in the assembler's order (a feature's hooks are merged at its place)."""
     scope: RunScope | None = None
     """Where the run sits in a tree of subagent runs (``None``: at the top)."""
-    hooks: list[Hooks] | None = None
-    """Hooks of this run only (features that keep state per run), after the plan's."""
-    leading: list[Hooks] | None = None
-    """Hooks of this run only whose controllers decide before the plan's (guardrails)."""
-    resume: Resumption | None = None
-    """Decided calls of a paused run, which the loop runs before its first model call."""
+    added: list[tuple[int, Hooks]] | None = None
+    """Hooks of this run only (features that keep state per run), with their features' ranks."""
+    prelude: Prelude | None = None
+    """Calls the loop runs before its first model call (a paused run's decided calls)."""
+    models: ModelChoice | None = None
+    """Which model answers each response (``None``: the plan's, always)."""
     result: AgentResult[Any] | None = None
 
     def add_gadgets(self, gadgets: Sequence[Gadget]) -> None:
         """Gadgets known only once the run started (an MCP server's tools) join this run."""
         self.plan = self.replan(self.spec, tuple(gadgets))
 
-    def add_hooks(self, hooks: Hooks, *, first: bool = False) -> None:
-        """Hooks for this run only, after the plan's and those added before; with ``first``,
-        before the plan's (controllers that decide before the agent's own: a person is not asked
-        to approve a call a guardrail refuses)."""
-        if first:
-            if self.leading is None:
-                self.leading = []
-            self.leading.append(hooks)
-            return
-        if self.hooks is None:
-            self.hooks = []
-        self.hooks.append(hooks)
+    def add_hooks(self, feature: object, hooks: Hooks) -> None:
+        """``feature``'s hooks for this run only, merged with the plan's by the one rule
+        (``llmist.agent._run.hooks``): as if the feature had made them for the plan."""
+        if self.added is None:
+            self.added = []
+        self.added.append((self.features.index(feature), hooks))
 
-    def loop_plan(self) -> RunPlan:
-        """The plan the loop runs with: the plan, with this run's own hooks when it has any."""
-        return self.with_run_hooks(self.plan)
-
-    def with_run_hooks(self, plan: RunPlan) -> RunPlan:
-        """``plan`` with this run's own hooks (``plan`` itself when it has none): the run's plan,
-        or one of its fallback models' plans."""
-        if not self.hooks and not self.leading:
-            return plan
-        return plan.with_hooks(self.hooks or (), before=self.leading or ())
+    def hooks_for(self, plan: RunPlan) -> RunHooks:
+        """The hooks a run of ``plan`` calls (the run's plan, or a fallback model's): the plan's,
+        with this run's own merged in when it has any (the plan itself is not copied)."""
+        added = self.added
+        return plan.hooks.merged(added) if added else plan.hooks

@@ -6,7 +6,8 @@ function, and the events a step produced come out together, as a list (``stream(
 out one by one, ``run()`` drops them)::
 
     run_loop                the run: one iteration per pass, until a stop reason; the result
-      resume.run_decided    (a resumed run, first) the calls a person decided, their results
+      ctx.prelude           (first, if a feature set one) calls run before the first model
+                            call: a resumed run's decided calls (the approvals feature)
       _begin_response       the before_llm_call controller, the on_llm_call_start observer
       _model_response       the response text: the model's stream (or a controller's text)
         Response.feed       one chunk through the parser; calls start as they close
@@ -30,12 +31,11 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from llmist.agent._run.calls import ResponseCalls
-from llmist.agent._run.context import Events, RunContext
-from llmist.agent._run.fallback import ModelSwitch, as_text_calls
+from llmist.agent._run.context import Events, ModelChoice, RunContext
 from llmist.agent._run.grammar import request_grammar
+from llmist.agent._run.hooks import RunHooks
 from llmist.agent._run.plan import CallParser, RunPlan
 from llmist.agent._run.response import ModelWait, Response
-from llmist.agent._run.resume import run_decided
 from llmist.agent._run.state import RunState
 from llmist.agent.approvals import PendingCall
 from llmist.agent.conversation import loop_notes, repeated_failure_note, result_message
@@ -84,6 +84,8 @@ class _Run:
     """One run in progress: what it was given, its conversation, its totals and its calls."""
 
     cfg: RunPlan
+    hooks: RunHooks
+    """``cfg``'s hooks with the run's own."""
     spec: AgentSpec
     """The options the run took when it started (its limits, model settings...)."""
     signal: AbortSignal
@@ -102,32 +104,33 @@ class _Run:
     viewer_taught: bool = False
     """An output was stored for the viewer: its instructions went to the model (native: it is
     offered as a tool from now on)."""
-    models: ModelSwitch | None = None
-    """The agent's fallback models, when it has several (``cfg`` is then the current one's plan)."""
+    models: ModelChoice | None = None
+    """Which model answers each response, when a feature chooses (fallback models: ``cfg`` is
+    then the current one's plan)."""
 
 
 async def run_loop(ctx: RunContext) -> AsyncGenerator[Events, None]:
     """Run ``ctx``'s prompt after its history, yielding its events in batches; set ``ctx.result``
     once the run ends. What the run was given is read when it starts, not before."""
-    cfg, spec, signal, state = ctx.loop_plan(), ctx.spec, ctx.signal, RunState()
-    resume = ctx.resume
+    cfg, spec, signal, state = ctx.plan, ctx.spec, ctx.signal, RunState()
+    hooks, prelude = ctx.hooks_for(cfg), ctx.prelude
     run = _Run(
         cfg,
+        hooks,
         spec,
         signal,
-        start_messages(cfg.system_message, None if resume else ctx.prompt, ctx.history or (), cfg.examples),
+        start_messages(cfg.system_message, None if prelude else ctx.prompt, ctx.history or (), cfg.examples),
         state,
-        ResponseCalls(cfg, spec, state, signal),
+        ResponseCalls(cfg, hooks, spec, state, signal),
         ModelWait(signal),
         cfg.take_parser(),
     )
-    if cfg.chain is not None:
-        run.models = ModelSwitch(cfg.chain, cfg.members, ctx.with_run_hooks)
+    run.models = ctx.models
     try:
-        if resume is not None:
-            async for events in run_decided(resume, run.calls, run.messages, partial(_result_message, run)):
+        if prelude is not None:
+            async for events in prelude.run(run.calls, run.messages, partial(_result_message, run)):
                 yield events
-            await _resumed(run, len(resume.calls), ctx.prompt)
+            await _after_prelude(run, prelude.size, ctx.prompt)
         while run.stop is None:
             if signal.aborted:
                 run.stop = "cancelled"
@@ -167,8 +170,8 @@ def start_messages(
     return messages
 
 
-async def _resumed(run: _Run, n_calls: int, prompt: str | tuple[ContentPart, ...] | None) -> None:
-    """After the decided calls ran: the ``on_iteration`` observer (iteration 0: the paused
+async def _after_prelude(run: _Run, n_calls: int, prompt: str | tuple[ContentPart, ...] | None) -> None:
+    """After the prelude's calls ran: the ``on_iteration`` observer (iteration 0: the paused
     response's calls are done), then the stop reason, then the run's new prompt if any."""
     await _iteration_done(run, n_calls, run.calls.pending)
     calls = run.calls
@@ -184,7 +187,7 @@ async def _resumed(run: _Run, n_calls: int, prompt: str | tuple[ContentPart, ...
 
 async def _iteration_done(run: _Run, n_calls: int, pending: list[PendingCall]) -> None:
     """The ``on_iteration`` observer, told the conversation so far and the calls that wait."""
-    obs, st = run.cfg.observers, run.state
+    obs, st = run.hooks.observers, run.state
     if obs is not None and obs.on_iteration is not None:
         elapsed = time.perf_counter() - st.started
         ctx = IterationContext(
@@ -196,15 +199,15 @@ async def _iteration_done(run: _Run, n_calls: int, pending: list[PendingCall]) -
 async def _begin_response(run: _Run) -> Response:
     """A new response; the controller may answer it instead of the model (``SkipLLMCall``)."""
     if run.models is not None:
-        _use_plan(run, run.models.begin())
+        _use_plan(run, *run.models.begin())
     cfg, st = run.cfg, run.state
     st.iteration += 1
     it = st.iteration
     if it > 1:
         run.parser.reset()
     run.calls.start_response(it)
-    response = Response(cfg, run.calls, run.parser, ChunkContext(it))
-    obs, ctl = cfg.observers, cfg.controllers
+    response = Response(cfg, run.hooks, run.calls, run.parser, ChunkContext(it))
+    obs, ctl = run.hooks.observers, run.hooks.controllers
     if obs is None and ctl is None:
         return response
     call_ctx = LLMCallContext(it, cfg.model_name, run.messages, cfg.provider_name)
@@ -286,19 +289,19 @@ async def _after_model_error(run: _Run, response: Response, error: Exception) ->
     left, the error naming each one's failure) is raised."""
     if run.models is not None and isinstance(error, ProviderError):
         try:
-            plan = run.models.failed(error)
+            plan, hooks = run.models.failed(error)
         except ProviderError as final:  # no model left, or an error that does not move on
             error = final
         else:
-            return await _fall_back(run, response, plan, error)
-    response.synthetic = await _after_error(run.cfg, run.state.iteration, error)
+            return await _fall_back(run, response, plan, hooks, error)
+    response.synthetic = await _after_error(run, error)
     if response.synthetic is None:
         raise error
     response.clear()
     return None
 
 
-async def _fall_back(run: _Run, response: Response, plan: RunPlan, error: ProviderError) -> Events:
+async def _fall_back(run: _Run, response: Response, plan: RunPlan, hooks: RunHooks, error: ProviderError) -> Events:
     """The model failed and ``plan``'s model takes the response over: the event that says so,
     then the results of the calls the failed model had started (they finish, and are not run
     again: the next model's repeat of one gets its result); the response starts over on it."""
@@ -313,16 +316,16 @@ async def _fall_back(run: _Run, response: Response, plan: RunPlan, error: Provid
         kept_calls=tuple(kept),
     )
     run.state.fallbacks.append(switch)
-    it, obs = run.state.iteration, run.cfg.observers
+    it, obs = run.state.iteration, run.hooks.observers
     if obs is not None and obs.on_llm_call_error is not None:
         await call_observer(obs.on_llm_call_error, LLMErrorContext(it, run.cfg.model_name, error))
     events: list[AgentEvent] = [switch]
     while (late := await run.calls.late_result()) is not None:
         events.append(late)
     run.calls.reopen()
-    _use_plan(run, plan)
-    response.restart(plan, run.parser, len(kept))
-    obs = plan.observers
+    _use_plan(run, plan, hooks)
+    response.restart(plan, hooks, run.parser, len(kept))
+    obs = hooks.observers
     if obs is not None and obs.on_llm_call_start is not None:
         await call_observer(
             obs.on_llm_call_start, LLMCallContext(it, plan.model_name, run.messages, plan.provider_name)
@@ -330,20 +333,21 @@ async def _fall_back(run: _Run, response: Response, plan: RunPlan, error: Provid
     return events
 
 
-def _use_plan(run: _Run, plan: RunPlan) -> None:
-    """Ask ``plan``'s model from now on: its parser, and its system prompt at the head of the
-    conversation (each model is told about the gadgets in its own syntax)."""
+def _use_plan(run: _Run, plan: RunPlan, hooks: RunHooks) -> None:
+    """Ask ``plan``'s model from now on: its hooks, its parser, and its system prompt at the
+    head of the conversation (each model is told about the gadgets in its own syntax), the
+    conversation made readable to it (``ModelChoice.adapt``)."""
     if plan is run.cfg:
         return
-    run.cfg.give_back_parser(run.parser)
+    was = run.cfg
+    was.give_back_parser(run.parser)
     run.parser = plan.take_parser()
-    native = run.cfg.syntax == "native"
-    run.cfg = plan
+    run.cfg, run.hooks = plan, hooks
     messages = run.messages
     if messages and messages[0].role == "system":
         messages[0] = plan.system_message
-    if native and plan.syntax != "native":
-        as_text_calls(messages, plan)
+    if run.models is not None:
+        run.models.adapt(messages, was, plan)
 
 
 def _open_stream(run: _Run) -> AsyncIterable[LLMChunk]:
@@ -368,10 +372,10 @@ def _request(run: _Run) -> LLMRequest:
     )
 
 
-async def _after_error(cfg: RunPlan, iteration: int, exc: Exception) -> str | None:
+async def _after_error(run: _Run, exc: Exception) -> str | None:
     """Observers and the ``after_llm_error`` controller; the fallback response, or ``None`` to rethrow."""
-    obs, ctl = cfg.observers, cfg.controllers
-    ctx = LLMErrorContext(iteration, cfg.model_name, exc)
+    obs, ctl = run.hooks.observers, run.hooks.controllers
+    ctx = LLMErrorContext(run.state.iteration, run.cfg.model_name, exc)
     if obs is not None and obs.on_llm_call_error is not None:
         await call_observer(obs.on_llm_call_error, ctx)
     if ctl is not None and ctl.after_llm_error is not None:
@@ -388,7 +392,7 @@ async def _response_complete(run: _Run, response: Response) -> None:
     cfg = run.cfg
     if run.models is not None and response.synthetic is None:
         run.models.answered()
-    obs = cfg.observers
+    obs = run.hooks.observers
     if obs is None or obs.on_llm_call_complete is None:
         return
     done = LLMCompleteContext(
@@ -539,7 +543,7 @@ def _result(run: _Run) -> AgentResult:
     """The :class:`AgentResult` of a finished run (the final message interceptor applied)."""
     completion = run.calls.completion
     final = completion if completion is not None else run.output
-    icp = run.cfg.interceptors
+    icp = run.hooks.interceptors
     if icp is not None and icp.intercept_final_message is not None:
         final = icp.intercept_final_message(final)
     st = run.state

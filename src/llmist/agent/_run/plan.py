@@ -1,5 +1,6 @@
 """The plan of a run: what runs of one spec share, derived from it once (provider, prompt,
-gadgets, pricing, parsers). The hooks are set by the assembler, merged with the features'.
+gadgets, pricing, parsers). The hooks are set by the assembler, merged with the features'
+(``llmist.agent._run.hooks``).
 
 Rendering is the costly part of a plan, so what is rendered from gadgets (the system prompt,
 the example exchanges, the output viewer's instructions) is also kept across plans, by the
@@ -10,7 +11,6 @@ and examples are therefore read once; to change them, make a new gadget.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import logging
 from collections.abc import Callable, Sequence
@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from llmist.agent._run.grammar import plan_grammar
+from llmist.agent._run.hooks import NO_HOOKS, RunHooks
 from llmist.agent._run.models import default_registry, pricer, resolve_agent_model
 from llmist.agent.ending import ending_names
-from llmist.agent.hooks import Controllers, Hooks, Interceptors, Observers, merge_hooks
 from llmist.agent.options import DEFAULT_MAX_RESPONSE_TOKENS, PromptSettings
 from llmist.agent.prompt import (
     Markers,
@@ -92,12 +92,9 @@ class RunPlan:
     cost_of: Callable[[Usage], float]
     llm_client: ModelClient
     """Lent to gadgets as ``ctx.llm``: the agent's ``llm_client``, else a client of its own model."""
-    hooks: Hooks | None = None
-    """The agent's hooks merged with the features' (set by the assembler)."""
-    observers: Observers | None = None
-    """``hooks.observers`` when any is set, else ``None`` (the loop's check is one ``is None``)."""
-    interceptors: Interceptors | None = None
-    controllers: Controllers | None = None
+    hooks: RunHooks = NO_HOOKS
+    """The agent's hooks merged with the features' made for this plan (set by the assembler; a
+    run that adds hooks of its own merges them into a :class:`RunHooks` of its own)."""
     examples: tuple[Message, ...] = ()
     """Example exchanges sent before the task (``few_shot``)."""
     enders: str = ""
@@ -139,20 +136,6 @@ class RunPlan:
     """The agent's fallback models, when it has several (this plan is then the first one's)."""
     members: tuple[RunPlan, ...] = ()
     """With ``chain``: each model's own plan (its syntax, prompt and prices), in the chain's order."""
-
-    def set_hooks(self, hooks: Hooks | None) -> None:
-        """Use ``hooks``; each kind is kept only when one of its callbacks is set."""
-        self.hooks = hooks
-        self.observers = hooks.observers if hooks is not None and _any_set(hooks.observers) else None
-        self.interceptors = hooks.interceptors if hooks is not None and _any_set(hooks.interceptors) else None
-        self.controllers = hooks.controllers if hooks is not None and _any_set(hooks.controllers) else None
-
-    def with_hooks(self, extra: Sequence[Hooks], *, before: Sequence[Hooks] = ()) -> RunPlan:
-        """A copy whose hooks are this plan's followed by ``extra`` (one run's own), after
-        ``before`` (one run's that decide first); the parser pool and the output store stay shared."""
-        plan = dataclasses.replace(self)
-        plan.set_hooks(merge_hooks(*before, self.hooks, *extra))
-        return plan
 
     def take_parser(self) -> CallParser:
         """A parser for one run: one a finished run gave back (reset), else a new one."""
@@ -328,10 +311,6 @@ def _client_model(model: str | Provider | tuple[Provider, str]) -> str | Provide
     """The model of the client lent to gadgets (of a provider and model name: the provider; a
     fallback chain replaces it with a client of the whole chain)."""
     return model[0] if isinstance(model, tuple) else model
-
-
-def _any_set(obj: object) -> bool:
-    return any(getattr(obj, name) is not None for name in type(obj).__slots__)  # type: ignore[attr-defined]
 
 
 def _model_spec(registry: Any, provider: Provider, model_name: str) -> Any:

@@ -14,6 +14,7 @@ from typing import Any, assert_never
 
 from llmist.agent._run.calls import ResponseCalls
 from llmist.agent._run.degeneration import DegenerationWatch
+from llmist.agent._run.hooks import RunHooks
 from llmist.agent._run.plan import CallParser, RunPlan
 from llmist.agent._run.state import RunState
 from llmist.agent.events import AgentEvent, GadgetResultEvent, LLMResponseEndEvent, ReasoningEvent
@@ -57,6 +58,7 @@ class Response:
         "ctx",
         "ended",
         "finish",
+        "hooks",
         "invented",
         "n_calls",
         "parser",
@@ -68,8 +70,12 @@ class Response:
         "usage",
     )
 
-    def __init__(self, cfg: RunPlan, calls: ResponseCalls, parser: CallParser, ctx: ChunkContext) -> None:
+    def __init__(
+        self, cfg: RunPlan, hooks: RunHooks, calls: ResponseCalls, parser: CallParser, ctx: ChunkContext
+    ) -> None:
         self.cfg = cfg
+        self.hooks = hooks
+        """``cfg``'s hooks with the run's own (``llmist.agent._run.hooks``)."""
         self.calls = calls
         self.parser = parser
         self.ctx = ctx
@@ -132,7 +138,7 @@ class Response:
             return await self._feed_parts(chunk)
         if not text:
             return []
-        icp, obs = self.cfg.interceptors, self.cfg.observers
+        icp, obs = self.hooks.interceptors, self.hooks.observers
         if icp is not None and icp.intercept_raw_chunk is not None:
             changed = icp.intercept_raw_chunk(text, self.ctx)
             if not changed:
@@ -260,10 +266,11 @@ class Response:
         opened = text.rfind(start)
         return text[:opened] if opened > text.rfind(end) else text
 
-    def restart(self, cfg: RunPlan, parser: CallParser, kept: int) -> None:
-        """The model failed and the next one (``cfg``, read with ``parser``) starts the response
+    def restart(self, cfg: RunPlan, hooks: RunHooks, parser: CallParser, kept: int) -> None:
+        """The model failed and the next one (``cfg`` with ``hooks``, read with ``parser``) starts the response
         over: what streamed is forgotten; the ``kept`` calls it had made count as its calls."""
         self.cfg = cfg
+        self.hooks = hooks
         self.parser = parser
         self.clear()
         self.n_calls = kept
@@ -297,7 +304,7 @@ class Response:
                 self._after = self._after_call  # the prose after it may open like a result
                 out.extend(await self._call(ev))
             elif isinstance(ev, ArgsPartialEvent):
-                obs = self.cfg.observers
+                obs = self.hooks.observers
                 if obs is not None and obs.on_args_partial is not None:
                     await call_observer(obs.on_args_partial, ev)
                 out.append(ev)
@@ -309,7 +316,7 @@ class Response:
 
     def _text(self, ev: TextEvent) -> TextEvent | None:
         """Prose outside calls, after the text interceptor (``None``: it dropped the text)."""
-        icp = self.cfg.interceptors
+        icp = self.hooks.interceptors
         if icp is not None and icp.intercept_text_chunk is not None:
             content = icp.intercept_text_chunk(ev.content, self.ctx)
             if not content:

@@ -1,5 +1,6 @@
-"""The first step of a run that resumes a paused one: the decided calls run, as if they had never
-waited, before the loop's first model call.
+"""The approvals feature's prelude (``llmist.agent._run.context.Prelude``): the first step of a
+run that resumes a paused one, the decided calls run, as if they had never waited, before the
+loop's first model call.
 
 A paused run ended after a response whose calls needed a person's decision; the ones that
 needed none ran, and their results are in the conversation. :class:`Resumption` carries the
@@ -17,7 +18,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass, field
 
 from llmist.agent._run.calls import ResponseCalls
-from llmist.agent._run.context import Events
+from llmist.agent._run.context import Events, MessageOf
 from llmist.agent.approvals import PendingCall
 from llmist.agent.events import GadgetResultEvent
 from llmist.agent.messages import AssistantMessage, GadgetResultMessage
@@ -25,7 +26,7 @@ from llmist.execution import GadgetExecutionResult
 from llmist.execution.results import call_result
 from llmist.providers.base import Message
 
-__all__ = ["UNKNOWN_OUTCOME", "MessageOf", "Resumption", "run_decided"]
+__all__ = ["UNKNOWN_OUTCOME", "Resumption", "run_decided"]
 
 UNKNOWN_OUTCOME = (
     "Unknown outcome: the run that was running this approved call ended before it recorded a result, "
@@ -52,10 +53,14 @@ class Resumption:
     note_result: Callable[[str, GadgetResultMessage], Awaitable[None]] = _nothing
     """Told each call's result as the model will read it (the session stores it at once)."""
 
+    @property
+    def size(self) -> int:
+        """How many calls waited (the ``on_iteration`` observer's count)."""
+        return len(self.calls)
 
-MessageOf = Callable[[GadgetExecutionResult, bool], GadgetResultMessage]
-"""How the loop turns a result into the message the model reads (``bool``: the response made
-native tool calls); the same for resumed calls as for any other."""
+    def run(self, calls: ResponseCalls, messages: list[Message], message_of: MessageOf) -> AsyncGenerator[Events, None]:
+        """:func:`run_decided` of these calls: the loop runs it before its first model call."""
+        return run_decided(self, calls, messages, message_of)
 
 
 async def run_decided(
