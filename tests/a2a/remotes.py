@@ -4,8 +4,10 @@ helpers the tests share: an a2a-sdk client for an app, and a message."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import socket
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import httpx
@@ -29,6 +31,8 @@ from a2a.types import (
     TaskState,
 )
 from starlette.applications import Starlette
+
+from tests.web.servers import serving
 
 Behaviour = Callable[[str, TaskUpdater], Awaitable[None]]
 
@@ -119,3 +123,14 @@ async def collect(client: Client, request: SendMessageRequest) -> list[StreamRes
 def asgi(app: Any) -> httpx.AsyncClient:
     """An HTTP client that calls ``app`` in this process (no server, no socket)."""
     return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1", timeout=30)
+
+
+@contextlib.contextmanager
+def serving_sdk(behaviour: Behaviour, *, name: str = "Shouter") -> Iterator[tuple[str, SdkExecutor]]:
+    """A pure a2a-sdk agent served on a loopback port (its card names that port); its URL and executor."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    app, executor = sdk_app(behaviour, name=name, url=f"http://127.0.0.1:{port}")
+    with serving(app, port=port) as base:
+        yield base, executor
