@@ -70,14 +70,7 @@ def serve_command(
     description: Annotated[str | None, typer.Option(metavar="TEXT", help="What the agent does, on its card.")] = None,
 ) -> None:
     """Serve the agent over A2A: its card, message/send and message/stream; tasks kept with --session-db."""
-    try:
-        from llmist.a2a import serve_a2a
-        from llmist.web import ListenError, WebSecurityError, check_exposure
-    except ImportError as exc:
-        missing = (exc.name or "a package").split(".")[0]
-        fail(
-            f"llmist a2a needs the 'a2a' extra ({missing} is not installed). Install it with: {install_command('a2a')}"
-        )
+    _check_a2a_extra()
     flags = agent_flags(
         model=model,
         gadget=gadget,
@@ -95,19 +88,45 @@ def serve_command(
     )
     flags["session_db"] = str(session_db) if session_db is not None else None
     token = token or None
+    config, agent = _a2a_agent(flags, profile, host, token)
+    agent.name, agent.description = name or agent.name, description or agent.description
+    _serve(agent, config, host=host, port=port, token=token)
+
+
+def _check_a2a_extra() -> None:
+    """End the command, naming the exact install command, when the a2a extra is missing."""
+    try:
+        import llmist.a2a  # noqa: F401
+    except ImportError as exc:
+        missing = (exc.name or "a package").split(".")[0]
+        fail(
+            f"llmist a2a needs the 'a2a' extra ({missing} is not installed). Install it with: {install_command('a2a')}"
+        )
+
+
+def _a2a_agent(flags: dict[str, Any], profile: str | None, host: str, token: str | None) -> tuple[Any, Any]:
+    """The configuration and the agent it describes; every problem with them ends the command, named."""
+    from llmist.web import WebSecurityError, check_exposure
+
     try:
         config = load_config(profile=profile, flags=flags)
         check_exposure(host, token, builtins=bool(config["builtins"]))
-        agent, _guarded = build_agent(config)
+        agent, _guarded = build_agent(config)  # calls that need approval are deferred: the task waits
         agent.system_prompt  # noqa: B018  (resolves the model now, so a bad one fails before serving)
     except (CliError, LlmistError, ProviderError, ValueError, ImportError, WebSecurityError) as exc:
         fail(str(exc))
-    agent.name, agent.description = name or agent.name, description or agent.description
-    db: Any = config["session_db"]
+    return config, agent
+
+
+def _serve(agent: Any, config: Any, *, host: str, port: int, token: str | None) -> None:
+    """Serve until Ctrl-C; announce the card's address once the port is ours."""
+    from llmist.a2a import serve_a2a
+    from llmist.web import ListenError
 
     def listening(url: str) -> None:
         stdout.print(f"llmist a2a: agent card at {url}/.well-known/agent-card.json  (Ctrl-C to stop)", highlight=False)
 
+    db = config["session_db"]
     try:
         serve_a2a(
             agent,
