@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from a2a.types import GetTaskRequest, TaskState
+from a2a.types import CancelTaskRequest, GetTaskRequest, TaskState
 
 from llmist import Agent, gadget
 from llmist.a2a import to_a2a
@@ -181,3 +181,16 @@ async def test_the_0_3_method_names_are_answered_too() -> None:
         answer = (await http.post("/a2a", json=body)).json()
     assert answer["result"]["status"]["state"] == "completed"
     assert answer["result"]["artifacts"][0]["parts"][0]["text"] == "The sum is 5."
+
+
+async def test_cancel_task_cancels_the_run_and_the_task_ends_canceled() -> None:
+    slow = Agent(model=MockModel(lambda _: "word " * 200, chunk_size=5, delay_s=0.02), name="slow")
+    async with asgi(to_a2a(slow)) as http:
+        client = await sdk_client(http, BASE, streaming=False)
+        request = user_message("Talk.")
+        request.configuration.return_immediately = True  # the task comes back while it runs
+        [started] = await collect(client, request)
+        cancelled = await client.cancel_task(CancelTaskRequest(id=started.task.id))
+        got = await client.get_task(GetTaskRequest(id=started.task.id))
+    assert cancelled.status.state == TaskState.TASK_STATE_CANCELED
+    assert got.status.state == TaskState.TASK_STATE_CANCELED and not got.artifacts

@@ -62,6 +62,9 @@ class LlmistExecutor(AgentExecutor):
         self.open_session = open_session
         self._live: dict[str, AgentStream[Any]] = {}
         """The run of each task that runs now (``tasks/cancel`` cancels it)."""
+        self._turns: dict[str, asyncio.Lock] = {}
+        """One lock per context: two messages of one conversation at once run one after the other
+        (two runs on one session would each continue the history the other has not saved yet)."""
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Run the agent on the message (or resume it with the decision the message states)."""
@@ -69,6 +72,11 @@ class LlmistExecutor(AgentExecutor):
         updater = TaskUpdater(event_queue, context.task_id, context.context_id)
         if context.current_task is None and context.message is not None:
             await event_queue.enqueue_event(new_task_from_user_message(context.message))
+        async with self._turns.setdefault(context.context_id, asyncio.Lock()):
+            await self._answer(context, updater)
+
+    async def _answer(self, context: RequestContext, updater: TaskUpdater) -> None:
+        assert context.context_id is not None
         session = self.open_session(context.context_id)
         text = context.get_user_input()
         waiting = [c for c in await session.pending() if c.needs_decision and c.decision is None]
