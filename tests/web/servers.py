@@ -21,10 +21,10 @@ from tests.cli.helpers import clean_env
 
 
 @contextlib.contextmanager
-def serving(app: Any) -> Iterator[str]:
-    """Serve ``app`` on a free loopback port in a thread; yield its base URL; stop it afterwards."""
+def serving(app: Any, port: int = 0) -> Iterator[str]:
+    """Serve ``app`` on a free loopback port (or ``port``) in a thread; yield its base URL; stop it afterwards."""
     sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
+    sock.bind(("127.0.0.1", port))
     port = sock.getsockname()[1]
     server = WebServer(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=5))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="test-uvicorn", daemon=True)

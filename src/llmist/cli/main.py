@@ -10,6 +10,7 @@ from llmist.cli._common import fail
 from llmist.cli._config import LOG_LEVELS, ConfigError
 from llmist.cli._help import Command
 from llmist.cli._logging import configure_logging, log_settings
+from llmist.cli.a2a_cmd import a2a_app
 from llmist.cli.agent_cmd import agent_command
 from llmist.cli.approvals_cmd import approvals_command, approve_command, deny_command
 from llmist.cli.batch_cmd import batch_command
@@ -73,6 +74,7 @@ app.command("web", cls=Command, short_help="Serve a web page for an agent: watch
 app.add_typer(gadget_app)
 app.add_typer(config_app)
 app.add_typer(mcp_app)
+app.add_typer(a2a_app)
 
 
 @app.command(cls=Command)
