@@ -120,6 +120,25 @@ async def test_gadgets_given_to_a_run_replace_the_agents_for_that_run() -> None:
     assert [g.name for g in agent.gadgets] == ["add"]
 
 
+async def test_subagents_given_to_a_run_replace_the_agents_and_keep_its_gadgets() -> None:
+    helper = Agent(model=MockModel(["helped"]), name="helper", description="Helps.")
+    other = Agent(model=MockModel(["other help"]), name="other", description="Helps otherwise.")
+    model = MockModel([block_call("add", a=1, b=2) + block_call("other", task="t"), "done"])
+    agent = Agent(model=model, gadgets=[add], subagents=[helper])
+    result = await agent.run("q", subagents=[other])
+    assert sorted((r.gadget_name, r.ok) for r in result.gadget_results) == [("add", True), ("other", True)]
+    assert [g.name for g in agent.gadgets] == ["add", "helper"]
+    result = await Agent(model=MockModel(["done"]), gadgets=[add], subagents=[helper]).run("q", gadgets=[])
+    assert result.output == "done"
+
+
+async def test_a_run_given_gadgets_keeps_the_agents_subagents() -> None:
+    helper = Agent(model=MockModel(["helped"]), name="helper", description="Helps.")
+    model = MockModel([block_call("helper", task="t"), "done"])
+    result = await Agent(model=model, gadgets=[add], subagents=[helper]).run("q", gadgets=[])
+    assert [(r.gadget_name, r.result) for r in result.gadget_results] == [("helper", "helped")]
+
+
 async def test_hooks_given_to_a_run_replace_the_agents_own() -> None:
     seen: list[str] = []
     agents = Hooks(observers=Observers(on_gadget_start=lambda ctx: seen.append("agent's")))

@@ -6,6 +6,7 @@ import dataclasses
 import functools
 import inspect
 import operator
+import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, TypeVar, overload
 
@@ -71,6 +72,7 @@ class RunOptions(OptionGroups, FlatOptions, total=False):
     model: str | Provider | Sequence[ModelChoice]
     gadgets: Sequence[object]
     subagents: Sequence[Agent[Any] | SubagentGadget]
+    skills: Sequence[str | os.PathLike[str]]
     syntax: SyntaxOption
     hooks: Hooks | Sequence[Hooks] | None
     max_output_retries: int
@@ -171,6 +173,11 @@ class Agent(Generic[OutputT]):
             ``None`` follows :func:`llmist.instrument`); see :doc:`tracing`.
         subagents: Agents (with a ``name`` and ``description``) or their :meth:`as_gadget`
             gadgets this agent may call with a task; see :doc:`subagents`.
+        skills: Folders of Agent Skills (folders with a ``SKILL.md``), or folders holding them:
+            the model sees each skill's name and description and loads one when a task needs it
+            (the ``LoadSkill`` and ``ReadSkillFile`` gadgets join the others). Checked here: a bad
+            skill raises :class:`~llmist.skills.SkillError` naming the file and the field. Needs
+            the ``skills`` extra; see :doc:`skills`.
         guardrails: Checks of the prompt, of calls before they run, of results before the model
             reads them and of the final answer: a list of guardrails, or :class:`Guardrails`
             (``raise_on_tripwire=True`` makes ``run`` raise :class:`GuardrailTripped`); see
@@ -209,6 +216,7 @@ class Agent(Generic[OutputT]):
         mcp_servers: Sequence[MCPServer] = (),
         instrument: InstrumentationSettings | bool | None = None,
         subagents: Sequence[Agent[Any] | SubagentGadget] = (),
+        skills: Sequence[str | os.PathLike[str]] = (),
         guardrails: Guardrails | Sequence[Guardrail] | None = None,
         model_registry: Any = None,
         name: str | None = None,
@@ -217,8 +225,10 @@ class Agent(Generic[OutputT]):
     ) -> None:
         changes = _fold(options, "Agent()") if options else {}
         self.name, self.description = name, description
-        self.gadgets: list[Gadget] = _unique_gadgets([*gadgets, *(_subagent_gadget(s) for s in subagents)])
-        """The agent's gadgets (its subagents' among them); a change applies from the next run on."""
+        self.gadgets: list[Gadget] = _unique_gadgets(
+            [*gadgets, *(_subagent_gadget(s) for s in subagents), *_skill_gadgets(skills)]
+        )
+        """The agent's gadgets (its subagents' and skills' among them); a change applies from the next run on."""
         self.mcp_servers: list[MCPServer] = list(mcp_servers)
         """The agent's MCP servers; a change applies from the next run on."""
         self._spec = AgentSpec(
@@ -430,11 +440,8 @@ class Agent(Generic[OutputT]):
             given = overrides.get(name)
             if given is not None or name in folded or (cls is PromptSettings and "markers" in folded):
                 changes[name] = _group(cls, given if given is not None else getattr(spec, name), folded)
-        if "gadgets" in overrides or "subagents" in overrides:
-            subagents = overrides.get("subagents", ())
-            changes["gadgets"] = tuple(
-                _unique_gadgets([*overrides.get("gadgets", ()), *(_subagent_gadget(s) for s in subagents)])
-            )
+        if _GADGET_SOURCES.intersection(overrides):
+            changes["gadgets"] = tuple(_run_gadgets(spec.gadgets, overrides))
         for name in _PLAIN_OPTIONS.intersection(overrides):
             changes[name] = overrides[name]
         if "hooks" in overrides:
@@ -460,7 +467,10 @@ class Agent(Generic[OutputT]):
 _OWN_OPTIONS = frozenset(inspect.signature(Agent.__init__).parameters) - {"self", "name", "description", "options"}
 """The options ``Agent`` declares as its own keywords (not flat ones): the same names a run overrides."""
 
-_PLAIN_OPTIONS = _OWN_OPTIONS - {*_NAMES.values(), "gadgets", "subagents", "hooks", "guardrails", "mcp_servers"}
+_GADGET_SOURCES = frozenset({"gadgets", "subagents", "skills"})
+"""The options that make an agent's gadgets: a run overriding one replaces the gadgets it made."""
+
+_PLAIN_OPTIONS = _OWN_OPTIONS - {*_NAMES.values(), *_GADGET_SOURCES, "hooks", "guardrails", "mcp_servers"}
 """The options a spec keeps as given (``AgentSpec`` checks them): the rest are converted first."""
 
 
@@ -506,6 +516,37 @@ def _changed(group: Any, fields: tuple[tuple[str, Any], ...]) -> Any:
 def _hooks(hooks: Hooks | Sequence[Hooks] | None) -> Hooks | None:
     """The ``hooks`` option as one :class:`Hooks`: several are merged in order."""
     return hooks if isinstance(hooks, Hooks) or hooks is None else merge_hooks(*hooks)
+
+
+def _skill_gadgets(folders: Sequence[str | os.PathLike[str]]) -> list[Gadget]:
+    """The gadgets giving a model the skills in ``folders`` (loaded and checked now); none for none."""
+    if not folders:
+        return []
+    from llmist.skills import load_skills, skill_gadgets  # the skills extra's library, only when used
+
+    return skill_gadgets(load_skills(folders))
+
+
+def _run_gadgets(current: Sequence[Gadget], overrides: Mapping[str, Any]) -> list[Gadget]:
+    """A run's gadgets: each of ``gadgets``, ``subagents`` and ``skills`` the run overrides replaces
+    the agent's gadgets of that kind, and the agent's other gadgets stay (a run given other
+    ``skills`` keeps the agent's own gadgets and subagents)."""
+    from llmist.skills import LoadSkill, ReadSkillFile
+
+    def source(gadget: Gadget) -> str:
+        if isinstance(gadget, SubagentGadget):
+            return "subagents"
+        return "skills" if isinstance(gadget, LoadSkill | ReadSkillFile) else "gadgets"
+
+    made = {
+        "gadgets": lambda given: list(given),
+        "subagents": lambda given: [_subagent_gadget(s) for s in given],
+        "skills": _skill_gadgets,
+    }
+    gadgets: list[object] = []
+    for kind, make in made.items():
+        gadgets += make(overrides[kind]) if kind in overrides else [g for g in current if source(g) == kind]
+    return _unique_gadgets(gadgets)
 
 
 def _subagent_gadget(subagent: Agent[Any] | SubagentGadget) -> SubagentGadget:

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Generic, Literal, Self, cast
 
@@ -188,6 +189,11 @@ class AgentBuilder(Generic[OutputT]):
     def with_subagents(self, *subagents: Agent[Any] | SubagentGadget) -> Self:
         """Add agents this one may call with a task; see :doc:`subagents`."""
         self._opts.setdefault("subagents", []).extend(subagents)
+        return self
+
+    def with_skills(self, *folders: str | os.PathLike[str]) -> Self:
+        """Add folders of Agent Skills (checked when the agent is built); see :doc:`skills`."""
+        self._opts.setdefault("skills", []).extend(folders)
         return self
 
     def with_temperature(self, temperature: float | None) -> Self:

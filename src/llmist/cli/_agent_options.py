@@ -27,6 +27,7 @@ __all__ = [
     "ModelOption",
     "ProfileOption",
     "RootOption",
+    "SkillsOption",
     "SyntaxChoice",
     "SyntaxOption",
     "SystemOption",
@@ -83,6 +84,12 @@ AllowPathOption = Annotated[
         "--allow-path", metavar="PATTERN", help="With --builtins: the only paths file gadgets may use (repeatable)."
     ),
 ]
+SkillsOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--skills", metavar="DIR", help="A folder of Agent Skills, each a folder with a SKILL.md (repeatable)."
+    ),
+]
 McpOption = Annotated[
     list[str] | None,
     typer.Option("--mcp", metavar="COMMAND", help="Command line of an MCP server whose tools to use (repeatable)."),
@@ -104,6 +111,7 @@ def agent_flags(
     fallback: list[str] | None = None,
     deny: list[str] | None = None,
     allow_path: list[str] | None = None,
+    skills: list[str] | None = None,
 ) -> dict[str, Any]:
     """The command-line flags as configuration keys (``None``: not given)."""
     return {
@@ -120,4 +128,5 @@ def agent_flags(
         "max_cost": max_cost,
         "system": system,
         "mcp_servers": mcp or None,
+        "skills": skills or None,
     }

@@ -191,6 +191,7 @@ SETTINGS: dict[str, _Key] = {
     "max_cost": _option_key("max_cost", _pos_num),
     "max_tokens": _option_key("max_tokens", _pos_int),
     "gadgets": _Key(_str_list, [], "gadget files or modules to load"),
+    "skills": _Key(_str_list, (), "folders of Agent Skills, each skill a folder with a SKILL.md", option="skills"),
     "builtins": _Key(_bool, False, "add the built-in file and command gadgets"),
     "allow_commands": _Key(_bool, True, "with builtins: include RunCommand"),
     "root": _Key(_str, ".", "sandbox root of the built-in gadgets"),
@@ -215,6 +216,8 @@ option's from its declaration), and the ``Agent`` keyword it sets as it is."""
 _FLAG_NAMES = {"mcp_servers": "--mcp", "allow_paths": "--allow-path"}
 """Settings whose command-line flag is not named after them."""
 _PATH_KEYS = ("root", "log_file", "session_db")
+_FOLDER_LIST_KEYS = ("skills",)
+"""Lists of folders: a relative one is relative to the config file."""
 _ENV_VARIABLES = {
     "model": "LLMIST_MODEL",
     "log_level": "LLMIST_LOG_LEVEL",
@@ -414,6 +417,8 @@ def _settings(path: Path, table: Mapping[str, Any], base: Path, where: str) -> d
             value = str((base / value).resolve()) if not Path(value).is_absolute() else value
         elif key in _PATH_LIST_KEYS:
             value = [_file_or_module(base, v) for v in value]
+        elif key in _FOLDER_LIST_KEYS:
+            value = [str((base / v).resolve()) if not Path(v).is_absolute() else v for v in value]
         elif key == "mcp_servers":
             value = [_mcp_cwd(base, v) for v in value]
         out[key] = value

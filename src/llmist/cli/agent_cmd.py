@@ -41,6 +41,7 @@ from llmist.cli._agent_options import (
     ModelOption,
     ProfileOption,
     RootOption,
+    SkillsOption,
     SyntaxOption,
     SystemOption,
     agent_flags,
@@ -107,6 +108,7 @@ def agent_command(
     fallback: FallbackOption = None,
     deny: DenyOption = None,
     allow_path: AllowPathOption = None,
+    skills: SkillsOption = None,
     session: _SessionOption = None,
     session_db_flag: SessionDbOption = None,
     session_url_flag: SessionUrlOption = None,
@@ -130,6 +132,7 @@ def agent_command(
         fallback=fallback,
         deny=deny,
         allow_path=allow_path,
+        skills=skills,
     )
     flags["session_db"] = str(session_db_flag) if session_db_flag is not None else None
     flags["session_url"] = session_url_flag
