@@ -7,9 +7,8 @@ No import cycle either, between any two modules of the package (inside ``agent/`
 ``gadgets/`` and every other package alike): :func:`cycles` follows every import a module
 makes, at its top, inside a function (a function-level import that closes a cycle is one
 waiting for its first call) and under ``if TYPE_CHECKING:``: those never run, but a reader
-follows them as they follow any other, and a circle of them is a circle in the design. Without
-them (``type_checking=False``) no cycle is allowed at all; with them, only the one
-:data:`KNOWN_CYCLES` names, until the change that removes it. A package's ``__init__`` counts
+follows them as they follow any other, and a circle of them is a circle in the design, so none
+is allowed with them or without them (``type_checking=False``). A package's ``__init__`` counts
 only where a module imports a name from it, not merely because it imports one of the package's
 modules.
 
@@ -186,30 +185,6 @@ def cycles(package: Path, *, type_checking: bool = True) -> list[list[str]]:
     return found
 
 
-KNOWN_CYCLES: tuple[frozenset[str], ...] = (
-    frozenset(
-        f"llmist.agent.{m}"
-        for m in (
-            "_features",
-            "_features.compaction",
-            "_features.output",
-            "_features.subagents",
-            "_run.calls",
-            "_run.context",
-            "_run.plan",
-            "_run.resume",
-            "spec",
-            "stream",
-        )
-    ),
-)
-"""The one circle allowed, by imports for type checking only, until issue 41 (items 3, 5 and 6:
-the run machinery's restructuring) removes it; then remove it here too (a test fails once it is
-not needed). It closes by five imports against the order spec < _run.plan < _run.context < stream
-< _features < its features < _run.calls < _run.resume: ``spec`` imports ``_features.compaction``
-and ``_features.output`` (and ``_run.plan`` for a type), ``_run.context`` names
-``_features.subagents.RunScope`` and ``_run.resume.Resumption``."""
-
 FLOOR = ("records", "events", "result", "errors", "messages")
 """The run's records, at the floor of ``agent/``, lowest first: each imports, of ``agent/``, only
 the ones before it (type-only imports included), so everything else in ``agent/`` stands on them."""
@@ -220,14 +195,7 @@ def test_no_module_of_the_package_is_part_of_an_import_cycle_that_runs() -> None
 
 
 def test_no_module_is_part_of_a_cycle_of_imports_type_only_ones_included() -> None:
-    found = cycles(PACKAGE)
-    assert [group for group in found if not any(set(group) <= known for known in KNOWN_CYCLES)] == []
-
-
-def test_each_known_cycle_is_still_there() -> None:
-    # An allowance that is no longer needed fails here, so that it does not outlive its reason.
-    found = cycles(PACKAGE)
-    assert [sorted(known) for known in KNOWN_CYCLES if not any(set(group) <= known for group in found)] == []
+    assert cycles(PACKAGE) == []
 
 
 def test_the_records_of_a_run_import_nothing_of_the_agent_above_them() -> None:

@@ -49,7 +49,7 @@ the prompt before typed output adds its instruction).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from llmist.agent._features import Feature
 from llmist.agent._features.approvals import DeferredApprovals
@@ -151,7 +151,7 @@ def _assembled(
 def plan_of(spec: AgentSpec, added: tuple[Gadget, ...] = ()) -> RunPlan:
     """The plan of ``spec`` with the gadgets a run ``added`` (step 1): kept in ``spec.plans``,
     built on the first call (for each ``added``: an MCP server's tools, compared by identity)."""
-    plans = spec.plans
+    plans = cast("dict[tuple[Gadget, ...], RunPlan]", spec.plans)  # the spec types them by a protocol
     plan = plans.get(added)
     if plan is None:
         plan = _build(spec, added)

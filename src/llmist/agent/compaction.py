@@ -120,6 +120,17 @@ class Compaction:
             )
 
 
+def as_compaction(option: Compaction | CompactionStrategy) -> Compaction:
+    """The agent's ``compaction=`` option as a :class:`Compaction` (a bare strategy gets the defaults)."""
+    if isinstance(option, Compaction):
+        return option
+    if isinstance(option, CompactionStrategy):
+        return Compaction(option)
+    raise TypeError(
+        f"compaction must be a Compaction or a strategy (SlidingWindow, Summarize...), got {type(option).__name__}"
+    )
+
+
 def split_turns(messages: Sequence[Message]) -> tuple[list[Message], CompactionSummary | None, list[list[Message]]]:
     """``(head, summary, turns)``: the system prompt and the task, the summary of earlier
     compactions (or ``None``), and the turns after them, oldest first.

@@ -15,11 +15,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
-from llmist.agent._features.compaction import as_compaction
-from llmist.agent._features.output import DEFAULT_MAX_OUTPUT_RETRIES, OutputSpec, output_spec
-from llmist.agent.compaction import Compaction, CompactionStrategy
+from llmist.agent._output import DEFAULT_MAX_OUTPUT_RETRIES, OutputSpec, output_spec
+from llmist.agent.compaction import Compaction, CompactionStrategy, as_compaction
 from llmist.agent.guardrails import Guardrails
 from llmist.agent.hooks import Hooks
 from llmist.agent.instrumentation import InstrumentationSettings
@@ -32,7 +31,6 @@ from llmist.providers.base import Provider
 from llmist.providers.fallback import FallbackModel
 
 if TYPE_CHECKING:
-    from llmist.agent._run.plan import RunPlan
     from llmist.mcp import MCPServer
 
 __all__ = ["AgentSpec", "ApprovalMode"]
@@ -44,6 +42,13 @@ ApprovalMode: TypeAlias = Literal["defer"] | None
 _RUN_ONLY = frozenset({"limits", "strict", "instrument", "mcp_servers", "guardrails", "session"})
 """Options a plan is not built from: a spec that differs only in them shares the plans (a run
 given its own ``session``, as the web page's are, reuses the agent's plan)."""
+
+
+class CachedPlan(Protocol):
+    """A plan in :attr:`AgentSpec.plans`: a ``llmist.agent._run.plan.RunPlan``. The plan module
+    imports this one (a plan is built from a spec), so the spec names its plans by this protocol
+    rather than import that module back; ``llmist.agent._assemble``, which builds and reads them,
+    sees them as ``RunPlan``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +83,7 @@ class AgentSpec:
     instrument: InstrumentationSettings | bool | None = None
     guardrails: Guardrails | None = None
     """The checks of the run's input, calls, results and output (see :mod:`llmist.agent.guardrails`)."""
-    plans: dict[tuple[Gadget, ...], RunPlan] = field(default_factory=dict, compare=False, repr=False)
+    plans: dict[tuple[Gadget, ...], CachedPlan] = field(default_factory=dict, compare=False, repr=False)
     """Plans built from this spec, by the gadgets a run added (an MCP server's tools; ``()`` for
     none). Not part of its value: specs that differ only in options no plan is built from share it."""
 

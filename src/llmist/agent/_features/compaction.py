@@ -7,7 +7,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from llmist.agent._features import Feature
-from llmist.agent.compaction import Compaction, CompactionRequest, CompactionStrategy, count_tokens, estimate_tokens
+from llmist.agent.compaction import Compaction, CompactionRequest, as_compaction, count_tokens, estimate_tokens
 from llmist.agent.hooks import (
     CompactionContext,
     Controllers,
@@ -32,17 +32,6 @@ class Compacting(Feature):
     def hooks(self, spec: AgentSpec, plan: RunPlan) -> Hooks | None:
         """The compacting controller, when the spec compacts."""
         return compaction_hooks(as_compaction(spec.compaction), plan) if spec.compaction is not None else None
-
-
-def as_compaction(option: Compaction | CompactionStrategy) -> Compaction:
-    """The agent's ``compaction=`` option as a :class:`Compaction` (a bare strategy gets the defaults)."""
-    if isinstance(option, Compaction):
-        return option
-    if isinstance(option, CompactionStrategy):
-        return Compaction(option)
-    raise TypeError(
-        f"compaction must be a Compaction or a strategy (SlidingWindow, Summarize...), got {type(option).__name__}"
-    )
 
 
 def compaction_hooks(compaction: Compaction, plan: RunPlan) -> Hooks:

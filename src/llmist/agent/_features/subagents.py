@@ -14,49 +14,22 @@ How a subagent's run starts is the public gadget's business
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import contextvars
 from collections.abc import AsyncGenerator, Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from llmist.agent._features import Feature
+from llmist.agent._run.context import RunScope
 from llmist.agent.errors import GuardrailTripped
 from llmist.agent.events import SubagentEvent
 from llmist.gadgets import AbortSignal, ExecutionContext, Gadget, GadgetResult
-from llmist.providers.base import Usage
 
 if TYPE_CHECKING:
     from llmist.agent._run.context import RunContext, RunEvents
     from llmist.agent.stream import AgentStream
 
 __all__ = ["RunScope", "SubagentCall", "Subagents", "run_with_subagents"]
-
-
-@dataclass(slots=True)
-class RunScope:
-    """Where one run sits in a subagent tree, and what its subagents hand back to it."""
-
-    depth: int = 0
-    path: tuple[str, ...] = ()
-    events: collections.deque[SubagentEvent] = field(default_factory=collections.deque)
-    """Subagent events not yet passed to the stream."""
-    ready: asyncio.Event = field(default_factory=asyncio.Event)
-    usage: Usage = field(default_factory=Usage)
-    """Token usage of the run's subagents (their own subagents included)."""
-
-    def emit(self, event: SubagentEvent) -> None:
-        """Pass a subagent's event on to this run's stream."""
-        self.events.append(event)
-        self.ready.set()
-
-    def take(self) -> list[Any]:
-        """The events waiting, oldest first."""
-        out = list(self.events)
-        self.events.clear()
-        self.ready.clear()
-        return out
 
 
 _current: contextvars.ContextVar[RunScope | None] = contextvars.ContextVar("llmist_run_scope", default=None)

@@ -3,19 +3,20 @@ and its result. The loop starts from it and hands its result back to it."""
 
 from __future__ import annotations
 
+import asyncio
+import collections
 from collections.abc import AsyncGenerator, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from llmist.agent._run.hooks import RunHooks
-from llmist.agent.events import AgentEvent
+from llmist.agent.events import AgentEvent, SubagentEvent
 from llmist.agent.hooks import Hooks
 from llmist.agent.result import AgentResult
 from llmist.gadgets import AbortSignal, Gadget
-from llmist.providers.base import ContentPart, Message
+from llmist.providers.base import ContentPart, Message, Usage
 
 if TYPE_CHECKING:
-    from llmist.agent._features.subagents import RunScope
     from llmist.agent._run.calls import ResponseCalls
     from llmist.agent._run.plan import RunPlan
     from llmist.agent.messages import GadgetResultMessage
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from llmist.execution import GadgetExecutionResult
     from llmist.providers.errors import ProviderError
 
-__all__ = ["Events", "MessageOf", "ModelChoice", "Prelude", "RunContext", "RunEvents"]
+__all__ = ["Events", "MessageOf", "ModelChoice", "Prelude", "RunContext", "RunEvents", "RunScope"]
 
 Events: TypeAlias = list[AgentEvent]
 """The events one step of a run produced, in order."""
@@ -69,6 +70,31 @@ class ModelChoice(Protocol):
     def adapt(self, messages: list[Message], before: RunPlan, after: RunPlan) -> None:
         """``messages`` (written for ``before``'s model) made readable to ``after``'s."""
         ...
+
+
+@dataclass(slots=True)
+class RunScope:
+    """Where one run sits in a subagent tree, and what its subagents hand back to it."""
+
+    depth: int = 0
+    path: tuple[str, ...] = ()
+    events: collections.deque[SubagentEvent] = field(default_factory=collections.deque)
+    """Subagent events not yet passed to the stream."""
+    ready: asyncio.Event = field(default_factory=asyncio.Event)
+    usage: Usage = field(default_factory=Usage)
+    """Token usage of the run's subagents (their own subagents included)."""
+
+    def emit(self, event: SubagentEvent) -> None:
+        """Pass a subagent's event on to this run's stream."""
+        self.events.append(event)
+        self.ready.set()
+
+    def take(self) -> list[Any]:
+        """The events waiting, oldest first."""
+        out = list(self.events)
+        self.events.clear()
+        self.ready.clear()
+        return out
 
 
 @dataclass(slots=True)
