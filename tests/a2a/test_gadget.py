@@ -10,6 +10,8 @@ import pytest
 
 from llmist import Agent, gadget
 from llmist.a2a import A2AGadget, RemoteAgentError, to_a2a
+from llmist.agent import GadgetResultEvent, SubagentEvent
+from llmist.syntax import TextEvent
 from llmist.testing import MockModel, block_call
 from tests.a2a.remotes import ask, fail, hang, serving_sdk, shout
 from tests.web.servers import free_port, serving
@@ -45,6 +47,27 @@ async def test_an_agent_calls_a_remote_agent_built_with_a2a_sdk_alone(shouter: s
     assert call.error is None and call.result == "HELLO"
     assert result.output == "Done."
     assert "thinking" in updates
+
+
+async def test_the_remote_agents_updates_reach_the_calling_agents_stream_as_they_come(shouter: str) -> None:
+    remote = A2AGadget(shouter)
+    await remote.connect()
+    stream = caller(remote).stream("Shout hello.")
+    seen: list[tuple[str, object]] = []
+    async for event in stream:
+        if isinstance(event, SubagentEvent):
+            seen.append(("update", event))
+        elif isinstance(event, GadgetResultEvent):
+            seen.append(("result", event))
+    updates = [e for kind, e in seen if kind == "update"]
+    assert updates, seen
+    first = updates[0]
+    assert isinstance(first, SubagentEvent) and isinstance(first.event, TextEvent)
+    assert first.event.content == "thinking" and first.depth == 1
+    assert stream.result is not None
+    assert first.path == (f"Shouter:{stream.result.gadget_results[0].invocation_id}",)
+    kinds = [kind for kind, _ in seen]
+    assert kinds.index("update") < kinds.index("result")  # while the call ran, not after
 
 
 def test_without_connect_the_card_is_fetched_when_the_agent_reads_the_name(shouter: str) -> None:

@@ -6,7 +6,10 @@
   pass ``name=`` and ``description=``, and the card is fetched at the first call).
 - **A call** sends the message over a2a-sdk's client (streaming when the card says the agent
   streams) and returns the text of the task's artifacts (or of its reply message), cut to
-  ``max_answer_chars``. Status updates go to ``on_update`` and the ``llmist.a2a`` logger.
+  ``max_answer_chars``. Each status update the remote agent sends while it works reaches the
+  calling agent's stream as it comes, as a ``SubagentEvent`` (path ``"name:call id"``) around a
+  ``TextEvent`` of the update's text, as a local subagent's events do; it also goes to
+  ``on_update`` and the ``llmist.a2a`` logger.
 - **Failures** raise :class:`RemoteAgentError`, naming the agent, its address and the cause: the
   remote task failed, was rejected or cancelled, asks for input or authentication, the stream
   ended early, or the agent cannot be reached. The run goes on: the model reads the error.
@@ -32,7 +35,9 @@ from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
 from a2a.utils.errors import A2AError
 from pydantic import BaseModel, Field
 
-from llmist.gadgets import ExecutionContext, Gadget, GadgetError
+from llmist.agent.subagents import DelegatingGadget, report_to_caller
+from llmist.gadgets import ExecutionContext, GadgetError
+from llmist.syntax import TextEvent
 
 __all__ = ["DEFAULT_MAX_ANSWER_CHARS", "DEFAULT_TIMEOUT_S", "A2AGadget", "RemoteAgentError"]
 
@@ -64,7 +69,7 @@ class _Params(BaseModel):
     message: Annotated[str, Field(description="The message for the remote agent: the task, in plain words.")]
 
 
-class A2AGadget(Gadget):
+class A2AGadget(DelegatingGadget):
     """A remote A2A agent as a gadget (see the module docstring).
 
     Args:
@@ -182,7 +187,7 @@ class A2AGadget(Gadget):
             try:
                 async for response in client.send_message(request):
                     for text in reply.take(response):
-                        self._update(text)
+                        self._update(text, ctx)
             except asyncio.CancelledError:
                 await self._cancel_remote(client, reply)
                 raise
@@ -190,8 +195,9 @@ class A2AGadget(Gadget):
                 raise self._error(f"cannot be reached or broke off: {type(exc).__name__}: {exc}") from exc
         return self._answer(reply)
 
-    def _update(self, text: str) -> None:
+    def _update(self, text: str, ctx: ExecutionContext) -> None:
         logger.info("%s: %s", self.name, text)
+        report_to_caller(self.name, ctx.invocation_id, TextEvent(text))
         if self.on_update is not None:
             self.on_update(text)
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pydantic import BaseModel, Field
 
 from llmist.agent._assemble import start_run
-from llmist.agent._features.subagents import RunScope, SubagentCall
+from llmist.agent._features.subagents import DelegatingGadget, RunScope, SubagentCall, report_to_caller
 from llmist.agent.events import SubagentEvent
 from llmist.agent.stream import AgentStream
 from llmist.gadgets import AbortSignal
@@ -28,7 +28,15 @@ from llmist.gadgets import AbortSignal
 if TYPE_CHECKING:
     from llmist.agent.spec import AgentSpec
 
-__all__ = ["DEFAULT_MAX_DEPTH", "SpecHolder", "SubagentEvent", "SubagentGadget", "SubagentParams"]
+__all__ = [
+    "DEFAULT_MAX_DEPTH",
+    "DelegatingGadget",
+    "SpecHolder",
+    "SubagentEvent",
+    "SubagentGadget",
+    "SubagentParams",
+    "report_to_caller",
+]
 
 DEFAULT_MAX_DEPTH = 4
 """How deep subagents may nest by default (a subagent of the top agent is at depth 1)."""

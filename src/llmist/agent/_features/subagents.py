@@ -29,13 +29,29 @@ if TYPE_CHECKING:
     from llmist.agent._run.context import RunContext, RunEvents
     from llmist.agent.stream import AgentStream
 
-__all__ = ["RunScope", "SubagentCall", "Subagents", "run_with_subagents"]
+__all__ = ["DelegatingGadget", "RunScope", "SubagentCall", "Subagents", "report_to_caller", "run_with_subagents"]
 
 
 _current: contextvars.ContextVar[RunScope | None] = contextvars.ContextVar("llmist_run_scope", default=None)
 
 
-class SubagentCall(Gadget):
+class DelegatingGadget(Gadget):
+    """A gadget that hands its call to another agent, here or remote, and may pass that agent's
+    events to the calling run's stream (:func:`report_to_caller`): a run with one streams them."""
+
+
+def report_to_caller(gadget_name: str, invocation_id: str, event: Any) -> bool:
+    """Pass ``event`` of the agent a call delegated to (of ``gadget_name``, ``invocation_id``) to
+    the calling run's stream as a :class:`SubagentEvent` one level below it; ``False`` (and
+    nothing done) outside a run that streams them (a gadget called on its own, in a test)."""
+    parent = _current.get()
+    if parent is None:
+        return False
+    parent.emit(SubagentEvent(parent.depth + 1, (*parent.path, f"{gadget_name}:{invocation_id}"), event))
+    return True
+
+
+class SubagentCall(DelegatingGadget):
     """A gadget that runs an agent on the ``task`` it is given, below the calling run (see the
     module docstring); :meth:`start` says how its run starts."""
 
@@ -97,7 +113,7 @@ class Subagents(Feature):
 
 def _calls_subagents(gadgets: Sequence[Gadget]) -> bool:
     for g in gadgets:  # noqa: SIM110 (asked at every run: a loop costs less than any() of a generator)
-        if isinstance(g, SubagentCall):
+        if isinstance(g, DelegatingGadget):
             return True
     return False
 
