@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Annotated
 
 import pytest
@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from llmist import Gadget, TaskCompletionSignal, gadget
 from llmist.gadgets import ExecutionContext
+from llmist.providers.base import Message
 from llmist.testing import block_real_models
 
 
@@ -49,3 +50,20 @@ class Echo(Gadget):
 
     def execute(self, params: EchoParams, ctx: ExecutionContext) -> str:
         return params.text
+
+
+class ListSession:
+    """A session kept in a list (the session protocol, nothing else)."""
+
+    def __init__(self, session_id: str = "list") -> None:
+        self.session_id = session_id
+        self.stored: list[Message] = []
+
+    async def load(self) -> list[Message]:
+        return list(self.stored)
+
+    async def save(self, messages: Sequence[Message]) -> None:
+        self.stored = list(messages)
+
+    async def flush(self) -> None:
+        return None

@@ -4,7 +4,6 @@ API as before; their hooks and a run's own merge with the agent's by the one rul
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -25,34 +24,15 @@ from llmist.agent._features import Feature
 from llmist.agent.approvals import Decision
 from llmist.agent.guardrails import Refuse, Tripwire, input_guardrail, tool_call_guardrail
 from llmist.providers import ProviderServerError
-from llmist.providers.base import Message
 from llmist.testing import MockModel, block_call
 
-from .conftest import add
+from .conftest import ListSession, add
 
 
 @gadget(requires_approval=True)
 def send(text: str) -> str:
     """Send a message (needs approval)."""
     return f"sent {text}"
-
-
-class _ListSession:
-    """A session kept in a list."""
-
-    session_id = "list"
-
-    def __init__(self) -> None:
-        self.stored: list[Message] = []
-
-    async def load(self) -> list[Message]:
-        return list(self.stored)
-
-    async def save(self, messages: Sequence[Message]) -> None:
-        self.stored = list(messages)
-
-    async def flush(self) -> None:
-        return None
 
 
 def test_the_feature_list_names_every_feature_each_behind_the_one_interface() -> None:
@@ -72,7 +52,7 @@ async def test_fallback_models_with_hooks_of_the_agent_and_of_the_run() -> None:
     first, second = MockModel([down], name="first"), MockModel(["from the second"], name="second")
     asked: list[str] = []
     watch = Hooks(observers=Observers(on_llm_call_start=lambda ctx: asked.append(ctx.model)))
-    session = _ListSession()  # its feature adds a hook of this run: merged into each model's plan's
+    session = ListSession()  # its feature adds a hook of this run: merged into each model's plan's
     result = await Agent(model=[first, second], hooks=watch, session=session).run("q")
     assert result.output == "from the second" and asked == ["first", "second"]
     assert [m.role for m in session.stored] == ["system", "user", "assistant"]
@@ -130,7 +110,7 @@ async def test_run_raises_on_a_tripwire_through_the_guardrails_feature_and_a_str
 
 async def test_a_run_with_hooks_of_its_own_leaves_the_plan_as_it_was() -> None:
     mine = Hooks(observers=Observers(on_llm_call_start=lambda ctx: None))
-    agent = Agent(model=MockModel(["a", "b"]), gadgets=[add], hooks=mine, session=_ListSession())
+    agent = Agent(model=MockModel(["a", "b"]), gadgets=[add], hooks=mine, session=ListSession())
     await agent.run("q")
     (plan,) = agent.spec.plans.values()
     hooks = plan.hooks

@@ -17,24 +17,7 @@ from llmist.agent.options import FlatOptions
 from llmist.providers.base import Message
 from llmist.testing import MockModel, block_call
 
-from .conftest import add
-
-
-class _ListSession:
-    """A session kept in a list."""
-
-    def __init__(self, session_id: str) -> None:
-        self.session_id = session_id
-        self.stored: list[Message] = []
-
-    async def load(self) -> list[Message]:
-        return list(self.stored)
-
-    async def save(self, messages: Sequence[Message]) -> None:
-        self.stored = list(messages)
-
-    async def flush(self) -> None:
-        return None
+from .conftest import ListSession, add
 
 
 def _forever() -> MockModel:
@@ -150,7 +133,7 @@ async def test_hooks_given_to_a_run_replace_the_agents_own() -> None:
 
 
 async def test_session_none_given_to_a_run_keeps_that_run_out_of_the_agents_session() -> None:
-    kept = _ListSession("kept")
+    kept = ListSession("kept")
     agent = Agent(model=MockModel(["a", "b"]), session=kept)
     await agent.run("private", session=None)
     await agent.run("public")
@@ -179,10 +162,10 @@ async def test_two_runs_at_once_each_see_only_their_own_session_and_hooks() -> N
         record: Callable[[GadgetContext], None] = lambda ctx: seen.append(ctx.parameters["tag"])  # noqa: E731
         return Hooks(observers=Observers(on_gadget_start=record))
 
-    agents_session, agents_seen = _ListSession("agent's"), []
+    agents_session, agents_seen = ListSession("agent's"), []
     agent = Agent(model=MockModel(answer), gadgets=[wait], session=agents_session, hooks=watcher(agents_seen))
     spec = agent.spec
-    sessions = {tag: _ListSession(tag) for tag in ("alpha", "beta")}
+    sessions = {tag: ListSession(tag) for tag in ("alpha", "beta")}
     seen: dict[str, list[str]] = {"alpha": [], "beta": []}
     results = await asyncio.gather(
         *(agent.run(f"task {tag}", session=sessions[tag], hooks=watcher(seen[tag])) for tag in ("alpha", "beta"))
