@@ -37,6 +37,7 @@ COMPILED_MODULES = (
     "llmist.execution._runners",
     "llmist.execution.executor",
     "llmist.execution.scheduler",
+    "llmist.agent._run.degeneration",
     "llmist.agent._run.response",
     "llmist.agent._run.calls",
     "llmist.agent._run.state",

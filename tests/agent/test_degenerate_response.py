@@ -128,6 +128,16 @@ async def test_a_runaway_of_a_block_of_lines_ends_too() -> None:
     assert result.output == "Sure.\nCalling add.\nThe answer will be 7."  # type: ignore[attr-defined]
 
 
+async def test_short_lines_between_the_copies_neither_make_nor_break_a_loop() -> None:
+    # The numbers differ from copy to copy, but they are under 8 characters: the loop is the
+    # long line, and it ends at its sixteenth copy as if they were not there.
+    block = "".join(f"Calling add now.\n{k}\n" for k in range(RUNAWAY))
+    result, _model, repairs = await _run("Sure.\n" + block)
+    assert _kinds(repairs) == ["degenerate_response"]
+    assert "16 lines repeating the line 'Calling add now.'" in repairs[0].detail
+    assert result.output == "Sure.\nCalling add now.\n0"  # type: ignore[attr-defined]
+
+
 async def test_a_json_call_written_as_text_over_and_over_runs_once_natively() -> None:
     # What Qwen2.5-Coder wrote through llama.cpp, whose server returns its calls as text.
     call = json.dumps({"name": "add", "arguments": {"a": 3, "b": 4}}) + "\n"

@@ -14,9 +14,11 @@ per call, nothing per character beyond finding the line breaks):
   calls of one gadget writes different parameters; twenty parallel calls of one gadget with
   twenty cities never trip it.
 - **the same lines over and over**: a block of up to :data:`MAX_PERIOD` lines repeated in a row
-  until the repeats cover :data:`REPEATED_LINES` lines and :data:`MIN_REPEATS` copies. Blank lines
-  and the syntax's marker lines are skipped (a loop often alternates a call and a blank line); a
-  block of only short lines (``}``, ``7``) does not count: a file body closes many braces.
+  until the repeats cover :data:`REPEATED_LINES` lines and :data:`MIN_REPEATS` copies. Blank lines,
+  short lines (under :data:`MIN_LINE` characters: ``}``, ``7``, ``end``) and the syntax's marker
+  lines are skipped: they neither make nor break a repeat. A loop often alternates a call and a
+  blank line; a file body closes many braces, and a list of calls repeats its short values and
+  its markers, which no loop needs to be seen.
 
 Where calls come as JSON text in the prose (``syntax="native"`` on a server such as
 llama-cpp-python's, which returns Qwen's calls so), a line holding such a call counts as a call,
@@ -27,39 +29,42 @@ response as in the text syntaxes (the ``invented_result`` repair).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from llmist.agent.repairs import json_calls, opens_like_result
 from llmist.syntax import ParsedCall
 
 __all__ = ["MAX_PERIOD", "MIN_REPEATS", "REPEATED_LINES", "SAME_CALL_LIMIT", "DegenerationWatch"]
 
-SAME_CALL_LIMIT = 3
+# Final: the compiled build inlines them (a plain module global is a dict look-up there).
+SAME_CALL_LIMIT: Final = 3
 """Copies of one call (same gadget, same parameters) that end a response: the third. Two may be
 meant (a die rolled twice); the run's ``repeated_call`` repair answers a repeat with the first
 result anyway, so a third is a loop."""
 
-REPEATED_LINES = 16
+REPEATED_LINES: Final = 16
 """Lines a repeated block must cover (its copies after the first, with it) before the response
 ends: 16 identical lines in a row. A file body or a list of calls written on purpose hardly ever
 repeats one line so often; a loop reaches it in a few hundred tokens, against the thousands it
 would write until the context ends."""
 
-MIN_REPEATS = 4
+MIN_REPEATS: Final = 4
 """Copies a block of several lines needs as well: a block of 8 lines ends the response at its
 fourth copy (32 lines), not its second."""
 
-MAX_PERIOD = 8
+MAX_PERIOD: Final = 8
 """Longest block, in non-blank lines, whose repeats are looked for (a block-syntax call with two
 arguments is 6 lines; the ``SAME_CALL_LIMIT`` finds longer calls)."""
 
-MIN_LINE = 8
-"""Characters a block's longest line needs for the block to count (a line of ``}`` or ``7`` does
-not)."""
+MIN_LINE: Final = 8
+"""Characters a line needs, stripped, to be read for repeats: a shorter one (``}``, ``7``) is
+skipped like a blank line. A loop worth ending writes longer lines, and a response of many calls
+(twenty values ``1``) is then read at the cost of a length check a line."""
 
-_WRAPPERS = frozenset({"```", "</tool_call>", "</tools>"})
+_WRAPPERS: Final = frozenset({"```", "</tool_call>", "</tools>"})
 """Lines that close a call written as JSON text (a fence, a chat template's tag)."""
 
-MAX_LINE = 1000
+MAX_LINE: Final = 1000
 """A line longer than this is not compared (it breaks any repeat): the response's cap bounds a
 loop of such lines, and the watch keeps no more than this of a line."""
 
@@ -167,6 +172,8 @@ class DegenerationWatch:
                 start = at
             at += len(piece) + 1
             if line is not None:
+                if len(line) < MIN_LINE and not self._names:
+                    continue  # short, and shorter still once stripped (natively read: a result may be short)
                 line = line.strip()
                 if not line or line.startswith(self._markers):
                     continue  # skipped: they neither make nor break a repeat
@@ -183,6 +190,8 @@ class DegenerationWatch:
         ``start`` in the text."""
         if line is not None and self._names and self._text_call(line, start):
             return True
+        if line is not None and len(line) < MIN_LINE:
+            return False  # short lines neither make nor break a repeat (MIN_LINE)
         recent, runs = self._recent, self._runs
         n = len(recent)
         if line is None or line not in recent:  # most lines: no repeat can go on or start
@@ -219,7 +228,7 @@ class DegenerationWatch:
                 self._run_line[p] = line
             runs[p] += 1
             lines = runs[p] + p
-            if lines >= REPEATED_LINES and lines >= MIN_REPEATS * p and self._counts(p):
+            if lines >= REPEATED_LINES and lines >= MIN_REPEATS * p:
                 first = self._run_line[p]
                 what = "the line" if p == 1 else f"a block of {p} lines from"
                 self.found = f"{lines} lines repeating {what} {first[:80]!r}"
@@ -245,7 +254,3 @@ class DegenerationWatch:
                 self.cut_at, self.first_line = start, line
                 return True
         return False
-
-    def _counts(self, p: int) -> bool:
-        """Whether the repeated block of ``p`` lines has a line long enough to count."""
-        return any(len(line) >= MIN_LINE for line in self._recent[-p:])
