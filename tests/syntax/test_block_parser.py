@@ -138,8 +138,20 @@ def test_typescript_compat_keeps_a_cut_off_end_marker_in_the_value_as_the_origin
     assert call.parameters == {"content": "print(1)\n!!!GADGET_"}
 
 
-def test_start_marker_whose_header_never_ends_is_text() -> None:
-    events = run(GadgetCallParser(), ["Done.\n\n!!!GADGET_START:Foo"])
+@pytest.mark.parametrize("size", [1, 4, 1000])
+def test_a_stream_that_ends_on_a_header_line_ends_a_call_without_a_body(size: int) -> None:
+    # No newline after the header: the call is still made (the model hears of it, answered or
+    # refused), with the missing end marker counted, as for a block the stream cut off.
+    events = run(GadgetCallParser(), split("Done.\n\n!!!GADGET_START:Foo:f1", size))
+    (call,) = calls(events)
+    assert (call.gadget_name, call.invocation_id, call.parameters_raw) == ("Foo", "f1", "")
+    assert "missing_end" in call.repairs
+    assert text(events) == "Done.\n\n"
+
+
+def test_a_start_marker_alone_at_the_stream_end_is_text_and_the_original_keeps_the_header_as_text() -> None:
+    assert text(run(GadgetCallParser(), ["Done.\n\n!!!GADGET_START:"])) == "Done.\n\n!!!GADGET_START:"
+    events = run(GadgetCallParser(typescript_compat=True), ["Done.\n\n!!!GADGET_START:Foo"])
     assert calls(events) == []
     assert text(events) == "Done.\n\n!!!GADGET_START:Foo"
 

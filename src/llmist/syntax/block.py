@@ -353,9 +353,17 @@ class GadgetCallParser(TextStretches):
             if carry:
                 self._text(carry, out)
         elif mode == _HEADER:
-            # A start marker whose header line never ended is plain text.
-            self._text((self._written or self._start) + "".join(self._line) + carry, out)
+            line = "".join(self._line) + carry
             self._line.clear()
+            if line.strip() and not self._written and not self._typescript_compat:
+                # The stream ended on the header line itself (``!!!GADGET_START:find:city=Paris``
+                # and no newline): a call with no body, as a block the stream cut off is one. As
+                # text it would be the run's answer, and the model would never hear of it. (A
+                # misspelt marker that never ends its line is two oddities: text, as written.)
+                self._scan_header(line + "\n", 0)
+                self._end_block("", 0, 0, out, True)
+            else:  # the marker alone (or the original's reading): plain text
+                self._text((self._written or self._start) + line, out)
         else:
             block = self._block
             if (
