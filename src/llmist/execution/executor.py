@@ -11,6 +11,7 @@ import asyncio
 import inspect
 import logging
 import time
+import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
@@ -23,6 +24,7 @@ from llmist.execution.cancellation import DEFAULT_CANCEL_GRACE_S, stop_task
 from llmist.execution.controllers import BeforeGadget, BeforeGadgetDecision, GadgetCallInfo, ParameterInterceptor
 from llmist.execution.names import unknown_gadget_text
 from llmist.execution.results import GadgetDeferral, GadgetExecutionResult, ResultStatus
+from llmist.execution.steps import CallWrapper
 from llmist.gadgets import (
     ExecutionContext,
     Gadget,
@@ -69,6 +71,10 @@ class GadgetExecutor:
         max_retries: how many ``ModelRetry`` each gadget may raise before its calls fail for good.
         before_gadget: called with each validated call; may skip it with a synthetic result.
         intercept_parameters: may rewrite a call's coerced parameters before validation.
+        around_call: runs each call's gadget inside something else, such as a durable engine's
+            step (see :mod:`llmist.execution.steps`); ``None``: the gadget is called directly.
+        idempotency_key: ``(call) -> key``, the call's ``ctx.idempotency_key``; ``None``: the
+            executor's own id and the call's invocation id (unique for each call it runs).
     """
 
     def __init__(
@@ -84,6 +90,8 @@ class GadgetExecutor:
         max_retries: int = 3,
         before_gadget: BeforeGadget | None = None,
         intercept_parameters: ParameterInterceptor | None = None,
+        around_call: CallWrapper | None = None,
+        idempotency_key: Callable[[ParsedCall], str] | None = None,
     ) -> None:
         self._gadgets: dict[str, Gadget] = {}
         for obj in gadgets:
@@ -97,6 +105,9 @@ class GadgetExecutor:
         self.max_retries = max_retries
         self.before_gadget = before_gadget
         self.intercept_parameters = intercept_parameters
+        self.around_call = around_call
+        self.idempotency_key = idempotency_key
+        self._scope: str | None = None
         self._retries: dict[str, int] = {}
 
     @property
@@ -166,14 +177,14 @@ class GadgetExecutor:
         ready = self._prepare(call, started)
         if isinstance(ready, GadgetExecutionResult):
             return ready
-        return runner_for(ready.gadget)(self, ready, done)
+        return runner_for(ready.gadget, self.around_call is not None)(self, ready, done)
 
     async def _start_after_hooks(self, call: ParsedCall, started: float) -> GadgetExecutionResult:
         ready = await self._prepare_async(call, started)
         if isinstance(ready, GadgetExecutionResult):
             return ready
         future: asyncio.Future[GadgetExecutionResult] = asyncio.get_running_loop().create_future()
-        began = runner_for(ready.gadget)(self, ready, future.set_result)
+        began = runner_for(ready.gadget, self.around_call is not None)(self, ready, future.set_result)
         return await _outcome(began, future, self.cancel_grace_s(ready.gadget))
 
     # --- preparing: lookup, binding, interception, validation, before_gadget -----------------
@@ -244,7 +255,17 @@ class GadgetExecutor:
             invocation_id=prepared.call.invocation_id,
             llm_client=self.llm_client,
             loop=loop,
+            idempotency_key=self._key_of(prepared.call),
         )
+
+    def _key_of(self, call: ParsedCall) -> str:
+        """The call's ``ctx.idempotency_key``: the one ``idempotency_key`` gives, else this
+        executor's id (made at its first call) and the call's invocation id."""
+        if self.idempotency_key is not None:
+            return self.idempotency_key(call)
+        if self._scope is None:
+            self._scope = uuid.uuid4().hex
+        return f"{self._scope}:{call.invocation_id}"
 
     def timeout_s(self, gadget: Gadget) -> float | None:
         """The gadget's own timeout, else the executor's default."""

@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import dataclasses
 import json
+import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -30,6 +31,7 @@ from llmist.agent.hooks import (
 )
 from llmist.agent.repairs import CallRepairs, RepairKind
 from llmist.agent.spec import AgentSpec
+from llmist.agent.steps import RunSteps
 from llmist.execution import (
     BeforeGadgetDecision,
     GadgetCallInfo,
@@ -89,9 +91,24 @@ class ResponseCalls:
         without asking the ``before_gadget`` controllers again."""
         self._unwaited: dict[str, str] = {}
         """Calls run without waiting for an id no call has, and that id (``missing_dependency``)."""
+        self._steps: RunSteps | None = None
+        self._scope: str | None = None
         self.on_start: Callable[[str], Awaitable[None]] | None = None
         """Told before a call runs (while a resumed run runs its decided calls, it notes each in
         its session first)."""
+
+    def use_steps(self, steps: RunSteps) -> None:
+        """Run each call through ``steps`` (a durable run's: see ``llmist.agent.steps``)."""
+        self._steps = steps
+
+    def _key_of(self, call: ParsedCall) -> str:
+        """The call's ``ctx.idempotency_key``: the run's scope, then the call's place in the run
+        (response, position), which a recovered run that parses the same responses again gives
+        it again; the invocation id need not be the same (``gadget_<n>`` counts per process)."""
+        if self._scope is None:
+            self._scope = self._steps.scope if self._steps is not None else uuid.uuid4().hex
+        pos = self._pos.get(call.invocation_id)
+        return f"{self._scope}:{self._iteration}.{pos if pos is not None else call.invocation_id}"
 
     # --- per response -------------------------------------------------------------------
 
@@ -313,6 +330,8 @@ class ResponseCalls:
             output_store=cfg.output_store,
             before_gadget=self._before_gadget if wants_before else None,
             intercept_parameters=self._intercept_parameters if wants_params else None,
+            around_call=self._steps.call if self._steps is not None else None,
+            idempotency_key=self._key_of,
         )
         self._loop = asyncio.get_running_loop()
         self._signal.add_listener(self._on_abort)

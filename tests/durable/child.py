@@ -1,0 +1,160 @@
+"""One process of the durable-run tests: ``python -m tests.durable.child URL DIR MODE WORKFLOW``,
+from the repository root.
+
+The agent's model answers three responses (:data:`RESPONSES`): two ``tick`` calls, then one
+``hold`` call, then the final answer. Every model request, every gadget run and every side
+effect is appended to a file in DIR, so the test counts what really happened:
+
+- ``requests.log``: ``request <n>`` each time response ``n`` is asked of the model;
+- ``calls.log``: ``<gadget> <tag>`` each time a gadget runs (a run again after a crash counts);
+- ``effects.log``: ``<tag> <idempotency key>``, written at most once per key (the recipe of
+  docs/durable.md: the effect is skipped when its key is already there).
+
+Stops, each a marker file the parent waits for before it kills the process (SIGKILL):
+``hold`` writes ``in_gadget`` after its effect and waits for ``release_gadget``; with
+``--hold-response N`` the model streams half of response N, writes ``in_response`` and waits
+for ``release_response``.
+
+Modes: ``run`` starts the run WORKFLOW and prints its result as JSON; ``recover`` launches
+DBOS (which recovers the runs left pending) and prints the result of WORKFLOW; both print each
+event's type to ``events.log``. ``worker NAME`` launches as executor NAME, takes runs from
+the agent's queue, recovers the runs of ``--recover-from`` executors, and serves until killed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from llmist import Agent, ExecutionContext, gadget
+from llmist.durable import DBOSAgent, DurableRunEvent, launch
+from llmist.providers.base import LLMChunk, LLMRequest, Usage
+from llmist.testing import block_call
+
+RESPONSES = (
+    "Two ticks first.\n"
+    + block_call("tick", invocation_id="a", tag="one")
+    + block_call("tick", tag="two"),  # no explicit id: its invocation id counts per process
+    "Now the long one.\n" + block_call("hold", tag="three"),
+    "Done: one, two and three are ticked.",
+)
+
+WAIT_S = 60.0
+"""The longest a stop waits for its release file: a test that forgets it fails, never hangs."""
+
+
+def wait_for(path: Path) -> None:
+    deadline = time.monotonic() + WAIT_S
+    while not path.exists():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{path} never appeared")
+        time.sleep(0.01)
+
+
+def append(path: Path, line: str) -> None:
+    with path.open("a", encoding="utf-8") as f:
+        f.write(line + "\n")
+
+
+class ScriptedModel:
+    """A model that answers :data:`RESPONSES` by the number of its answers in the conversation,
+    in two chunks, holding between them at response ``hold``."""
+
+    name = "scripted"
+    offline = True
+
+    def __init__(self, work: Path, hold: int | None) -> None:
+        self.work, self.hold = work, hold
+
+    async def stream(self, request: LLMRequest) -> AsyncIterator[LLMChunk]:
+        n = sum(1 for m in request.messages if m.role == "assistant")
+        append(self.work / "requests.log", f"request {n}")
+        text = RESPONSES[min(n, len(RESPONSES) - 1)]
+        half = len(text) // 2
+        yield LLMChunk(text=text[:half])
+        if n == self.hold:
+            (self.work / "in_response").touch()
+            await asyncio.to_thread(wait_for, self.work / "release_response")
+        yield LLMChunk(text=text[half:], usage=Usage(input_tokens=10, output_tokens=5), finish_reason="stop")
+
+
+def make_agent(work: Path, hold: int | None, **options: object) -> DBOSAgent[str]:
+    @gadget
+    def tick(tag: str, ctx: ExecutionContext) -> str:
+        """Tick a tag."""
+        append(work / "calls.log", f"tick {tag}")
+        return f"ticked {tag}"
+
+    @gadget
+    def hold(tag: str, ctx: ExecutionContext) -> str:
+        """Tick a tag, the long way."""
+        append(work / "calls.log", f"hold {tag}")
+        effects = work / "effects.log"
+        done = effects.read_text(encoding="utf-8").split() if effects.exists() else []
+        if ctx.idempotency_key not in done:  # the at-most-once recipe
+            append(effects, f"{tag} {ctx.idempotency_key}")
+        (work / "in_gadget").touch()
+        wait_for(work / "release_gadget")
+        return f"held {tag}"
+
+    agent = Agent(model=ScriptedModel(work, hold), gadgets=[tick, hold], max_iterations=5)
+    return DBOSAgent(agent, name="crash-test", **options)  # type: ignore[arg-type]
+
+
+def event_line(work: Path, event: object) -> None:
+    kind = str(getattr(event, "type", type(event).__name__))
+    if isinstance(event, DurableRunEvent):
+        kind += " recovered" if event.recovered else " new"
+    append(work / "events.log", kind)
+
+
+def summary(result: object) -> str:
+    return json.dumps(
+        {
+            "output": getattr(result, "output", None),
+            "stop": getattr(result, "stop_reason", None),
+            "results": [r.result for r in getattr(result, "gadget_results", [])],
+        }
+    )
+
+
+async def main(args: argparse.Namespace) -> int:
+    work = Path(args.dir)
+    on_event = (lambda event: event_line(work, event)) if args.mode != "run" else None
+    durable = make_agent(work, args.hold_response, on_event=on_event, worker_concurrency=args.concurrency)
+    if args.mode == "worker":
+        await launch(args.url, executor_id=args.workflow, application_version="tests")
+        if args.recover_from:
+            durable.recover(args.recover_from.split(","))
+        (work / f"ready_{args.workflow}").touch()
+        await asyncio.Event().wait()
+    await launch(args.url, application_version="tests")
+    if args.mode == "run":
+        stream = durable.stream("Tick one, two and three.", workflow_id=args.workflow)
+        async for event in stream:
+            event_line(work, event)
+        print(summary(stream.result), flush=True)
+    else:
+        print(summary(await durable.result(args.workflow)), flush=True)
+    return 0
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("url")
+    parser.add_argument("dir")
+    parser.add_argument("mode", choices=["run", "recover", "worker"])
+    parser.add_argument("workflow", help="the workflow id (worker: the executor id)")
+    parser.add_argument("--hold-response", type=int, default=None)
+    parser.add_argument("--concurrency", type=int, default=None)
+    parser.add_argument("--recover-from", default="")
+    return parser.parse_args(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main(parse(sys.argv[1:]))))
