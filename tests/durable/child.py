@@ -83,7 +83,7 @@ class ScriptedModel:
         yield LLMChunk(text=text[half:], usage=Usage(input_tokens=10, output_tokens=5), finish_reason="stop")
 
 
-def make_agent(work: Path, hold: int | None, **options: object) -> DBOSAgent[str]:
+def make_agent(work: Path, hold_at: int | None, **options: object) -> DBOSAgent[str]:
     @gadget
     def tick(tag: str, ctx: ExecutionContext) -> str:
         """Tick a tag."""
@@ -102,7 +102,7 @@ def make_agent(work: Path, hold: int | None, **options: object) -> DBOSAgent[str
         wait_for(work / "release_gadget")
         return f"held {tag}"
 
-    agent = Agent(model=ScriptedModel(work, hold), gadgets=[tick, hold], max_iterations=5)
+    agent = Agent(model=ScriptedModel(work, hold_at), gadgets=[tick, hold], max_iterations=5)
     return DBOSAgent(agent, name="crash-test", **options)  # type: ignore[arg-type]
 
 
