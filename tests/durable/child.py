@@ -16,9 +16,12 @@ Stops, each a marker file the parent waits for before it kills the process (SIGK
 for ``release_response``.
 
 Modes: ``run`` starts the run WORKFLOW and prints its result as JSON; ``recover`` launches
-DBOS (which recovers the runs left pending) and prints the result of WORKFLOW; both print each
-event's type to ``events.log``. ``worker NAME`` launches as executor NAME, takes runs from
-the agent's queue, recovers the runs of ``--recover-from`` executors, and serves until killed.
+DBOS (which recovers the runs left pending), writes ``ready_recover`` and prints the result of
+WORKFLOW; both print each event's type to ``events.log``. With ``--approvals`` the agent defers
+its one ``sign`` call for a person's decision (:data:`APPROVAL_RESPONSES`). ``enqueue IDS`` is a
+client that runs no agent: it puts the runs IDS on the queue and prints their results.
+``worker NAME`` launches as executor NAME, takes runs from the agent's queue, recovers the runs
+of ``--recover-from`` executors, writes ``ready_NAME`` and serves until killed.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from llmist import Agent, ExecutionContext, gadget
-from llmist.durable import DBOSAgent, DurableRunEvent, launch
+from llmist.durable import DBOSAgent, DurableClient, DurableRunEvent, launch
 from llmist.providers.base import LLMChunk, LLMRequest, Usage
 from llmist.testing import block_call
 
@@ -43,6 +46,12 @@ RESPONSES = (
     "Now the long one.\n" + block_call("hold", tag="three"),
     "Done: one, two and three are ticked.",
 )
+
+APPROVAL_RESPONSES = (
+    "Signing needs a person.\n" + block_call("sign", invocation_id="s1", tag="deal"),
+    "Signed the deal.",
+)
+"""With ``--approvals``: one call that needs a person's approval, then the answer."""
 
 WAIT_S = 60.0
 """The longest a stop waits for its release file: a test that forgets it fails, never hangs."""
@@ -68,13 +77,13 @@ class ScriptedModel:
     name = "scripted"
     offline = True
 
-    def __init__(self, work: Path, hold: int | None) -> None:
-        self.work, self.hold = work, hold
+    def __init__(self, work: Path, hold: int | None, responses: tuple[str, ...] = RESPONSES) -> None:
+        self.work, self.hold, self.responses = work, hold, responses
 
     async def stream(self, request: LLMRequest) -> AsyncIterator[LLMChunk]:
         n = sum(1 for m in request.messages if m.role == "assistant")
         append(self.work / "requests.log", f"request {n}")
-        text = RESPONSES[min(n, len(RESPONSES) - 1)]
+        text = self.responses[min(n, len(self.responses) - 1)]
         half = len(text) // 2
         yield LLMChunk(text=text[:half])
         if n == self.hold:
@@ -83,12 +92,20 @@ class ScriptedModel:
         yield LLMChunk(text=text[half:], usage=Usage(input_tokens=10, output_tokens=5), finish_reason="stop")
 
 
-def make_agent(work: Path, hold_at: int | None, **options: object) -> DBOSAgent[str]:
+def make_agent(work: Path, hold_at: int | None, approvals: bool = False, **options: object) -> DBOSAgent[str]:
     @gadget
     def tick(tag: str, ctx: ExecutionContext) -> str:
         """Tick a tag."""
         append(work / "calls.log", f"tick {tag}")
+        if tag == "fail":
+            raise RuntimeError(f"tick {tag} failed")
         return f"ticked {tag}"
+
+    @gadget(requires_approval=True)
+    def sign(tag: str) -> str:
+        """Sign, once a person approved."""
+        append(work / "calls.log", f"sign {tag}")
+        return f"signed {tag}"
 
     @gadget
     def hold(tag: str, ctx: ExecutionContext) -> str:
@@ -99,10 +116,17 @@ def make_agent(work: Path, hold_at: int | None, **options: object) -> DBOSAgent[
         if ctx.idempotency_key not in done:  # the at-most-once recipe
             append(effects, f"{tag} {ctx.idempotency_key}")
         (work / "in_gadget").touch()
+        (work / f"in_gadget_{ctx.idempotency_key.split(':')[0]}").touch()
         wait_for(work / "release_gadget")
         return f"held {tag}"
 
-    agent = Agent(model=ScriptedModel(work, hold_at), gadgets=[tick, hold], max_iterations=5)
+    responses = APPROVAL_RESPONSES if approvals else RESPONSES
+    agent = Agent(
+        model=ScriptedModel(work, hold_at, responses),
+        gadgets=[tick, hold, sign],
+        max_iterations=5,
+        approvals="defer" if approvals else None,
+    )
     return DBOSAgent(agent, name="crash-test", **options)  # type: ignore[arg-type]
 
 
@@ -126,7 +150,11 @@ def summary(result: object) -> str:
 async def main(args: argparse.Namespace) -> int:
     work = Path(args.dir)
     on_event = (lambda event: event_line(work, event)) if args.mode != "run" else None
-    durable = make_agent(work, args.hold_response, on_event=on_event, worker_concurrency=args.concurrency)
+    if args.mode == "enqueue":
+        return await enqueue(args.url, args.workflow.split(","))
+    durable = make_agent(
+        work, args.hold_response, args.approvals, on_event=on_event, worker_concurrency=args.concurrency
+    )
     if args.mode == "worker":
         await launch(args.url, executor_id=args.workflow, application_version="tests")
         if args.recover_from:
@@ -140,7 +168,18 @@ async def main(args: argparse.Namespace) -> int:
             event_line(work, event)
         print(summary(stream.result), flush=True)
     else:
+        (work / "ready_recover").touch()
         print(summary(await durable.result(args.workflow)), flush=True)
+    return 0
+
+
+async def enqueue(url: str, workflow_ids: list[str]) -> int:
+    """A client that runs no agent: put the runs on the queue, print each result as it ends."""
+    with DurableClient(url, "crash-test") as client:
+        for workflow_id in workflow_ids:
+            await client.enqueue("Tick one, two and three.", workflow_id=workflow_id)
+        for workflow_id in workflow_ids:
+            print(workflow_id, summary(await client.result(workflow_id)), flush=True)
     return 0
 
 
@@ -148,8 +187,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
     parser.add_argument("url")
     parser.add_argument("dir")
-    parser.add_argument("mode", choices=["run", "recover", "worker"])
-    parser.add_argument("workflow", help="the workflow id (worker: the executor id)")
+    parser.add_argument("mode", choices=["run", "recover", "worker", "enqueue"])
+    parser.add_argument("workflow", help="the workflow id (worker: the executor id; enqueue: ids, comma-separated)")
+    parser.add_argument("--approvals", action="store_true")
     parser.add_argument("--hold-response", type=int, default=None)
     parser.add_argument("--concurrency", type=int, default=None)
     parser.add_argument("--recover-from", default="")

@@ -13,7 +13,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -56,6 +56,14 @@ class Children:
                 pytest.fail(f"the child ended before {name}: {out}\n{err[-3000:]}")
             if time.monotonic() > deadline:
                 pytest.fail(f"{name} never appeared in {WAIT_S} s")
+            time.sleep(0.01)
+
+    def wait_until(self, done: Callable[[], bool], what: str) -> None:
+        """Wait until ``done()`` (a condition on the marker files), at most :data:`WAIT_S`."""
+        deadline = time.monotonic() + WAIT_S
+        while not done():
+            if time.monotonic() > deadline:
+                pytest.fail(f"{what}: not after {WAIT_S} s")
             time.sleep(0.01)
 
     def kill(self, proc: subprocess.Popen[str]) -> None:

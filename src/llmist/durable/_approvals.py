@@ -19,7 +19,7 @@ import json
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
 from dbos import DBOS
 
@@ -27,7 +27,15 @@ from llmist.agent.approvals import AlreadyDecidedError, Claimed, Decision, Pendi
 from llmist.agent.messages import GadgetResultMessage
 from llmist.providers.base import Message
 
-__all__ = ["DECISION_TOPIC", "PENDING_EVENT", "RunApprovals", "pending_calls", "send_decision", "wait_for_decisions"]
+__all__ = [
+    "DECISION_TOPIC",
+    "PENDING_EVENT",
+    "Messenger",
+    "RunApprovals",
+    "pending_calls",
+    "send_decision",
+    "wait_for_decisions",
+]
 
 logger = logging.getLogger("llmist.durable")
 
@@ -127,19 +135,27 @@ async def wait_for_decisions(calls: Sequence[PendingCall]) -> list[PendingCall]:
     return waiting
 
 
-async def pending_calls(workflow_id: str) -> list[PendingCall]:
+class Messenger(Protocol):
+    """What reads a run's events and sends it messages: ``DBOS`` itself in a launched process,
+    a ``DBOSClient`` in one that only talks to the system database."""
+
+    async def get_event_async(self, workflow_id: str, key: str, timeout_seconds: float = 60) -> Any: ...
+    async def send_async(self, destination_id: str, message: Any, topic: str | None = None) -> None: ...
+
+
+async def pending_calls(workflow_id: str, via: Messenger) -> list[PendingCall]:
     """The calls durable run ``workflow_id`` waits for decisions on (none: it does not wait)."""
-    text = await DBOS.get_event_async(workflow_id, PENDING_EVENT, timeout_seconds=0)
+    text = await via.get_event_async(workflow_id, PENDING_EVENT, timeout_seconds=0)
     return [PendingCall.from_json(json.dumps(item)) for item in json.loads(text or "[]")]
 
 
-async def send_decision(workflow_id: str, invocation_id: str, decision: Decision) -> PendingCall:
+async def send_decision(workflow_id: str, invocation_id: str, decision: Decision, via: Messenger) -> PendingCall:
     """Give durable run ``workflow_id`` the ``decision`` on its waiting call ``invocation_id``.
 
     Raises:
         UnknownApprovalError: the run does not wait for a decision on that call (now).
     """
-    calls = await pending_calls(workflow_id)
+    calls = await pending_calls(workflow_id, via)
     call = next((c for c in calls if c.invocation_id == invocation_id and c.needs_decision), None)
     if call is None:
         waiting = ", ".join(c.invocation_id for c in calls if c.needs_decision) or "none"
@@ -147,7 +163,7 @@ async def send_decision(workflow_id: str, invocation_id: str, decision: Decision
             f"durable run {workflow_id!r} waits for no decision on call {invocation_id!r} (waiting: {waiting})"
         )
     message: dict[str, Any] = {"invocation_id": invocation_id, "decision": decision.to_json()}
-    await DBOS.send_async(workflow_id, message, DECISION_TOPIC)
+    await via.send_async(workflow_id, message, DECISION_TOPIC)
     return replace(call, decision=decision)
 
 

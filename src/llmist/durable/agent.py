@@ -28,12 +28,12 @@ from dbos import DBOS, DBOSConfig, SetWorkflowID, WorkflowHandleAsync
 from llmist.agent import Agent, AgentResult
 from llmist.agent.approvals import Decision, PendingCall
 from llmist.agent.steps import run_steps
-from llmist.durable._approvals import RunApprovals, pending_calls, send_decision, wait_for_decisions
+from llmist.durable._approvals import Messenger, RunApprovals, pending_calls, send_decision, wait_for_decisions
 from llmist.durable._steps import DBOSSteps
 from llmist.durable.config import DurableConfigError, system_database_url
 from llmist.durable.events import DurableRunEvent
 
-__all__ = ["DBOSAgent", "DurableStream", "launch"]
+__all__ = ["DBOSAgent", "DurableStream", "launch", "queue_name", "workflow_name"]
 
 OutputT = TypeVar("OutputT")
 
@@ -95,7 +95,7 @@ class DBOSAgent(Generic[OutputT]):
         """The agent's name: its workflow is ``llmist.agent.<name>``, its queue ``llmist.queue.<name>``."""
         self.on_event = on_event
         """Given the events of runs nobody streams in this process."""
-        self.queue_name = f"llmist.queue.{name}"
+        self.queue_name = queue_name(name)
         """The DBOS queue :meth:`enqueue` puts runs on (registered by :func:`launch`)."""
         self.concurrency, self.worker_concurrency = concurrency, worker_concurrency
         """The queue's limits: over all workers, in one worker (``None``: none)."""
@@ -104,7 +104,7 @@ class DBOSAgent(Generic[OutputT]):
         async def workflow(prompt: str) -> AgentResult[Any]:
             return await self._execute(prompt)
 
-        self._workflow = DBOS.workflow(name=f"llmist.agent.{name}")(workflow)
+        self._workflow = DBOS.workflow(name=workflow_name(name))(workflow)
 
     # --- starting runs ------------------------------------------------------------------------
 
@@ -142,7 +142,7 @@ class DBOSAgent(Generic[OutputT]):
 
     async def pending(self, workflow_id: str) -> list[PendingCall]:
         """The calls run ``workflow_id`` waits for decisions on (``approvals="defer"``)."""
-        return await pending_calls(workflow_id)
+        return await pending_calls(workflow_id, _DBOS)
 
     async def decide(self, workflow_id: str, invocation_id: str, decision: Decision) -> PendingCall:
         """Give run ``workflow_id`` a person's ``decision`` on its waiting call ``invocation_id``
@@ -152,7 +152,7 @@ class DBOSAgent(Generic[OutputT]):
         Raises:
             UnknownApprovalError: the run does not wait for a decision on that call.
         """
-        return await send_decision(workflow_id, invocation_id, decision)
+        return await send_decision(workflow_id, invocation_id, decision, _DBOS)
 
     @staticmethod
     def recover(executor_ids: list[str]) -> list[str]:
@@ -267,6 +267,20 @@ async def _recovered(workflow_id: str) -> bool:
     loop = asyncio.get_running_loop()
     status = await loop.run_in_executor(None, contextvars.Context().run, DBOS.get_workflow_status, workflow_id)
     return status is not None and (status.recovery_attempts or 0) > 1
+
+
+_DBOS: Messenger = DBOS  # its class methods are the protocol's
+"""This process's DBOS, as what reads runs' events and sends them messages."""
+
+
+def workflow_name(name: str) -> str:
+    """The DBOS workflow of the DBOSAgent named ``name``."""
+    return f"llmist.agent.{name}"
+
+
+def queue_name(name: str) -> str:
+    """The DBOS queue of the DBOSAgent named ``name``."""
+    return f"llmist.queue.{name}"
 
 
 def _workflow_id(workflow_id: str | None) -> str:
