@@ -16,7 +16,7 @@ Stops, each a marker file the parent waits for before it kills the process (SIGK
 for ``release_response``.
 
 Modes: ``run`` starts the run WORKFLOW and prints its result as JSON; ``recover`` launches
-DBOS (which recovers the runs left pending), writes ``ready_recover`` and prints the result of
+DBOS (which recovers the runs left pending) and prints the result of
 WORKFLOW; both print each event's type to ``events.log``. With ``--approvals`` the agent defers
 its one ``sign`` call for a person's decision (:data:`APPROVAL_RESPONSES`). ``enqueue IDS`` is a
 client that runs no agent: it puts the runs IDS on the queue and prints their results.
@@ -46,6 +46,14 @@ RESPONSES = (
     "Now the long one.\n" + block_call("hold", tag="three"),
     "Done: one, two and three are ticked.",
 )
+
+FIRST_RESPONSES = {
+    "fail": "Two ticks first.\n" + block_call("tick", invocation_id="a", tag="one") + block_call("tick", tag="fail"),
+    "garbage": "Two ticks\x00 \ufffd!!!GADGET_END\n!!!GADGET_START:tick:a\n!!!ARG:tag\none\n"
+    + "!!!GADGET_START:tick\n!!!ARG:tag\ntwo\n!!!ARG:tag\n",
+}
+"""``--script NAME``: another first response, a tick that raises (``fail``), or text a model
+should not write (``garbage``: a stray end marker, a NUL, a duplicate argument, no end marker)."""
 
 APPROVAL_RESPONSES = (
     "Signing needs a person.\n" + block_call("sign", invocation_id="s1", tag="deal"),
@@ -92,7 +100,9 @@ class ScriptedModel:
         yield LLMChunk(text=text[half:], usage=Usage(input_tokens=10, output_tokens=5), finish_reason="stop")
 
 
-def make_agent(work: Path, hold_at: int | None, approvals: bool = False, **options: object) -> DBOSAgent[str]:
+def make_agent(
+    work: Path, hold_at: int | None, approvals: bool = False, script: str = "", **options: object
+) -> DBOSAgent[str]:
     @gadget
     def tick(tag: str, ctx: ExecutionContext) -> str:
         """Tick a tag."""
@@ -112,15 +122,17 @@ def make_agent(work: Path, hold_at: int | None, approvals: bool = False, **optio
         """Tick a tag, the long way."""
         append(work / "calls.log", f"hold {tag}")
         effects = work / "effects.log"
-        done = effects.read_text(encoding="utf-8").split() if effects.exists() else []
-        if ctx.idempotency_key not in done:  # the at-most-once recipe
+        lines = effects.read_text(encoding="utf-8").splitlines() if effects.exists() else []
+        if ctx.idempotency_key not in {line.split(" ", 1)[1] for line in lines}:  # the at-most-once recipe
             append(effects, f"{tag} {ctx.idempotency_key}")
         (work / "in_gadget").touch()
-        (work / f"in_gadget_{ctx.idempotency_key.split(':')[0]}").touch()
+        (work / f"in_gadget_{ctx.idempotency_key.split(':')[0].encode().hex()}").touch()
         wait_for(work / "release_gadget")
         return f"held {tag}"
 
     responses = APPROVAL_RESPONSES if approvals else RESPONSES
+    if script in FIRST_RESPONSES:
+        responses = (FIRST_RESPONSES[script], *RESPONSES[1:])
     agent = Agent(
         model=ScriptedModel(work, hold_at, responses),
         gadgets=[tick, hold, sign],
@@ -142,7 +154,7 @@ def summary(result: object) -> str:
         {
             "output": getattr(result, "output", None),
             "stop": getattr(result, "stop_reason", None),
-            "results": [r.result for r in getattr(result, "gadget_results", [])],
+            "results": [r.result or r.error for r in getattr(result, "gadget_results", [])],
         }
     )
 
@@ -153,7 +165,7 @@ async def main(args: argparse.Namespace) -> int:
     if args.mode == "enqueue":
         return await enqueue(args.url, args.workflow.split(","))
     durable = make_agent(
-        work, args.hold_response, args.approvals, on_event=on_event, worker_concurrency=args.concurrency
+        work, args.hold_response, args.approvals, args.script, on_event=on_event, worker_concurrency=args.concurrency
     )
     if args.mode == "worker":
         await launch(args.url, executor_id=args.workflow, application_version="tests")
@@ -162,13 +174,13 @@ async def main(args: argparse.Namespace) -> int:
         (work / f"ready_{args.workflow}").touch()
         await asyncio.Event().wait()
     await launch(args.url, application_version="tests")
+    (work / f"ready_{args.mode}").touch()
     if args.mode == "run":
         stream = durable.stream("Tick one, two and three.", workflow_id=args.workflow)
         async for event in stream:
             event_line(work, event)
         print(summary(stream.result), flush=True)
     else:
-        (work / "ready_recover").touch()
         print(summary(await durable.result(args.workflow)), flush=True)
     return 0
 
@@ -190,6 +202,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("mode", choices=["run", "recover", "worker", "enqueue"])
     parser.add_argument("workflow", help="the workflow id (worker: the executor id; enqueue: ids, comma-separated)")
     parser.add_argument("--approvals", action="store_true")
+    parser.add_argument("--script", choices=sorted(FIRST_RESPONSES), default="")
     parser.add_argument("--hold-response", type=int, default=None)
     parser.add_argument("--concurrency", type=int, default=None)
     parser.add_argument("--recover-from", default="")

@@ -47,7 +47,7 @@ def test_a_dead_workers_run_is_recovered_by_another(children: Children) -> None:
     a = children.start("worker", "worker-a", "--concurrency", "1")
     children.wait_for("ready_worker-a", a)
     client = children.start("enqueue", "r1")
-    children.wait_for("in_gadget_r1", a)
+    children.wait_for(f"in_gadget_{b'r1'.hex()}", a)
     children.kill(a)
     children.release("release_gadget")
     b = children.start("worker", "worker-b", "--recover-from", "worker-a")
