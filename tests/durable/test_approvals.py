@@ -11,6 +11,7 @@ import pytest
 
 from llmist.agent.approvals import Decision, UnknownApprovalError
 from llmist.durable import DurableClient
+from tests.cli.helpers import llmist
 from tests.durable.conftest import WAIT_S, Children
 
 pytestmark = pytest.mark.slow
@@ -51,3 +52,24 @@ def test_a_decision_on_a_call_that_does_not_wait_names_those_that_do(children: C
     result = json.loads(children.finish(first).strip().splitlines()[-1])
     assert children.lines("calls.log") == []  # denied: never run
     assert result["output"] == "Signed the deal."  # the script's answer; the model read the denial
+
+
+def test_the_approval_commands_decide_a_durable_run(children: Children) -> None:
+    first = children.start("run", "deal", "--approvals")
+    children.wait_for("ready_run", first)
+    with DurableClient(children.url) as client:
+        asyncio.run(_waiting(client, "deal"))
+    listed = llmist("approvals", "--durable", children.url, "deal", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert [c["invocation_id"] for c in json.loads(listed.stdout)["pending"]] == ["s1"]
+    approved = llmist("approve", "--durable", children.url, "deal", "s1")
+    assert approved.returncode == 0, approved.stderr
+    result = json.loads(children.finish(first).strip().splitlines()[-1])
+    assert result["output"] == "Signed the deal."
+    assert children.lines("calls.log") == ["sign deal"]
+
+
+def test_the_approval_commands_name_a_bad_database_url() -> None:
+    done = llmist("approvals", "--durable", "mysql://db", "deal")
+    assert done.returncode == 2
+    assert "not a DBOS system database URL: 'mysql://db'" in done.stderr

@@ -12,23 +12,26 @@ from llmist.agent import AgentResult
 from llmist.agent.approvals import Decision, PendingCall
 from llmist.durable._approvals import Messenger, pending_calls, send_decision
 from llmist.durable.agent import queue_name, workflow_name
-from llmist.durable.config import system_database_url
+from llmist.durable.config import DurableConfigError, system_database_url
 
 __all__ = ["DurableClient"]
 
 
 class DurableClient:
-    """The runs of the DBOSAgent named ``name`` whose workers share the system database at ``url``.
+    """The runs of the DBOSAgent named ``name`` whose workers share the system database at ``url``
+    (``llmist approve --durable URL RUN ID`` decides through one).
 
     ``close()`` it when done (or use it as a context manager)."""
 
-    def __init__(self, url: str, name: str) -> None:
+    def __init__(self, url: str, name: str | None = None) -> None:
         self.name = name
-        """The DBOSAgent's name."""
+        """The DBOSAgent's name (needed to enqueue; not to read results or give decisions)."""
         self._client = DBOSClient(system_database_url=system_database_url(url))
 
     async def enqueue(self, prompt: str, *, workflow_id: str | None = None) -> str:
         """Put a run of ``prompt`` on the agent's queue; its workflow id (``workflow_id``, or a new one)."""
+        if self.name is None:
+            raise DurableConfigError("DurableClient(url, name): name the DBOSAgent whose queue the run goes on")
         options: EnqueueOptions = {
             "workflow_name": workflow_name(self.name),
             "queue_name": queue_name(self.name),
