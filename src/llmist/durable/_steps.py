@@ -7,6 +7,11 @@ starts a response's step before any of its calls, and each call's step as the ca
 which the same recorded responses repeat; the steps are named (``llmist.response``,
 ``llmist.gadget.<Name>``) so that a run whose order changed fails loudly (DBOS's
 ``DBOSUnexpectedStepError``) rather than hand one call another's result.
+
+A response's calls start their steps once the response's own step is recorded, not while it
+streams as in a run that is not durable: a call recorded before the response that made it would,
+after a crash in between, belong to a response asked again, which a real model may answer
+otherwise.
 """
 
 from __future__ import annotations
@@ -41,10 +46,12 @@ class _CallOutcome:
 class DBOSSteps:
     """The steps of one durable run (the workflow running now)."""
 
-    __slots__ = ("_scope",)
+    __slots__ = ("_recorded", "_scope")
 
     def __init__(self, scope: str) -> None:
         self._scope = scope
+        self._recorded: asyncio.Event | None = None
+        """Set once the current response's step has ended (recorded, or failed)."""
 
     @property
     def scope(self) -> str:
@@ -54,7 +61,8 @@ class DBOSSteps:
     def response(self, open_stream: Callable[[], AsyncIterable[LLMChunk]]) -> AsyncIterable[LLMChunk]:
         """One model response as a step: the model's chunks as they stream, recorded together
         when the response ends; a replayed response's recorded chunks."""
-        return _recorded_response(open_stream)
+        self._recorded = recorded = asyncio.Event()
+        return _recorded_response(open_stream, recorded)
 
     async def call(self, gadget: Gadget, ctx: ExecutionContext, invoke: Invoke) -> Any:
         """One gadget call as a step: its output (or what it raised), recorded when it ends."""
@@ -65,6 +73,8 @@ class DBOSSteps:
                 output = await invoke()
             return _CallOutcome(output, ctx.cost)
 
+        if self._recorded is not None:
+            await self._recorded.wait()  # the response first (see the module docstring)
         outcome = await DBOS.run_step_async({"name": f"llmist.gadget.{gadget.name}"}, run_call)
         unreported = outcome.cost - ctx.cost  # the whole cost when replayed, else nothing
         if unreported > 0:
@@ -72,9 +82,12 @@ class DBOSSteps:
         return outcome.output
 
 
-async def _recorded_response(open_stream: Callable[[], AsyncIterable[LLMChunk]]) -> AsyncIterator[LLMChunk]:
+async def _recorded_response(
+    open_stream: Callable[[], AsyncIterable[LLMChunk]], recorded: asyncio.Event
+) -> AsyncIterator[LLMChunk]:
     """The chunks of a response step: handed out as the model streams them (the step runs in a
-    task beside this generator), or all at once when DBOS returns the recorded ones."""
+    task beside this generator), or all at once when DBOS returns the recorded ones; ``recorded``
+    is set when the step ends."""
     live: asyncio.Queue[LLMChunk | None] = asyncio.Queue()
 
     async def respond() -> list[LLMChunk]:
@@ -87,7 +100,12 @@ async def _recorded_response(open_stream: Callable[[], AsyncIterable[LLMChunk]])
     # The step takes its number when its task starts, at the next turn of the loop: before any
     # call of this response can start one (none is parsed until a chunk arrives).
     task = asyncio.ensure_future(DBOS.run_step_async({"name": RESPONSE_STEP}, respond))
-    task.add_done_callback(lambda _: live.put_nowait(None))
+
+    def ended(_: object) -> None:
+        live.put_nowait(None)
+        recorded.set()
+
+    task.add_done_callback(ended)
     seen = 0
     try:
         while (chunk := await live.get()) is not None:

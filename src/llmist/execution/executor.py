@@ -13,6 +13,7 @@ import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
+from functools import partial
 from typing import Any
 
 from mypy_extensions import mypyc_attr
@@ -73,8 +74,11 @@ class GadgetExecutor:
         intercept_parameters: may rewrite a call's coerced parameters before validation.
         around_call: runs each call's gadget inside something else, such as a durable engine's
             step (see :mod:`llmist.execution.steps`); ``None``: the gadget is called directly.
-        idempotency_key: ``(call) -> key``, the call's ``ctx.idempotency_key``; ``None``: the
-            executor's own id and the call's invocation id (unique for each call it runs).
+        idempotency_scope: what each call's ``ctx.idempotency_key`` starts with (a durable run's
+            workflow id); ``None``: a fresh id, made when a gadget first reads a key.
+        call_positions: each call's place in its run, ``(response, position)`` by invocation id,
+            for its key (the same when a recovered run parses the same responses again); a call
+            not listed is keyed by its invocation id.
     """
 
     def __init__(
@@ -91,7 +95,8 @@ class GadgetExecutor:
         before_gadget: BeforeGadget | None = None,
         intercept_parameters: ParameterInterceptor | None = None,
         around_call: CallWrapper | None = None,
-        idempotency_key: Callable[[ParsedCall], str] | None = None,
+        idempotency_scope: str | None = None,
+        call_positions: Mapping[str, tuple[int, int]] | None = None,
     ) -> None:
         self._gadgets: dict[str, Gadget] = {}
         for obj in gadgets:
@@ -106,8 +111,10 @@ class GadgetExecutor:
         self.before_gadget = before_gadget
         self.intercept_parameters = intercept_parameters
         self.around_call = around_call
-        self.idempotency_key = idempotency_key
-        self._scope: str | None = None
+        self._scope = idempotency_scope
+        # A plain mapping the caller fills, not a callback into it: a bound method of the agent's
+        # call runner kept here made a reference cycle, freed only by the garbage collector.
+        self._positions = call_positions
         self._retries: dict[str, int] = {}
 
     @property
@@ -255,17 +262,17 @@ class GadgetExecutor:
             invocation_id=prepared.call.invocation_id,
             llm_client=self.llm_client,
             loop=loop,
-            idempotency_key=self._key_of(prepared.call),
+            idempotency_key=partial(self._key_of, prepared.call),  # made if the gadget reads it
         )
 
     def _key_of(self, call: ParsedCall) -> str:
-        """The call's ``ctx.idempotency_key``: the one ``idempotency_key`` gives, else this
-        executor's id (made at its first call) and the call's invocation id."""
-        if self.idempotency_key is not None:
-            return self.idempotency_key(call)
-        if self._scope is None:
-            self._scope = uuid.uuid4().hex
-        return f"{self._scope}:{call.invocation_id}"
+        """The call's ``ctx.idempotency_key``: the scope, then the call's place in its run (or,
+        for a call not placed, its invocation id)."""
+        scope = self._scope
+        if scope is None:
+            scope = self._scope = uuid.uuid4().hex
+        place = self._positions.get(call.invocation_id) if self._positions is not None else None
+        return f"{scope}:{call.invocation_id}" if place is None else f"{scope}:{place[0]}.{place[1]}"
 
     def timeout_s(self, gadget: Gadget) -> float | None:
         """The gadget's own timeout, else the executor's default."""

@@ -112,7 +112,7 @@ class ExecutionContext:
         llm_client: ModelClient | None = None,
         logger: logging.Logger | None = None,
         loop: asyncio.AbstractEventLoop | None = None,
-        idempotency_key: str | None = None,
+        idempotency_key: str | Callable[[], str] | None = None,
     ) -> None:
         self.gadget_name = gadget_name
         """Name of the running gadget."""
@@ -127,7 +127,8 @@ class ExecutionContext:
         self._client = llm_client
         self._loop = loop
         self._llm: ModelClient | None = None
-        self._key = idempotency_key
+        self._key: str | Callable[[], str] | None = idempotency_key
+        """The key, or what makes it on first read (an executor's: most calls never read it)."""
 
     @property
     def idempotency_key(self) -> str:
@@ -140,10 +141,11 @@ class ExecutionContext:
         call's place in the run (response and position), not the invocation id, which may differ
         when a recovered run parses the same response again. Outside a run (``test_gadget``, a
         context made by hand) it is a fresh id."""
-        # Made on first read when none was given: most calls never read it.
-        if self._key is None:
-            self._key = uuid.uuid4().hex
-        return self._key
+        key = self._key
+        if isinstance(key, str):
+            return key
+        self._key = key = key() if key is not None else uuid.uuid4().hex
+        return key
 
     @property
     def logger(self) -> GadgetLogger:
