@@ -3,7 +3,10 @@ real PostgreSQL server for the tests that need one."""
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -27,3 +30,26 @@ def postgres() -> Iterator[PostgresServer]:
         pytest.skip(f"PostgreSQL is not installed: run `{INSTALL}` as root (.ci/run does)")
     with postgres_server(bin_dir) as server:
         yield server
+
+
+class _CurrentStderr:
+    """A stream that writes to whatever ``sys.stderr`` is when it writes."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        with contextlib.suppress(ValueError):  # pytest closed the capture it had in place
+            sys.stderr.flush()
+
+
+@pytest.fixture(autouse=True)
+def _dbos_logs_to_the_current_stderr() -> None:
+    """DBOS's console log handler keeps the ``sys.stderr`` of the moment it was made, in a test
+    run pytest's capture of one test, closed after it: the next ``DBOS(config)`` flushes it and
+    fails (``I/O operation on closed file``). It writes to the current one instead."""
+    if "dbos" not in sys.modules:
+        return
+    for handler in logging.getLogger("dbos").handlers:
+        if type(handler) is logging.StreamHandler and not isinstance(handler.stream, _CurrentStderr):
+            handler.stream = _CurrentStderr()

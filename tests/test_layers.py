@@ -37,14 +37,16 @@ LAYERS = (
     "testing",
     "evals",
     "batch",
+    "durable",
     "web",
     "a2a",
     "cli",
 )
 """The layers in import order. ``skills`` makes gadgets of skill folders; ``mcp`` builds gadgets
 and runs them through the executor; the agent connects MCP servers; ``evals``, ``batch`` and
-``web`` use the agent and are used only by the CLI; ``a2a`` serves the agent over A2A with the web
-layer's guards."""
+``web`` use the agent and are used only by the CLI; ``durable`` runs the agent's runs as DBOS
+workflows, through the agent's run-steps seam (``llmist.agent.steps``), which knows nothing of
+it; ``a2a`` serves the agent over A2A with the web layer's guards."""
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "llmist"
 

@@ -164,12 +164,14 @@ def test_llmist_command_lines_are_in_bash_blocks() -> None:
 
 
 def test_every_guide_with_llmist_commands_runs_some() -> None:
-    """A page whose every command is ``norun`` would test nothing. Two are on purpose: web.md's
-    ``llmist web`` lines are served by ``tests/web/test_examples.py``, and the README's one line
-    shows a real model (its offline path is ``make demo``)."""
+    """A page whose every command is ``norun`` would test nothing. Three are on purpose: web.md's
+    ``llmist web`` lines are served by ``tests/web/test_examples.py``, the README's one line
+    shows a real model (its offline path is ``make demo``), and durable.md's decide a durable run
+    that waits, which ``tests/durable/test_approvals.py`` starts in a process of its own and
+    decides with the same commands."""
     ran = {c.page for c in ALL if c.norun is None}
     with_llmist = {c.page for c in ALL if c.text.startswith("llmist ")}
-    assert with_llmist - ran == {"docs/web.md", "README.md"}
+    assert with_llmist - ran == {"docs/web.md", "README.md", "docs/durable.md"}
 
 
 TOML_PAGES = ["docs/cli.md", "docs/builtins.md", "docs/configuration.md", "README.md"]

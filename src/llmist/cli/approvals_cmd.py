@@ -43,6 +43,39 @@ _IdArgument = Annotated[
     str, typer.Argument(metavar="ID", help="The call's invocation id (llmist approvals SESSION lists them).")
 ]
 _JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+_DurableOption = Annotated[
+    str | None,
+    typer.Option(
+        "--durable",
+        metavar="URL",
+        help="The DBOS system database of durable runs (llmist.durable, sqlite:///... or postgresql://...): "
+        "SESSION is then a durable run's workflow id.",
+    ),
+]
+
+
+class _DurableRun:
+    """A durable run's waiting calls, seen as a session's (``--durable``): the same commands decide them."""
+
+    def __init__(self, url: str, workflow_id: str) -> None:
+        try:
+            from llmist.durable import DurableClient
+        except ImportError as exc:
+            fail(str(exc))
+        try:
+            self._client = DurableClient(url)
+        except ValueError as exc:  # a URL DBOS cannot use
+            fail(str(exc))
+        self._id = workflow_id
+
+    async def pending(self) -> list[PendingCall]:
+        return await self._client.pending(self._id)
+
+    async def decide(self, invocation_id: str, decision: Decision) -> PendingCall:
+        return await self._client.decide(self._id, invocation_id, decision)
+
+    async def release(self, *, force: bool = False) -> bool:
+        return False  # nothing is held: a durable run takes its decisions as messages
 
 
 def approvals_command(
@@ -55,10 +88,15 @@ def approvals_command(
         bool,
         typer.Option("--release", help="Let go of decided calls held by a run that died elsewhere, so a new run can."),
     ] = False,
+    durable: _DurableOption = None,
 ) -> None:
     """List the calls of SESSION that wait for approval, and their decisions."""
-    store = _store(profile, session_db, session_url)
-    opened = _open(store, session)
+    if durable is not None:
+        opened: SQLStoreSession | _DurableRun = _DurableRun(durable, session)
+        where = f"durable runs at {durable}"
+    else:
+        store = _store(profile, session_db, session_url)
+        opened, where = _open(store, session), store.describe()
     if release:
         ended = _call(opened.release(force=True))
         stdout.print(f"released the hold on {session}'s decided calls" if ended else f"nothing of {session} was held")
@@ -67,7 +105,7 @@ def approvals_command(
     if as_json:
         typer.echo(json.dumps({"session": session, "pending": [pending_record(c) for c in calls]}, ensure_ascii=False))
         return
-    print_pending(stdout, session, calls, store.describe())
+    print_pending(stdout, session, calls, where)
 
 
 def approve_command(
@@ -85,9 +123,10 @@ def approve_command(
     session_db: SessionDbOption = None,
     session_url: SessionUrlOption = None,
     profile: ProfileOption = None,
+    durable: _DurableOption = None,
 ) -> None:
     """Approve a call of SESSION (with --edit: with changed parameters)."""
-    opened = _open(_store(profile, session_db, session_url), session)
+    opened = _opened(session, profile, session_db, session_url, durable)
     decision = Decision.approve()
     if edit:
         calls = {c.invocation_id: c for c in _call(opened.pending())}
@@ -105,11 +144,21 @@ def deny_command(
     session_db: SessionDbOption = None,
     session_url: SessionUrlOption = None,
     profile: ProfileOption = None,
+    durable: _DurableOption = None,
 ) -> None:
     """Deny a call of SESSION; the model reads that the user declined it, and why."""
-    opened = _open(_store(profile, session_db, session_url), session)
+    opened = _opened(session, profile, session_db, session_url, durable)
     decided = _call(opened.decide(invocation_id, Decision.deny(reason)))
     _done(session, decided, "denied")
+
+
+def _opened(
+    session: str, profile: str | None, session_db: Any, session_url: str | None, durable: str | None
+) -> SQLStoreSession | _DurableRun:
+    """The session whose calls a command decides, or with ``--durable`` the durable run."""
+    if durable is not None:
+        return _DurableRun(durable, session)
+    return _open(_store(profile, session_db, session_url), session)
 
 
 def _store(profile: str | None, session_db: Any, session_url: str | None) -> SessionStore:

@@ -21,6 +21,7 @@ from typing import Any, Protocol, TypeAlias
 from llmist.execution._deadline import Deadline
 from llmist.execution._threads import submit_to_thread
 from llmist.execution.results import RUN_CANCELLED, GadgetExecutionResult, call_result
+from llmist.execution.steps import CallWrapper, invoker
 from llmist.gadgets import ExecutionContext, Gadget, GadgetTimeoutError, HumanInputRequired
 from llmist.syntax import ParsedCall
 
@@ -48,6 +49,8 @@ class Finisher(Protocol):
     """What a runner needs from the executor: the context, the timeout, and turning an
     outcome into a result."""
 
+    around_call: CallWrapper | None
+
     def context(self, prepared: PreparedCall, loop: asyncio.AbstractEventLoop) -> ExecutionContext: ...
     def timeout_s(self, gadget: Gadget) -> float | None: ...
     def cancel_grace_s(self, gadget: Gadget) -> float: ...
@@ -67,9 +70,10 @@ Started: TypeAlias = "GadgetExecutionResult | Coroutine[Any, Any, GadgetExecutio
 Runner: TypeAlias = Callable[[Finisher, PreparedCall, Done], Started]
 
 
-def runner_for(gadget: Gadget) -> Runner:
-    """The runner for ``gadget``'s kind."""
-    if gadget.invocation().is_async:
+def runner_for(gadget: Gadget, wrapped: bool = False) -> Runner:
+    """The runner for ``gadget``'s kind (``wrapped``: every call goes through the executor's
+    ``around_call``, which is awaited on the loop like an async gadget)."""
+    if wrapped or gadget.invocation().is_async:
         return run_async
     return run_inline if gadget.run_inline else run_in_worker
 
@@ -135,7 +139,11 @@ async def _async_call(f: Finisher, prepared: PreparedCall, done: Done) -> Gadget
     output: Any = None
     exc: BaseException | None = None
     try:
-        output = await gadget.invocation().call(prepared.params, ctx)
+        around = f.around_call
+        if around is None:
+            output = await gadget.invocation().call(prepared.params, ctx)
+        else:
+            output = await around(gadget, ctx, invoker(gadget, prepared.params, ctx))
         if deadline is not None and deadline.error is not None:  # it swallowed its cancellation, then returned
             raise asyncio.CancelledError
     except asyncio.CancelledError:

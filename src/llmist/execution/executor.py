@@ -11,7 +11,9 @@ import asyncio
 import inspect
 import logging
 import time
+import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
+from functools import partial
 from typing import Any
 
 from mypy_extensions import mypyc_attr
@@ -23,6 +25,7 @@ from llmist.execution.cancellation import DEFAULT_CANCEL_GRACE_S, stop_task
 from llmist.execution.controllers import BeforeGadget, BeforeGadgetDecision, GadgetCallInfo, ParameterInterceptor
 from llmist.execution.names import unknown_gadget_text
 from llmist.execution.results import GadgetDeferral, GadgetExecutionResult, ResultStatus
+from llmist.execution.steps import CallWrapper
 from llmist.gadgets import (
     ExecutionContext,
     Gadget,
@@ -69,6 +72,13 @@ class GadgetExecutor:
         max_retries: how many ``ModelRetry`` each gadget may raise before its calls fail for good.
         before_gadget: called with each validated call; may skip it with a synthetic result.
         intercept_parameters: may rewrite a call's coerced parameters before validation.
+        around_call: runs each call's gadget inside something else, such as a durable engine's
+            step (see :mod:`llmist.execution.steps`); ``None``: the gadget is called directly.
+        idempotency_scope: what each call's ``ctx.idempotency_key`` starts with (a durable run's
+            workflow id); ``None``: a fresh id, made when a gadget first reads a key.
+        call_positions: each call's place in its run, ``(response, position)`` by invocation id,
+            for its key (the same when a recovered run parses the same responses again); a call
+            not listed is keyed by its invocation id.
     """
 
     def __init__(
@@ -84,6 +94,9 @@ class GadgetExecutor:
         max_retries: int = 3,
         before_gadget: BeforeGadget | None = None,
         intercept_parameters: ParameterInterceptor | None = None,
+        around_call: CallWrapper | None = None,
+        idempotency_scope: str | None = None,
+        call_positions: Mapping[str, tuple[int, int]] | None = None,
     ) -> None:
         self._gadgets: dict[str, Gadget] = {}
         for obj in gadgets:
@@ -97,6 +110,11 @@ class GadgetExecutor:
         self.max_retries = max_retries
         self.before_gadget = before_gadget
         self.intercept_parameters = intercept_parameters
+        self.around_call = around_call
+        self._scope = idempotency_scope
+        # A plain mapping the caller fills, not a callback into it: a bound method of the agent's
+        # call runner kept here made a reference cycle, freed only by the garbage collector.
+        self._positions = call_positions
         self._retries: dict[str, int] = {}
 
     @property
@@ -166,14 +184,14 @@ class GadgetExecutor:
         ready = self._prepare(call, started)
         if isinstance(ready, GadgetExecutionResult):
             return ready
-        return runner_for(ready.gadget)(self, ready, done)
+        return runner_for(ready.gadget, self.around_call is not None)(self, ready, done)
 
     async def _start_after_hooks(self, call: ParsedCall, started: float) -> GadgetExecutionResult:
         ready = await self._prepare_async(call, started)
         if isinstance(ready, GadgetExecutionResult):
             return ready
         future: asyncio.Future[GadgetExecutionResult] = asyncio.get_running_loop().create_future()
-        began = runner_for(ready.gadget)(self, ready, future.set_result)
+        began = runner_for(ready.gadget, self.around_call is not None)(self, ready, future.set_result)
         return await _outcome(began, future, self.cancel_grace_s(ready.gadget))
 
     # --- preparing: lookup, binding, interception, validation, before_gadget -----------------
@@ -244,7 +262,17 @@ class GadgetExecutor:
             invocation_id=prepared.call.invocation_id,
             llm_client=self.llm_client,
             loop=loop,
+            idempotency_key=partial(self._key_of, prepared.call),  # made if the gadget reads it
         )
+
+    def _key_of(self, call: ParsedCall) -> str:
+        """The call's ``ctx.idempotency_key``: the scope, then the call's place in its run (or,
+        for a call not placed, its invocation id)."""
+        scope = self._scope
+        if scope is None:
+            scope = self._scope = uuid.uuid4().hex
+        place = self._positions.get(call.invocation_id) if self._positions is not None else None
+        return f"{scope}:{call.invocation_id}" if place is None else f"{scope}:{place[0]}.{place[1]}"
 
     def timeout_s(self, gadget: Gadget) -> float | None:
         """The gadget's own timeout, else the executor's default."""

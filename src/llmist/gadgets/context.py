@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol, runtime_checkable
 
@@ -92,6 +93,7 @@ class ExecutionContext:
         "_client",
         "_cost",
         "_gadget_logger",
+        "_key",
         "_llm",
         "_lock",
         "_logger",
@@ -110,6 +112,7 @@ class ExecutionContext:
         llm_client: ModelClient | None = None,
         logger: logging.Logger | None = None,
         loop: asyncio.AbstractEventLoop | None = None,
+        idempotency_key: str | Callable[[], str] | None = None,
     ) -> None:
         self.gadget_name = gadget_name
         """Name of the running gadget."""
@@ -124,6 +127,25 @@ class ExecutionContext:
         self._client = llm_client
         self._loop = loop
         self._llm: ModelClient | None = None
+        self._key: str | Callable[[], str] | None = idempotency_key
+        """The key, or what makes it on first read (an executor's: most calls never read it)."""
+
+    @property
+    def idempotency_key(self) -> str:
+        """A key naming this call, and only it: the same each time the same call of the same run is
+        run again (a durable run recovered after a crash, ``llmist.durable``), different for every
+        other call. A gadget with side effects records it beside the effect and skips the effect
+        when the key is already there, so that it happens at most once.
+
+        In an agent run it is the run's scope (a fresh id; a durable run's workflow id) and the
+        call's place in the run (response and position), not the invocation id, which may differ
+        when a recovered run parses the same response again. Outside a run (``test_gadget``, a
+        context made by hand) it is a fresh id."""
+        key = self._key
+        if isinstance(key, str):
+            return key
+        self._key = key = key() if key is not None else uuid.uuid4().hex
+        return key
 
     @property
     def logger(self) -> GadgetLogger:

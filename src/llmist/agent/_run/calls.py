@@ -30,6 +30,7 @@ from llmist.agent.hooks import (
 )
 from llmist.agent.repairs import CallRepairs, RepairKind
 from llmist.agent.spec import AgentSpec
+from llmist.agent.steps import RunSteps
 from llmist.execution import (
     BeforeGadgetDecision,
     GadgetCallInfo,
@@ -89,9 +90,18 @@ class ResponseCalls:
         without asking the ``before_gadget`` controllers again."""
         self._unwaited: dict[str, str] = {}
         """Calls run without waiting for an id no call has, and that id (``missing_dependency``)."""
+        self._steps: RunSteps | None = None
+        self._places: dict[str, tuple[int, int]] = {}
+        """Each call's place in the run, (response, position), by invocation id: its idempotency
+        key's second half, which a recovered run that parses the same responses again gives it
+        again (the invocation id need not be the same: ``gadget_<n>`` counts per process)."""
         self.on_start: Callable[[str], Awaitable[None]] | None = None
         """Told before a call runs (while a resumed run runs its decided calls, it notes each in
         its session first)."""
+
+    def use_steps(self, steps: RunSteps) -> None:
+        """Run each call through ``steps`` (a durable run's: see ``llmist.agent.steps``)."""
+        self._steps = steps
 
     # --- per response -------------------------------------------------------------------
 
@@ -119,6 +129,7 @@ class ResponseCalls:
         """Start ``call`` (the ``n``-th of its response); returns results known at once (a call
         over ``max_gadgets_per_response``)."""
         self._pos.setdefault(call.invocation_id, n)
+        self._places[call.invocation_id] = (self._iteration, n)
         if self._signal.aborted:  # a call that closed as the run was cancelled (say, at finalize)
             return [call_result(call, None, _CANCELLED, "cancelled")]
         limit = self._limit
@@ -313,6 +324,9 @@ class ResponseCalls:
             output_store=cfg.output_store,
             before_gadget=self._before_gadget if wants_before else None,
             intercept_parameters=self._intercept_parameters if wants_params else None,
+            around_call=self._steps.call if self._steps is not None else None,
+            idempotency_scope=self._steps.scope if self._steps is not None else None,
+            call_positions=self._places,
         )
         self._loop = asyncio.get_running_loop()
         self._signal.add_listener(self._on_abort)

@@ -57,6 +57,7 @@ from llmist.agent.messages import AssistantMessage, GadgetResultMessage
 from llmist.agent.repairs import STORED_OUTPUT_NOTE, drop_invented_results, next_step_note, without_json_calls
 from llmist.agent.result import AgentResult, StopReason
 from llmist.agent.spec import AgentSpec
+from llmist.agent.steps import RunSteps, current_steps
 from llmist.execution import GadgetExecutionResult
 from llmist.execution.names import native_name
 from llmist.gadgets import AbortSignal, GadgetOutputViewer
@@ -107,6 +108,8 @@ class _Run:
     models: ModelChoice | None = None
     """Which model answers each response, when a feature chooses (fallback models: ``cfg`` is
     then the current one's plan)."""
+    steps: RunSteps | None = None
+    """What runs each model response as a step (a durable run's; see ``llmist.agent.steps``)."""
 
 
 async def run_loop(ctx: RunContext) -> AsyncGenerator[Events, None]:
@@ -126,6 +129,9 @@ async def run_loop(ctx: RunContext) -> AsyncGenerator[Events, None]:
         cfg.take_parser(),
     )
     run.models = ctx.models
+    steps = run.steps = current_steps()
+    if steps is not None:
+        run.calls.use_steps(steps)
     try:
         if prelude is not None:
             async for events in prelude.run(run.calls, run.messages, partial(_result_message, run)):
@@ -354,7 +360,10 @@ def _open_stream(run: _Run) -> AsyncIterable[LLMChunk]:
     """The model's stream for the next response (refused inside ``block_real_models()``)."""
     cfg = run.cfg
     check_model_allowed(cfg.provider, cfg.model_name)
-    return cfg.provider.stream(_request(run))
+    if run.steps is None:
+        return cfg.provider.stream(_request(run))
+    provider, request = cfg.provider, _request(run)
+    return run.steps.response(lambda: provider.stream(request))
 
 
 def _request(run: _Run) -> LLMRequest:
