@@ -16,7 +16,7 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Mapping
 from functools import partial
-from typing import Any
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -29,7 +29,12 @@ from llmist.syntax import ParsedCall
 
 __all__ = ["GadgetScheduler"]
 
-_WAITING, _READY, _RUNNING, _DONE = 0, 1, 2, 3
+# A call's states. Final: the compiled build inlines them (a plain module global is a dict
+# look-up there, read several times for every call).
+_WAITING: Final = 0
+_READY: Final = 1
+_RUNNING: Final = 2
+_DONE: Final = 3
 
 _log = logging.getLogger("llmist.execution")
 

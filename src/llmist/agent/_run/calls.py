@@ -9,7 +9,7 @@ import contextlib
 import dataclasses
 import json
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Final
 
 from llmist.agent._run.hooks import RunHooks
 from llmist.agent._run.plan import RunPlan
@@ -45,7 +45,7 @@ from llmist.syntax import ParsedCall
 
 __all__ = ["ResponseCalls", "result_event"]
 
-_LAST = 1 << 30
+_LAST: Final = 1 << 30
 _CANCELLED = "Cancelled: the run was cancelled before this call started"
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Iterable
-from typing import Any, assert_never
+from typing import Any, Final, assert_never
 
 from llmist.agent._run.calls import ResponseCalls
 from llmist.agent._run.degeneration import DegenerationWatch
@@ -28,7 +28,7 @@ from llmist.syntax.writing import EMOJI_END, EMOJI_START
 
 __all__ = ["ModelWait", "Response"]
 
-_WATCH_FROM = 256
+_WATCH_FROM: Final = 256  # Final: inlined by the compiled build (read on every chunk)
 """Characters of a response before the degeneration watch starts: a loop needs 16 lines of 8
 characters or more (144 characters) before it is one, and most responses are shorter than this,
 so they cost nothing (issue 39: the watch cost a one-call run 5 % more instructions)."""
@@ -36,7 +36,7 @@ so they cost nothing (issue 39: the watch cost a one-call run 5 % more instructi
 _NOTHING_YET: list[str] = []
 """The prose after a call before any came (shared, never changed: the first prose replaces it)."""
 
-_RESULT_OPENING = 200
+_RESULT_OPENING: Final = 200
 """Characters of prose after a call within which a made-up result shows (its opening, "The
 result of add is", is on the first line and shorter)."""
 
