@@ -17,7 +17,15 @@ from llmist.execution import GadgetExecutionResult
 from llmist.execution.names import UNKNOWN_GADGET
 from llmist.syntax.writing import write_block_call
 
-__all__ = ["format_result", "loop_notes", "not_run_message", "repeated_failure_note", "result_message", "result_text"]
+__all__ = [
+    "cut_off_message",
+    "format_result",
+    "loop_notes",
+    "not_run_message",
+    "repeated_failure_note",
+    "result_message",
+    "result_text",
+]
 
 
 def format_result(r: GadgetExecutionResult) -> str:
@@ -81,6 +89,15 @@ def not_run_message(limit: int) -> str:
     return (
         f"Not run: a response may make at most {limit} gadget calls and this call came after that. "
         "Send it again in your next response if you still need it."
+    )
+
+
+def cut_off_message(gadget_name: str) -> str:
+    """Error text of a call the response's token limit cut off before its end: not run."""
+    return (
+        f"Not run: your response reached its length limit inside this {gadget_name} call, before the "
+        "call's end, so its last value may be cut short. Send the call again, complete; if it is long "
+        "(a whole file's content), split the work into smaller calls."
     )
 
 

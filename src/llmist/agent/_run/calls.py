@@ -160,6 +160,12 @@ class ResponseCalls:
             return call, [admitted]
         return admitted, self.submit(admitted, n)
 
+    def refuse(self, call: ParsedCall, n: int, error: str) -> GadgetExecutionResult:
+        """The result of the response's ``n``-th call, answered with ``error`` without running or
+        being repaired (a call the response's token limit cut off)."""
+        self._pos.setdefault(call.invocation_id, n)
+        return call_result(call, None, error, "error")
+
     async def note_repair(self, kind: RepairKind, detail: str, invocation_id: str | None = None) -> None:
         """Count a repair and tell the ``on_repair`` observer; in strict mode raise instead."""
         st = self._st

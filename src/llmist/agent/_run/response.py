@@ -17,6 +17,7 @@ from llmist.agent._run.degeneration import DegenerationWatch
 from llmist.agent._run.hooks import RunHooks
 from llmist.agent._run.plan import CallParser, RunPlan
 from llmist.agent._run.state import RunState
+from llmist.agent.conversation import cut_off_message
 from llmist.agent.events import AgentEvent, GadgetResultEvent, LLMResponseEndEvent, ReasoningEvent
 from llmist.agent.hooks import ChunkContext, call_observer
 from llmist.agent.prompt import COPIED_LINE_MAX
@@ -33,6 +34,10 @@ _WATCH_FROM: Final = 256  # Final: inlined by the compiled build (read on every 
 characters or more (144 characters) before it is one, and most responses are shorter than this,
 so they cost nothing (issue 39: the watch cost a one-call run 5 % more instructions)."""
 
+_CAPPED_FINISH: Final = frozenset({"length", "max_tokens"})
+"""Finish reasons of a response that reached its token limit: OpenAI's API and the llama.cpp
+servers say ``length``, Anthropic ``max_tokens``, Gemini ``MAX_TOKENS`` (read in lower case)."""
+
 _NOTHING_YET: list[str] = []
 """The prose after a call before any came (shared, never changed: the first prose replaces it)."""
 
@@ -47,6 +52,7 @@ class Response:
     __slots__ = (
         "_after",
         "_after_call",
+        "_capped",
         "_cut_chunk",
         "_first",
         "_lines",
@@ -106,6 +112,9 @@ class Response:
         """The response's first call, until the watch is made (most responses make one call)."""
         self._cut_chunk = -1
         """Where the text of the chunk that completed a repeated call starts (-1: none did)."""
+        self._capped = False
+        """The stream ended at the response's token limit (read at :meth:`finalize`): a call the
+        parser completes only then was cut off inside, and is not run."""
         self.ended = False
         """The response ended before the model stopped (it copied the prompt, wrote a result
         itself, or degenerated): the loop reads no more of its stream."""
@@ -186,6 +195,7 @@ class Response:
             self.parser.finalize()
             events = []
         else:
+            self._capped = self.finish in _CAPPED_FINISH
             events = await self.handle(self.parser.finalize())
             if self.cfg.prompt_lines and self._watch.copies("\n", self.cfg.prompt_lines):  # the last line
                 await self._cut()
@@ -235,6 +245,7 @@ class Response:
         self._lines = False
         self._first = None
         self._cut_chunk = -1
+        self._capped = False
         self.ended = False
         self.invented = False
         self._after = None
@@ -407,6 +418,12 @@ class Response:
             if answer is not None:
                 return [ev, GadgetResultEvent(answer)]
         self.n_calls += 1
+        if self._capped and "missing_end" in ev.call.repairs:
+            # The token limit ended the response inside this call: its last value is whatever
+            # arrived (half a file's content, ``city=Par``). Run, it would write that; answered
+            # with an error, the model sends it again whole.
+            cut = self.calls.refuse(ev.call, self.n_calls, cut_off_message(ev.call.gadget_name))
+            return [ev, await self.calls.finished(cut)]
         call, known = await self.calls.admit(ev.call, self.n_calls)
         shown = ev if call is ev.call else GadgetCallEvent(call)
         return [shown, *[await self.calls.finished(r) for r in known]]
