@@ -48,8 +48,20 @@ def test_missing_closing_bracket_is_text() -> None:
     assert text(events) == stream
 
 
-def test_header_never_closed_is_text() -> None:
-    assert text(run(EmojiCallParser(), ["🛠️[dangling"])) == "🛠️[dangling"
+@pytest.mark.parametrize("chunks", [["🛠️[find city=Paris"], ["🛠️[fi", "nd city=", "Paris"], ["🛠[find city=Paris"]])
+def test_a_stream_that_ends_in_a_header_makes_that_call(chunks: list[str]) -> None:
+    """As text it would be the run's answer, and the model would never hear of its call."""
+    events = run(EmojiCallParser(), chunks)
+    (call,) = calls(events)
+    assert (call.gadget_name, call.raw_args, call.body, call.repairs) == ("find", "city=Paris", "", ("missing_end",))
+    assert text(events) == ""
+
+
+@pytest.mark.parametrize("stream", ["🛠️[", "see 🛠️[ the marker", "🛠️[/en", "🛠️[\\/end"])
+def test_a_header_cut_before_any_name_is_text(stream: str) -> None:
+    events = run(EmojiCallParser(), [stream])
+    assert calls(events) == []
+    assert text(events) == stream
 
 
 def test_missing_end_marker_makes_the_rest_the_body() -> None:

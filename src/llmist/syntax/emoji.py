@@ -90,8 +90,16 @@ class EmojiCallParser(TextStretches):
             if carry:
                 self._text(carry, out)
         elif self._mode == _HEADER:
-            # No "]" ever came: the marker and what followed it are plain text.
-            self._text(self._marker + "".join(self._header) + carry, out)
+            header = "".join(self._header) + carry
+            if _names_a_tool(header):
+                # The stream ended inside the header itself (``🛠️[find city=Paris`` and no
+                # "]"): a call with no body, as a block the stream cut off is one. As text it
+                # would be the run's answer, and the model would never hear of it.
+                self._end_stretch()
+                self._call_header = header
+                out.append(self._call(_MISSING_END))
+            else:  # the marker alone, or prose after it: plain text
+                self._text(self._marker + header, out)
         else:
             if "[" not in carry:  # else the end marker, cut off by the stream's end: not the body's text
                 self._body.append(carry)
@@ -201,6 +209,14 @@ class EmojiCallParser(TextStretches):
         self._body.clear()
         call = ParsedCall(name, next_auto_id(), body, None, None, (), "emoji", raw_args, body, repairs)
         return GadgetCallEvent(call)
+
+
+def _names_a_tool(header: str) -> bool:
+    """Whether a header the stream cut off before its ``]`` starts with a tool's name: a name
+    right after the ``[`` (``🛠️[find city=Pa``), not a space (``🛠️[ tool`` is prose about the
+    syntax), nor the end marker's ``/end``."""
+    name = header.split(None, 1)[0] if header[:1].strip() else ""
+    return bool(name) and name[0] not in "/\\"
 
 
 def _find_tool(s: str, i: int) -> tuple[int, int]:
