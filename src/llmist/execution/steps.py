@@ -14,10 +14,10 @@ Without one (the default) nothing changes: the executor calls the gadget itself.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeAlias
 
+from llmist.execution._threads import run_in_thread
 from llmist.gadgets import ExecutionContext, Gadget
 
 __all__ = ["CallWrapper", "Invoke", "invoker"]
@@ -35,4 +35,4 @@ def invoker(gadget: Gadget, params: Any, ctx: ExecutionContext) -> Invoke:
     invocation = gadget.invocation()
     if invocation.is_async:
         return lambda: invocation.call(params, ctx)
-    return lambda: asyncio.to_thread(invocation.call, params, ctx)
+    return lambda: run_in_thread(invocation.call, params, ctx)
