@@ -31,7 +31,8 @@ CallWrapper: TypeAlias = Callable[[Gadget, ExecutionContext, Invoke], Awaitable[
 
 def invoker(gadget: Gadget, params: Any, ctx: ExecutionContext) -> Invoke:
     """The ``invoke`` of one call: an async gadget awaited, a sync one run in a worker thread
-    (the wrapper is awaited on the event loop, which a sync gadget must not hold)."""
+    (the wrapper is awaited on the event loop, which a sync gadget must not hold): one of the
+    daemonic workers that run every sync gadget, so a call abandoned there holds up no exit."""
     invocation = gadget.invocation()
     if invocation.is_async:
         return lambda: invocation.call(params, ctx)
