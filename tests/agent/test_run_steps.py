@@ -5,7 +5,11 @@ has a key of its own."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import threading
 from collections.abc import AsyncIterable, AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -92,21 +96,60 @@ def test_a_context_made_by_hand_has_a_key() -> None:
     assert ExecutionContext(gadget_name="g", idempotency_key="k").idempotency_key == "k"
 
 
-async def test_a_sync_gadget_runs_in_a_worker_thread_through_the_steps() -> None:
-    import threading
-
-    threads: list[str] = []
+async def test_a_sync_gadget_runs_in_a_daemon_worker_thread_through_the_steps() -> None:
+    threads: list[threading.Thread] = []
 
     @gadget
     def where() -> str:
         """Say where it runs."""
-        threads.append(threading.current_thread().name)
+        threads.append(threading.current_thread())
         return "here"
 
     agent = Agent(model=MockModel([block_call("where"), "done"]), gadgets=[where])
     with run_steps(Recording()):
         await agent.run("go")
-    assert threads and threads[0] != threading.main_thread().name
+    (thread,) = threads
+    assert (thread.name, thread.daemon) == ("llmist-gadget", True)  # the worker threads of any run
+
+
+_ABANDONED = '''
+import asyncio, threading
+from llmist import Agent, gadget
+from llmist.agent.steps import run_steps
+from llmist.testing import MockModel, block_call
+
+class Steps:
+    scope = "wf-1"
+
+    def response(self, open_stream):
+        return open_stream()
+
+    async def call(self, gadget, ctx, invoke):
+        return await invoke()
+
+@gadget(timeout_s=0.2)
+def stuck() -> str:
+    """Never returns, and ignores its signal."""
+    threading.Event().wait()
+    return "never"
+
+async def main() -> None:
+    with run_steps(Steps()):
+        result = await Agent(model=MockModel([block_call("stuck"), "done"]), gadgets=[stuck]).run("go")
+    print(result.output, result.gadget_results[0].status)
+
+asyncio.run(main())
+'''
+
+
+@pytest.mark.slow
+def test_a_sync_gadget_abandoned_through_the_steps_does_not_hold_up_exit(tmp_path: Path) -> None:
+    script = tmp_path / "script.py"
+    script.write_text(_ABANDONED, encoding="utf-8")
+    # Under asyncio.run, whose end waits for every thread of the loop's default executor: the
+    # abandoned gadget's thread is not one of them.
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, check=False)
+    assert (proc.returncode, proc.stdout.strip()) == (0, "done timeout"), proc.stderr
 
 
 @pytest.mark.parametrize("outside", [True, False])

@@ -17,7 +17,9 @@ for ``release_response``.
 
 Modes: ``run`` starts the run WORKFLOW and prints its result as JSON; ``recover`` launches
 DBOS (which recovers the runs left pending) and prints the result of
-WORKFLOW; both print each event's type to ``events.log``. With ``--approvals`` the agent defers
+WORKFLOW; both print each event's type to ``events.log``, and launch as executor ``local`` (DBOS's
+default: a process that launches recovers the runs that ``local`` left PENDING) unless
+``--executor NAME`` names another. With ``--approvals`` the agent defers
 its one ``sign`` call for a person's decision (:data:`APPROVAL_RESPONSES`). ``enqueue IDS`` is a
 client that runs no agent: it puts the runs IDS on the queue and prints their results.
 ``worker NAME`` launches as executor NAME, takes runs from the agent's queue, recovers the runs
@@ -173,7 +175,7 @@ async def main(args: argparse.Namespace) -> int:
             durable.recover(args.recover_from.split(","))
         (work / f"ready_{args.workflow}").touch()
         await asyncio.Event().wait()
-    await launch(args.url, application_version="tests")
+    await launch(args.url, executor_id=args.executor, application_version="tests")
     (work / f"ready_{args.mode}").touch()
     if args.mode == "run":
         stream = durable.stream("Tick one, two and three.", workflow_id=args.workflow)
@@ -206,6 +208,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--hold-response", type=int, default=None)
     parser.add_argument("--concurrency", type=int, default=None)
     parser.add_argument("--recover-from", default="")
+    parser.add_argument("--executor", default=None, help="run, recover: the executor id (DBOS's default: local)")
     return parser.parse_args(argv)
 
 

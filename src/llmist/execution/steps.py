@@ -14,10 +14,10 @@ Without one (the default) nothing changes: the executor calls the gadget itself.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeAlias
 
+from llmist.execution._threads import run_in_thread
 from llmist.gadgets import ExecutionContext, Gadget
 
 __all__ = ["CallWrapper", "Invoke", "invoker"]
@@ -31,8 +31,9 @@ CallWrapper: TypeAlias = Callable[[Gadget, ExecutionContext, Invoke], Awaitable[
 
 def invoker(gadget: Gadget, params: Any, ctx: ExecutionContext) -> Invoke:
     """The ``invoke`` of one call: an async gadget awaited, a sync one run in a worker thread
-    (the wrapper is awaited on the event loop, which a sync gadget must not hold)."""
+    (the wrapper is awaited on the event loop, which a sync gadget must not hold): one of the
+    daemonic workers that run every sync gadget, so a call abandoned there holds up no exit."""
     invocation = gadget.invocation()
     if invocation.is_async:
         return lambda: invocation.call(params, ctx)
-    return lambda: asyncio.to_thread(invocation.call, params, ctx)
+    return lambda: run_in_thread(invocation.call, params, ctx)
