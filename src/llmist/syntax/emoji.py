@@ -215,8 +215,7 @@ def _names_a_tool(header: str) -> bool:
     """Whether a header the stream cut off before its ``]`` starts with a tool's name: a name
     right after the ``[`` (``🛠️[find city=Pa``), not a space (``🛠️[ tool`` is prose about the
     syntax), nor the end marker's ``/end``."""
-    name = header.split(None, 1)[0] if header[:1].strip() else ""
-    return bool(name) and name[0] not in "/\\"
+    return bool(header[:1].strip()) and header[0] not in "/\\"
 
 
 def _find_tool(s: str, i: int) -> tuple[int, int]:
