@@ -1,22 +1,26 @@
-"""A launcher that keeps every process of one shell command within reach (Linux).
+"""A launcher that keeps every process of one program within reach (Linux).
 
-``llmist._processes.start_shell`` runs this file (``python -I -S _subreaper.py STATUS_FD LC_CTYPE
-COMMAND``) in place of the shell. It makes itself a *child subreaper*
-(``prctl(PR_SET_CHILD_SUBREAPER)``), then starts ``/bin/sh -c COMMAND``. A process whose parent
-dies is re-parented to its nearest living subreaper ancestor, so every process the command starts
-stays a descendant of this one, whatever it does: ``setsid``, dropping the marker variable
-(``env -i``), a double fork. Nothing a process can change takes it out of that tree.
+``llmist._processes`` runs this file (``python -I -S _subreaper.py STATUS_FD LC_CTYPE PROGRAM
+[ARGS...]``) in place of the program: ``start_shell`` for a shell command (``/bin/sh -c
+COMMAND``), ``start_program`` for a long-lived server (the local model server of
+``llmist.evals.local``). It makes itself a *child subreaper* (``prctl(PR_SET_CHILD_SUBREAPER)``),
+then starts the program (searched on ``PATH``) with empty input. A process whose parent dies is
+re-parented to its nearest living subreaper ancestor, so every process the program starts stays a
+descendant of this one, whatever it does: ``setsid``, dropping the marker variable (``env -i``), a
+double fork. Nothing a process can change takes it out of that tree.
 
 The launcher:
 
-- writes the shell's exit status (``os.waitstatus_to_exitcode``, so ``-9`` for SIGKILL) and a
-  newline on ``STATUS_FD`` when the shell exits, and keeps reaping whatever is re-parented to it;
+- reports on ``STATUS_FD``, a line each: ``pid N`` once the program started, then ``exit N``
+  when it exits (``os.waitstatus_to_exitcode``, so ``-9`` for SIGKILL; ``127`` alone when it
+  could not start), and keeps reaping whatever is re-parented to it;
 - exits as soon as it has no child left;
 - ignores SIGTERM, SIGHUP and SIGINT (llmist signals the whole process group, launcher included,
-  and must not orphan the tree by killing its root first); the shell gets them back at default;
-- when its standard input ends (llmist is done with the command, or was killed itself), SIGKILLs
-  every descendant until none is left, then exits. That is also what stops the command's
-  processes when the process running the agent dies in the middle.
+  and must not orphan the tree by killing its root first); the program gets them back at default;
+- when its standard input ends (llmist is done with the program, or was killed itself), SIGKILLs
+  every descendant until none is left, then exits. That is also what stops the program's
+  processes when the process that started it dies in the middle, even by SIGKILL: the kernel
+  closes the pipe's write end with the process.
 
 Standard library only, and no import of ``llmist``: it starts as a script, not as a module of
 the package, so that a command does not wait for the package to import. For the same reason it
@@ -38,7 +42,7 @@ __all__ = ["LC_CTYPE_UNSET", "ProcessInfo", "descendants", "process_table"]
 
 LC_CTYPE_UNSET = "-"
 """The ``LC_CTYPE`` argument that says the variable was not set. Python's locale coercion may
-set it in the launcher's own environment; the shell gets the caller's value back."""
+set it in the launcher's own environment; the program gets the caller's value back."""
 
 _PR_SET_CHILD_SUBREAPER = 36
 _FINISH_WITHIN_S = 5.0
@@ -47,7 +51,7 @@ uninterruptible sleep cannot die until its I/O ends)."""
 
 _IGNORED = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 _RESET = (*_IGNORED, signal.SIGPIPE, signal.SIGXFSZ)
-"""Signals the shell gets back at their default: the ones ignored here, and those Python ignores
+"""Signals the program gets back at their default: the ones ignored here, and those Python ignores
 at start (``subprocess`` restores them too)."""
 
 
@@ -128,18 +132,19 @@ def _finish_when_input_ends(no_children: list[bool]) -> None:
     os._exit(0)
 
 
-def _report(status_fd: int, code: int) -> None:
+def _report(status_fd: int, line: str, *, last: bool = False) -> None:
     try:
-        os.write(status_fd, f"{code}\n".encode())
-        os.close(status_fd)
+        os.write(status_fd, f"{line}\n".encode())
+        if last:
+            os.close(status_fd)
     except OSError:  # llmist stopped listening: nothing to tell
         pass
 
 
 def main(argv: list[str]) -> int:
-    """Run ``argv[3]`` with ``/bin/sh -c`` under this process as a child subreaper; see the module.
-    Exits the process when the command is over; returns only when the shell cannot start."""
-    status_fd, lc_ctype, command = int(argv[1]), argv[2], argv[3]
+    """Run ``argv[3:]`` (the program and its arguments) under this process as a child subreaper;
+    see the module. Exits the process when the program is over; returns only when it cannot start."""
+    status_fd, lc_ctype, program = int(argv[1]), argv[2], argv[3:]
     # If this fails (a Python built without ctypes, a kernel before 3.4, a seccomp filter), llmist
     # still finds the command's processes by their process group and marker, as it does where
     # there is no subreaper. Imported here: llmist._processes imports this module too.
@@ -157,29 +162,30 @@ def main(argv: list[str]) -> int:
         env["LC_CTYPE"] = lc_ctype.removeprefix("=")
     devnull = os.open(os.devnull, os.O_RDWR)
     try:
-        shell = os.posix_spawn(
-            "/bin/sh",
-            ["/bin/sh", "-c", command],
+        child = os.posix_spawnp(
+            program[0],
+            program,
             env,
             file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 0), (os.POSIX_SPAWN_CLOSE, status_fd)],
             setsigdef=_RESET,
         )
-    except OSError as error:
-        print(f"llmist: cannot start /bin/sh: {error}", file=sys.stderr, flush=True)
-        _report(status_fd, 127)
+    except OSError as error:  # on its output: a server's log, a command's output
+        print(f"llmist: cannot start {program[0]}: {error}", file=sys.stderr, flush=True)
+        _report(status_fd, "exit 127", last=True)
         return 127
-    # The output pipe must end when the command's own processes close it, not when this one does.
+    _report(status_fd, f"pid {child}")
+    # The output pipe must end when the program's own processes close it, not when this one does.
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
-    no_children: list[bool] = []  # non-empty once the command is over
+    no_children: list[bool] = []  # non-empty once the program is over
     _thread.start_new_thread(_finish_when_input_ends, (no_children,))
     while True:
         try:
             pid, status = os.waitpid(-1, 0)
-        except ChildProcessError:  # no child, so no descendant: the command is over
+        except ChildProcessError:  # no child, so no descendant: the program is over
             break
-        if pid == shell:
-            _report(status_fd, os.waitstatus_to_exitcode(status))
+        if pid == child:
+            _report(status_fd, f"exit {os.waitstatus_to_exitcode(status)}", last=True)
     no_children.append(True)
     os._exit(0)  # nothing to flush or finalize: skip the interpreter's shutdown, the command waits for it
 
