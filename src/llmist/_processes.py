@@ -18,6 +18,10 @@ subreaper and no ``/proc``: only the process group is reached, and a process tha
 everything below it when its standard input ends, and that pipe's write end is held by this
 process alone, so the program never outlives it, even when it is SIGKILLed. Elsewhere the program
 is a plain child, and a SIGKILL of this process leaves it running.
+
+:func:`under_launcher` is the command for a program that speaks over its own input and output (an
+MCP server over stdio): the launcher passes them through, and its lifeline is this process
+itself; when it ends, or when the program exits, everything the program started is SIGKILLed.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import asyncio
 import contextlib
 import os
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
@@ -35,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from llmist._subreaper import LC_CTYPE_UNSET, descendants, process_table
+from llmist._subreaper import LC_CTYPE_UNSET, PARENT, descendants, process_table
 
 __all__ = [
     "MARKER",
@@ -48,6 +53,7 @@ __all__ = [
     "new_marker",
     "start_program",
     "start_shell",
+    "under_launcher",
 ]
 
 MARKER = "LLMIST_COMMAND_ID"
@@ -149,8 +155,9 @@ def _subreaper_available() -> bool:
     return sys.platform.startswith("linux") and bool(sys.executable) and not frozen and _LAUNCHER.is_file()
 
 
-def _launcher_argv(status_fd: int, env: Mapping[str, str], program: Sequence[str]) -> list[str]:
-    """The command that runs ``program`` under the launcher, reporting on ``status_fd``."""
+def _launcher_argv(status_fd: int | str, env: Mapping[str, str], program: Sequence[str]) -> list[str]:
+    """The command that runs ``program`` under the launcher, reporting on ``status_fd`` (or
+    :data:`~llmist._subreaper.PARENT`)."""
     lc_ctype = "=" + env["LC_CTYPE"] if "LC_CTYPE" in env else LC_CTYPE_UNSET
     return [sys.executable, "-I", "-S", "-c", _RUN_LAUNCHER, str(status_fd), lc_ctype, *program]
 
@@ -308,6 +315,16 @@ class Shell:
                 await asyncio.wait_for(exited(self.proc), grace_s)
         if self._status is not None:
             self._status.close()
+
+
+def under_launcher(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
+    """The command that runs ``argv`` with environment ``env`` under the launcher, keeping its
+    input and output (see the module); ``argv`` itself where there is no launcher, or where
+    ``argv[0]`` is not found, so that starting it fails as it would have, with its own error."""
+    path = env.get("PATH", os.environ.get("PATH", os.defpath))
+    if not _subreaper_available() or shutil.which(argv[0], path=path) is None:
+        return list(argv)
+    return _launcher_argv(PARENT, env, argv)
 
 
 def start_program(argv: Sequence[str], *, output: IO[bytes], env: Mapping[str, str] | None = None) -> Program:
