@@ -12,6 +12,16 @@ A process can shed both (``env -i setsid ...``), but not its ancestry. On Linux,
 however it detaches, and :class:`Shell` finds them there. Elsewhere (macOS) there is no
 subreaper and no ``/proc``: only the process group is reached, and a process that left it
 (``setsid``, a daemon's double fork) keeps running.
+
+:func:`start_program` runs a long-lived program (the local model server of
+:mod:`llmist.evals.local`) under the same launcher, for its other half: the launcher SIGKILLs
+everything below it when its standard input ends, and that pipe's write end is held by this
+process alone, so the program never outlives it, even when it is SIGKILLed. Elsewhere the program
+is a plain child, and a SIGKILL of this process leaves it running.
+
+:func:`under_launcher` is the command for a program that speaks over its own input and output (an
+MCP server over stdio): the launcher passes them through, and its lifeline is this process
+itself; when it ends, or when the program exits, everything the program started is SIGKILLed.
 """
 
 from __future__ import annotations
@@ -20,15 +30,31 @@ import asyncio
 import contextlib
 import os
 import secrets
+import shutil
 import signal
+import subprocess
 import sys
-from collections.abc import Mapping
+import threading
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
-from llmist._subreaper import LC_CTYPE_UNSET, descendants, process_table
+from llmist._subreaper import LC_CTYPE_UNSET, PARENT, descendants, process_table
 
-__all__ = ["MARKER", "Leftover", "Shell", "exited", "kill", "leftovers", "new_marker", "start_shell"]
+__all__ = [
+    "MARKER",
+    "Leftover",
+    "Program",
+    "Shell",
+    "exited",
+    "kill",
+    "leftovers",
+    "new_marker",
+    "start_program",
+    "start_shell",
+    "under_launcher",
+]
 
 MARKER = "LLMIST_COMMAND_ID"
 """The environment variable that marks a command's processes."""
@@ -129,6 +155,23 @@ def _subreaper_available() -> bool:
     return sys.platform.startswith("linux") and bool(sys.executable) and not frozen and _LAUNCHER.is_file()
 
 
+def _launcher_argv(status_fd: int | str, env: Mapping[str, str], program: Sequence[str]) -> list[str]:
+    """The command that runs ``program`` under the launcher, reporting on ``status_fd`` (or
+    :data:`~llmist._subreaper.PARENT`)."""
+    lc_ctype = "=" + env["LC_CTYPE"] if "LC_CTYPE" in env else LC_CTYPE_UNSET
+    return [sys.executable, "-I", "-S", "-c", _RUN_LAUNCHER, str(status_fd), lc_ctype, *program]
+
+
+def _parse_report(data: bytes | bytearray) -> tuple[int | None, int | None]:
+    """The program's pid and exit status in what the launcher wrote (``None``: not said)."""
+    found: dict[bytes, int] = {}
+    for line in data.split(b"\n")[: data.count(b"\n")]:  # complete lines only
+        key, _, value = line.partition(b" ")
+        with contextlib.suppress(ValueError):
+            found[bytes(key)] = int(value)
+    return found.get(b"pid"), found.get(b"exit")
+
+
 async def start_shell(command: str, *, cwd: str | os.PathLike[str], env: Mapping[str, str]) -> Shell:
     """Start ``sh -c command`` in ``cwd`` with environment ``env`` (plus a fresh :data:`MARKER`),
     in a new session and process group, with empty input and its stdout and stderr on one pipe
@@ -146,18 +189,10 @@ async def start_shell(command: str, *, cwd: str | os.PathLike[str], env: Mapping
             env=env,
         )
         return Shell(proc, marker, None)
-    lc_ctype = "=" + env["LC_CTYPE"] if "LC_CTYPE" in env else LC_CTYPE_UNSET
     read_end, write_end = os.pipe()
     try:
         proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-I",
-            "-S",
-            "-c",
-            _RUN_LAUNCHER,
-            str(write_end),
-            lc_ctype,
-            command,
+            *_launcher_argv(write_end, env, ["/bin/sh", "-c", command]),
             cwd=cwd,
             # The launcher's input stays open while llmist needs it; its end tells the launcher
             # to stop everything (the shell itself reads /dev/null).
@@ -196,13 +231,11 @@ class _Status:
         except OSError:
             chunk = b""
         self._data += chunk
-        if chunk and b"\n" not in self._data:
+        code = _parse_report(self._data)[1]
+        if chunk and code is None:
             return
         if not self.future.done():
-            try:
-                self.future.set_result(int(self._data.split(b"\n", 1)[0]))
-            except ValueError:  # ended without a status
-                self.future.set_result(None)
+            self.future.set_result(code)  # None: ended without a status
         self._stop_reading()
 
     def _stop_reading(self) -> None:
@@ -282,3 +315,127 @@ class Shell:
                 await asyncio.wait_for(exited(self.proc), grace_s)
         if self._status is not None:
             self._status.close()
+
+
+def under_launcher(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
+    """The command that runs ``argv`` with environment ``env`` under the launcher, keeping its
+    input and output (see the module); ``argv`` itself where there is no launcher, or where
+    ``argv[0]`` is not found, so that starting it fails as it would have, with its own error."""
+    path = env.get("PATH", os.environ.get("PATH", os.defpath))
+    if not _subreaper_available() or shutil.which(argv[0], path=path) is None:
+        return list(argv)
+    return _launcher_argv(PARENT, env, argv)
+
+
+def start_program(argv: Sequence[str], *, output: IO[bytes], env: Mapping[str, str] | None = None) -> Program:
+    """Start ``argv`` (searched on ``PATH``) with its stdout and stderr on ``output`` and
+    environment ``env`` (``None``: this process's). On Linux it runs under the launcher with empty
+    input, and it and everything it starts end when :meth:`Program.release` is called or this
+    process ends, however it ends (SIGKILL included). Elsewhere it is a plain child with this
+    process's input, which a SIGKILL of this process leaves running. Returns once it started."""
+    if not _subreaper_available():
+        proc = subprocess.Popen(
+            list(argv), stdout=output, stderr=subprocess.STDOUT, env=None if env is None else dict(env)
+        )
+        return Program(argv, proc, None)
+    read_end, write_end = os.pipe()
+    try:
+        proc = subprocess.Popen(
+            _launcher_argv(write_end, os.environ if env is None else env, argv),
+            # The launcher's input is the lifeline: only this process holds its write end (Popen
+            # closes it in the other children it starts), so the kernel closes it when this
+            # process dies, and the launcher stops everything.
+            stdin=subprocess.PIPE,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            env=None if env is None else dict(env),
+            pass_fds=(write_end,),
+        )
+    except BaseException:
+        os.close(read_end)
+        raise
+    finally:
+        os.close(write_end)
+    program = Program(argv, proc, read_end)
+    program._spawned.wait()  # the launcher's first line, a few tens of milliseconds away
+    return program
+
+
+class Program:
+    """A program :func:`start_program` started: its pid, its exit status, signals to it, and its
+    end. Shaped like ``subprocess.Popen``, whose ``poll()`` would tell the launcher's status."""
+
+    def __init__(self, argv: Sequence[str], proc: subprocess.Popen[bytes], status_fd: int | None) -> None:
+        self.proc = proc
+        """The process started: the launcher (Linux), else the program itself."""
+        self.pid = proc.pid
+        """The program's process id (the launcher's when it could not start the program)."""
+        self._argv = list(argv)
+        self._code: int | None = None
+        self._spawned = threading.Event()
+        self._ended = threading.Event()
+        self._launched = status_fd is not None
+        if status_fd is not None:
+            reader = threading.Thread(target=self._read, args=(status_fd,), name=f"llmist-launcher-{proc.pid}")
+            reader.daemon = True
+            reader.start()
+
+    def _read(self, fd: int) -> None:
+        """Read the launcher's report until it ends (a thread: ``poll`` and ``wait`` never read)."""
+        data = b""
+        try:
+            while chunk := os.read(fd, 64):
+                data += chunk
+                pid, self._code = _parse_report(data)
+                if pid is not None:
+                    self.pid = pid
+                    self._spawned.set()
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+        if self._code is None:  # the launcher died without a word (killed): its own status
+            self._code = self.proc.wait()
+        self._spawned.set()
+        self._ended.set()
+
+    def poll(self) -> int | None:
+        """The program's exit status (``-N``: killed by signal N), ``None`` while it runs."""
+        if not self._launched:
+            return self.proc.poll()
+        return self._code if self._ended.is_set() else None
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Until the program exits, at most ``timeout`` seconds (then ``subprocess.TimeoutExpired``);
+        its exit status."""
+        if not self._launched:
+            return self.proc.wait(timeout)
+        if not self._ended.wait(timeout) or self._code is None:
+            raise subprocess.TimeoutExpired(self._argv, timeout or 0.0)
+        return self._code
+
+    def send_signal(self, sig: signal.Signals) -> None:
+        """Send ``sig`` to the program (not to what it started) while it runs."""
+        if not self._launched:
+            self.proc.send_signal(sig)
+            return
+        # The launcher reaps the program just before it reports the exit: in between, the pid
+        # could in theory be reused, as it can for any process not our own child.
+        if self.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, sig)
+
+    def release(self, grace_s: float = 5.0) -> None:
+        """End the program and everything it started: close the launcher's input (it SIGKILLs what
+        is left, then exits) and wait for it, at most ``grace_s`` seconds before it is killed too.
+        Nothing to do without a launcher. Idempotent."""
+        if not self._launched:
+            return
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(grace_s)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self._ended.wait()

@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,11 @@ print("llama_model_loader: loaded meta data", file=sys.stderr, flush=True)
 if mode == "no-start":
     print("error: unknown model architecture", file=sys.stderr, flush=True)
     sys.exit(1)
+if "FAKE_LLAMA_HELPER" in os.environ:  # a process of its own, out of its session, as a worker may be
+    import subprocess
+    helper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"], start_new_session=True)
+    with open(os.environ["FAKE_LLAMA_HELPER"], "w") as f:
+        f.write(str(helper.pid))
 
 
 def answer(request):
@@ -49,6 +55,10 @@ def _server(env: dict[str, str], mode: str) -> LlamaCppServer:
     env = {**env, "FAKE_LLAMA_MODE": mode}
     return LlamaCppServer(Path("model.gguf"), python=sys.executable, alias="fake", start_timeout_s=60, env=env)
 
+
+LINUX_ONLY = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="the launcher that keeps the server's process tree is Linux only"
+)
 
 ARGS = ["--case", "add_numbers", "--syntax", "block"]
 
@@ -92,6 +102,23 @@ def test_the_server_is_stopped_when_the_block_ends(fake_env: dict[str, str]) -> 
     assert not server.alive
 
 
+@LINUX_ONLY
+def test_the_server_and_what_it_started_are_gone_when_the_block_ends(fake_env: dict[str, str], tmp_path: Path) -> None:
+    helper_file = tmp_path / "helper.pid"
+    with _server({**fake_env, "FAKE_LLAMA_HELPER": str(helper_file)}, "answer") as server:
+        pid, helper = server.pid, int(helper_file.read_text())
+        os.kill(helper, 0)  # running
+    assert pid is not None and _gone(pid)
+    assert _gone(helper), f"the server's helper {helper} outlived it"
+
+
+def test_a_server_whose_program_is_missing_says_which(fake_env: dict[str, str], tmp_path: Path) -> None:
+    missing = str(tmp_path / "no-such-python")
+    server = LlamaCppServer(Path("model.gguf"), python=missing, start_timeout_s=60, env=fake_env)
+    with pytest.raises((ServerDied, FileNotFoundError), match="no-such-python"), server:
+        pass
+
+
 HOLDER = """
 import sys, time
 from pathlib import Path
@@ -113,6 +140,39 @@ def test_a_process_terminated_while_it_serves_stops_its_server(fake_env: dict[st
     assert holder.wait(timeout=30) == 143
     with pytest.raises(ProcessLookupError):
         os.kill(server_pid, 0)
+
+
+def _gone(pid: int, within_s: float = 10.0) -> bool:
+    """Whether process ``pid`` has ended (or is a zombie) within ``within_s`` (a hang detector,
+    not a measure of speed)."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                if stat.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@LINUX_ONLY
+def test_a_process_killed_while_it_serves_leaves_no_server_behind(fake_env: dict[str, str], tmp_path: Path) -> None:
+    # SIGKILL runs no handler and no `with` exit: only the launcher's lifeline stops the server.
+    helper_file = tmp_path / "helper.pid"
+    env = {**fake_env, "FAKE_LLAMA_HELPER": str(helper_file)}
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER], env=env, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None
+    server_pid = int(holder.stdout.readline())
+    helper = int(helper_file.read_text())
+    os.kill(server_pid, 0)  # serving
+    holder.kill()
+    assert holder.wait(timeout=30) == -signal.SIGKILL
+    left = [pid for pid in (server_pid, helper) if not _gone(pid)]
+    for pid in left:  # not left running for the rest of the session
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"{left} outlived the process that started the server {server_pid} (helper {helper})"
 
 
 def test_the_sigterm_handler_is_given_back_when_the_server_stops(fake_env: dict[str, str]) -> None:

@@ -11,6 +11,11 @@ Ollama or vLLM.
 eval-local MODEL=...`` sets up ``.venv-eval`` and does that). A server that dies during the eval
 stops it: the eval's table and ``--out`` file are withheld, and the server's last log lines are
 printed instead, so a crashed server never reads as a model that scored 0.
+
+On Linux the server runs under llmist's process launcher (:func:`llmist._processes.start_program`),
+so it never outlives the process that started it: not even when that process is SIGKILLed (``kill
+-9``, the OOM killer, a CI timeout), which no handler can catch. Elsewhere it is a plain child, and
+such a kill leaves it running.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Self
 
+from llmist._processes import Program, start_program
 from llmist.evals.local_models import LOCAL_MODELS, ModelIntegrityError, install_model, local_model
 
 __all__ = [
@@ -157,7 +163,7 @@ class LlamaCppServer:
         self.seed = seed
         self.env = env
         self.port = 0
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._proc: Program | None = None
         self._log: IO[bytes] | None = None
         self._stopping = False
         self._sigterm: Callable[..., object] | int | None = None
@@ -220,9 +226,8 @@ class LlamaCppServer:
         cmd = self.command()
         # The server logs a lot to stderr: into a file, as an unread pipe would fill up and stall it.
         self._log = tempfile.NamedTemporaryFile(prefix="llama-server-", suffix=".log")  # closed in __exit__
-        env = None if self.env is None else dict(self.env)
         self._exit_on_sigterm()
-        self._proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, env=env)
+        self._proc = start_program(cmd, output=self._log, env=self.env)
         try:
             self._wait_ready()
         except BaseException:
@@ -263,12 +268,13 @@ class LlamaCppServer:
         self._stopping = True
         proc, self._proc = self._proc, None
         if proc is not None:
-            proc.terminate()
+            proc.send_signal(signal.SIGTERM)
             try:
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
-                proc.kill()
+                proc.send_signal(signal.SIGKILL)
                 proc.wait()
+            proc.release()  # and whatever the server started
         if self._log is not None:
             self._log.close()
             self._log = None

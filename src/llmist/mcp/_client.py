@@ -25,7 +25,7 @@ import httpx2
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client, types
 from mcp.client.streamable_http import streamable_http_client
 
-from llmist._processes import MARKER, kill, new_marker
+from llmist._processes import MARKER, kill, new_marker, under_launcher
 from llmist._text import clean_value
 from llmist.gadgets import Gadget, GadgetError, GadgetResult, create_gadget
 from llmist.mcp._results import result_text, tool_result
@@ -247,7 +247,10 @@ class MCPServerStdio(MCPServer):
     The SDK starts it in a session of its own and ends that process group when the connection
     closes. Its processes also carry a marker in their environment, so that
     :func:`stop_stdio_servers` (at interpreter exit, or from ``llmist agent`` when a second
-    Ctrl-C quits at once) stops them even on exit paths that skip the close.
+    Ctrl-C quits at once) stops them even on exit paths that skip the close. On Linux it runs
+    under llmist's process launcher, so that neither it nor a process it started outlives the
+    connection or this process, even one killed with SIGKILL; elsewhere such a kill leaves what
+    the server started (and a server busy in a call) running.
 
     Args:
         command: The program (``"python"``, ``"uvx"``, ``"mcp-server-time"``...).
@@ -276,7 +279,14 @@ class MCPServerStdio(MCPServer):
         )
 
     def _transport(self) -> AbstractAsyncContextManager[Any]:
-        return _registered(self._marker, stdio_client(self.params, errlog=_real_stderr()))
+        params = self.params
+        # On Linux, under llmist's launcher: the server and every process it starts end when it
+        # exits (the SDK stops only the group, and only a server that outlives its grace) or when
+        # this process dies, even by SIGKILL (the server would read its input's end, but a busy
+        # server or its helpers would not). ``params`` stays as given.
+        command = under_launcher([params.command, *params.args], params.env or {})
+        params = params.model_copy(update={"command": command[0], "args": command[1:]})
+        return _registered(self._marker, stdio_client(params, errlog=_real_stderr()))
 
     def __repr__(self) -> str:
         return f"MCPServerStdio({self.name!r})"
