@@ -4,6 +4,8 @@ after a reading keeps its error."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -370,3 +372,83 @@ async def test_a_quoted_value_under_an_arg_line_is_kept_as_written() -> None:
         [predict_price], _call("predict_price", 'area=1\nrooms=1\nlocation="a" and "b"\n'), "done"
     )
     assert result.gadget_results[0].result == '"a" and "b": 1 rounded to 0'
+
+
+# --- value_as_list: a list parameter's value written as text -----------------------------------
+
+
+@gadget(description="Directions between two places.")
+def directions(start: str, end: str, avoid: list[Literal["tolls", "highways", "ferries"]] | None = None) -> str:
+    return f"{start} to {end} avoiding {avoid}"
+
+
+@gadget(description="The weather at coordinates on a date.")
+def weather_at(coordinates: list[float], date: str) -> str:
+    return f"{coordinates} on {date}"
+
+
+@gadget(description="Tag a note.")
+def tag(note: str, tags: list[str]) -> str:
+    return f"{note}: {tags}"
+
+
+@pytest.mark.parametrize(
+    ("response", "result"),
+    [
+        (_call("directions", "!!!ARG:start\nA\n!!!ARG:end\nB\n!!!ARG:avoid\nhighways,tolls\n"),
+         "A to B avoiding ['highways', 'tolls']"),
+        (_call("directions", "!!!ARG:start\nA\n!!!ARG:end\nB\n!!!ARG:avoid\nferries\n"),
+         "A to B avoiding ['ferries']"),
+        (_call("directions", "!!!ARG:start\nA\n!!!ARG:avoid\n\"tolls\", \"ferries\"\n!!!ARG:end\nB\n"),
+         "A to B avoiding ['tolls', 'ferries']"),
+        (_call("weather_at", "!!!ARG:coordinates\n46.603354,1.8883340\n!!!ARG:date\n2019-12-13\n"),
+         "[46.603354, 1.888334] on 2019-12-13"),
+        (_call("tag", "!!!ARG:note\nn\n!!!ARG:tags\nred, and green\nblue\n"), "n: ['red, and green', 'blue']"),
+        (_call("tag", "!!!ARG:note\nn\n!!!ARG:tags\n1.50\n"), "n: ['1.50']"),
+        (_call("tag", "!!!ARG:note\nn\n!!!ARG:tags\ntrue, 007\n"), "n: ['true', '007']"),
+    ],
+)  # fmt: skip
+async def test_a_list_written_as_text_is_read_as_its_items(response: str, result: str) -> None:
+    run, events = await _run_with([directions, weather_at, tag], response, "done")
+    assert [r.result for r in run.gadget_results] == [result]
+    assert run.repairs == {"value_as_list": 1}
+    assert events[0].kind == "value_as_list"
+
+
+async def test_a_list_written_as_a_list_is_not_repaired() -> None:
+    for value in ('["tolls"]', "['tolls', 'ferries']"):
+        run, _ = await _run_with(
+            [directions], _call("directions", f"!!!ARG:start\nA\n!!!ARG:end\nB\n!!!ARG:avoid\n{value}\n"), "done"
+        )
+        assert run.gadget_results[0].ok and run.repairs == {}
+    run, _ = await _run_with([tag], _call("tag", "!!!ARG:note\nn\n!!!ARG:tags/0\nred\n"), "done")
+    assert run.gadget_results[0].result == "n: ['red']" and run.repairs == {}
+
+
+async def test_items_that_do_not_validate_keep_the_calls_error() -> None:
+    run, events = await _run_with(
+        [directions], _call("directions", "!!!ARG:start\nA\n!!!ARG:end\nB\n!!!ARG:avoid\nhills,tolls\n"), "done"
+    )
+    [r] = run.gadget_results
+    assert not r.ok and "avoid" in (r.error or "") and "valid list" in (r.error or "")
+    assert run.repairs == {} and events == []
+
+
+async def test_a_list_written_as_text_is_refused_in_strict_mode() -> None:
+    with pytest.raises(RepairRefused, match="value_as_list"):
+        await _run_with([tag], _call("tag", "!!!ARG:note\nn\n!!!ARG:tags\nred,blue\n"), "done", strict=True)
+
+
+_ITEM = st.text(
+    st.characters(blacklist_categories=("Cs", "Zl", "Zp", "Cc"), blacklist_characters=",\"'!"), min_size=1
+).filter(lambda t: t.strip() and not t.strip().startswith(("[", "{")))
+
+
+@settings(max_examples=60, deadline=None)
+@given(items=st.lists(_ITEM, min_size=1, max_size=6), lines=st.booleans())
+async def test_any_items_written_one_a_line_or_with_commas_are_read_back(items: list[str], lines: bool) -> None:
+    if lines and len(items) == 1:
+        items = [*items, "x"]
+    written = ("\n" if lines else ",").join(items)
+    run, _ = await _run_with([tag], _call("tag", f"!!!ARG:note\nn\n!!!ARG:tags\n{written}\n"), "done")
+    assert run.gadget_results[0].result == f"n: {[i.strip() for i in items]}"

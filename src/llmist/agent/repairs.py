@@ -50,6 +50,10 @@
   and waits for none.
   These four run only on a block call that leaves a required parameter unset, and each reading
   is kept only if the call then validates.
+- ``value_as_list``: a block call gives a list parameter a value that is no list
+  (``!!!ARG:avoid`` then ``highways,tolls``, ``!!!ARG:cuisine`` then ``Seafood``): its lines, or
+  else its comma-separated pieces, are the items, as the emoji syntax reads a list
+  (``["highways", "tolls"]``, ``["Seafood"]``). Kept only if the call then validates.
 - ``missing_dependency``: a block call waits for an id that no call of the response (or of
   earlier ones) has, once the response has ended: it runs without waiting, and its result says
   so. It waited for nothing that exists, so nothing it could need is skipped; a call that waits
@@ -98,8 +102,10 @@ from llmist.execution.results import call_result
 from llmist.gadgets import Gadget, InvalidParametersError, bind_call, validate_params
 from llmist.gadgets._schema import is_plain_string
 from llmist.gadgets.binding import joined_words
-from llmist.syntax import ParsedCall, is_auto_id, native_call, next_auto_id
+from llmist.syntax import BlockParseError, ParsedCall, is_auto_id, native_call, next_auto_id
+from llmist.syntax.pointers import parse_block_body
 from llmist.syntax.schema import json_schema
+from llmist.syntax.writing import write_block_call
 
 # RepairEvent and RepairKind are re-exported from here, their old home. They live with the run's
 # records (llmist.agent.records), below the hooks that pass them on; not here also because this module
@@ -518,6 +524,32 @@ def spread_values(
     return "values_in_order", detail, dict(read), _argument_lines(arg, read)
 
 
+def list_items(text: str) -> list[str]:
+    """The items of a list written as text without brackets: one a line when it has several
+    lines, else its comma-separated pieces (``highways,tolls``), as the emoji syntax reads a list;
+    each stripped, and without the quotes of ``"a", "b"``. ``[]`` for blank text."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    pieces = lines if len(lines) > 1 else [p.strip() for p in text.split(",") if p.strip()]
+    return [_unquoted(piece) for piece in pieces]
+
+
+def values_as_lists(
+    params: Mapping[str, object], texts: Mapping[str, object], lists: Sequence[str]
+) -> dict[str, object] | None:
+    """``params`` with each list parameter (one of ``lists``) that holds no list but was written as
+    text (its text in ``texts``) that is not a list either (no ``[`` or ``{`` first: binding reads
+    those as JSON or Python) read as its items (:func:`list_items`); ``None`` when there is none."""
+    read = {
+        name: list_items(text)
+        for name in lists
+        if name in params
+        and not isinstance(params[name], (list, dict))
+        and isinstance(text := texts.get(name), str)
+        and not text.lstrip().startswith(("[", "{"))
+    }
+    return {**params, **read} if read else None
+
+
 def _argument_lines(arg: str, values: Mapping[str, str]) -> str:
     """``values`` written as a block body's argument lines."""
     return "".join(f"{arg}{name}\n{value}\n" for name, value in values.items())
@@ -531,7 +563,15 @@ def _listed(values: Mapping[str, object]) -> str:
 def _binds(gadget: Gadget, call: ParsedCall) -> bool:
     """Whether ``call`` binds and validates for ``gadget``."""
     try:
-        validate_params(gadget, bind_call(gadget, call))
+        return _validates(gadget, bind_call(gadget, call))
+    except InvalidParametersError:
+        return False
+
+
+def _validates(gadget: Gadget, params: Mapping[str, object]) -> bool:
+    """Whether ``params`` (bound) validate for ``gadget``."""
+    try:
+        validate_params(gadget, params)
     except InvalidParametersError:
         return False
     return True
@@ -630,6 +670,8 @@ class CallRepairs:
         """Native tool name -> gadget, for the gadgets whose names native tools cannot hold."""
         self._required_by: dict[str, frozenset[str]] = {}
         """Gadget -> its required parameters (worked out at its first block call)."""
+        self._lists_by: dict[str, tuple[str, ...]] = {}
+        """Gadget -> its list parameters (worked out at its first block call)."""
 
     def start_response(self) -> None:
         """The calls that follow belong to a new response (ids and dependencies are read
@@ -759,6 +801,11 @@ class CallRepairs:
             call = self._block_arguments(
                 call, tuple(f for f in self._gadgets[call.gadget_name].Params.model_fields if f in required)
             )
+        lists = self._lists_by.get(call.gadget_name)
+        if lists is None:
+            lists = self._lists(call.gadget_name)
+        if lists and call.parameters and call.parse_error is None:
+            call = self._values_as_lists(call, lists)
         return self._ids_as_meant(call) if self._response_ids else call
 
     def _emoji(self, call: ParsedCall) -> ParsedCall:
@@ -800,6 +847,44 @@ class CallRepairs:
         fields = gadget.Params.model_fields if gadget is not None else {}
         found = self._required_by[name] = frozenset(f for f, info in fields.items() if info.is_required())
         return found
+
+    def _lists(self, name: str) -> tuple[str, ...]:
+        """The list parameters of the gadget ``name``, worked out once."""
+        gadget = self._gadgets.get(name)
+        schema = json_schema(gadget.Params) if gadget is not None else None
+        found = self._lists_by[name] = (
+            tuple(f for f, node in schema.properties.items() if schema.kind(node) == "array") if schema else ()
+        )
+        return found
+
+    def _values_as_lists(self, call: ParsedCall, lists: tuple[str, ...]) -> ParsedCall:
+        """``call`` with the text values of its list parameters read as lists (``value_as_list``,
+        :func:`values_as_lists`), when it does not validate as written and does so read."""
+        params = call.parameters or {}
+        if all(isinstance(params.get(name, ()), (list, dict)) for name in lists):
+            return call  # every list written as one, or left out: the one look a well-formed call costs
+        gadget = self._gadgets[call.gadget_name]
+        try:
+            bound = bind_call(gadget, call, arg_prefix=self._arg)
+            # The lists' values as written: the parser, which no schema told they are lists, read
+            # "0" as a number and "1.50" as 1.5.
+            as_text = {"type": "object", "properties": {name: {"type": "string"} for name in lists}}
+            texts = parse_block_body(call.parameters_raw, arg_prefix=self._arg, schema=as_text)
+        except (InvalidParametersError, BlockParseError):
+            return call
+        read = values_as_lists(bound, texts, lists)
+        if read is None or _validates(gadget, bound):
+            return call
+        try:
+            body = write_block_call(call.gadget_name, read, arg_prefix=self._arg).split("\n")[1:-1]
+        except ValueError:  # a value holds a marker: it cannot be written back as argument lines
+            return call
+        fixed = dataclasses.replace(call, parameters=read, parameters_raw="\n".join(body) + "\n")
+        if not _binds(gadget, fixed):
+            return call
+        changed = [f"{name}={bound[name]!r} as {read[name]!r}" for name in lists if read.get(name) != bound.get(name)]
+        self._note("value_as_list", f"{call.gadget_name}: {', '.join(changed)}", call.invocation_id)
+        return fixed
 
     def _block_arguments(self, call: ParsedCall, required: tuple[str, ...]) -> ParsedCall:
         """``call`` (a block call that leaves a required parameter unset) with the arguments the
