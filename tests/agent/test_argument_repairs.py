@@ -452,3 +452,13 @@ async def test_any_items_written_one_a_line_or_with_commas_are_read_back(items: 
     written = ("\n" if lines else ",").join(items)
     run, _ = await _run_with([tag], _call("tag", f"!!!ARG:note\nn\n!!!ARG:tags\n{written}\n"), "done")
     assert run.gadget_results[0].result == f"n: {[i.strip() for i in items]}"
+
+
+async def test_calls_with_their_values_in_the_header_alone_are_not_repeats_of_each_other() -> None:
+    # The first call runs before the second arrives, as from a real model: the second was answered
+    # as a repeat of the first (the same empty body), with the first year's result.
+    first, second = _call("get_president_and_vp:1980"), _call("get_president_and_vp:1992")
+    agent = Agent(model=MockModel([first + "\n" + second, "done"], chunk_size=4, delay_s=0.01), gadgets=GADGETS)
+    result = await agent.run("task")
+    assert [r.result for r in result.gadget_results] == ["president of 1980", "president of 1992"]
+    assert result.repairs == {"header_arguments": 2}

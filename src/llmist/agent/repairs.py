@@ -550,6 +550,17 @@ def values_as_lists(
     return {**params, **read} if read else None
 
 
+def _written_arguments(name: str, params: Mapping[str, object], arg: str) -> str | None:
+    """``params`` of a call to ``name`` written as a block body's argument lines (lists and
+    objects as pointers), as binding reads them back; ``None`` when a value holds a marker, which
+    no argument line can hold."""
+    try:
+        lines = write_block_call(name, params, arg_prefix=arg).split("\n")[1:-1]
+    except ValueError:
+        return None
+    return "\n".join(lines) + "\n"
+
+
 def _argument_lines(arg: str, values: Mapping[str, str]) -> str:
     """``values`` written as a block body's argument lines."""
     return "".join(f"{arg}{name}\n{value}\n" for name, value in values.items())
@@ -861,7 +872,7 @@ class CallRepairs:
         """``call`` with the text values of its list parameters read as lists (``value_as_list``,
         :func:`values_as_lists`), when it does not validate as written and does so read."""
         params = call.parameters or {}
-        if all(isinstance(params.get(name, ()), (list, dict)) for name in lists):
+        if all(name not in params or isinstance(params[name], (list, dict)) for name in lists):
             return call  # every list written as one, or left out: the one look a well-formed call costs
         gadget = self._gadgets[call.gadget_name]
         try:
@@ -875,11 +886,10 @@ class CallRepairs:
         read = values_as_lists(bound, texts, lists)
         if read is None or _validates(gadget, bound):
             return call
-        try:
-            body = write_block_call(call.gadget_name, read, arg_prefix=self._arg).split("\n")[1:-1]
-        except ValueError:  # a value holds a marker: it cannot be written back as argument lines
+        written = _written_arguments(call.gadget_name, read, self._arg)
+        if written is None:
             return call
-        fixed = dataclasses.replace(call, parameters=read, parameters_raw="\n".join(body) + "\n")
+        fixed = dataclasses.replace(call, parameters=read, parameters_raw=written)
         if not _binds(gadget, fixed):
             return call
         changed = [f"{name}={bound[name]!r} as {read[name]!r}" for name in lists if read.get(name) != bound.get(name)]
@@ -913,11 +923,15 @@ class CallRepairs:
                 params = {**params, **header}
         if not kinds:
             return call
-        fixed = dataclasses.replace(call, parameters=params, parameters_raw=raw)
+        # Written back as argument lines: binding reads them again, and a call identical to an
+        # earlier one is told by them (call_signature); two calls with their values in the header
+        # alone had the same empty body, and the second was answered as a repeat of the first.
+        written = _written_arguments(call.gadget_name, params, self._arg)
+        if written is None and header is not None and self._arg in raw:
+            written = raw + ("" if raw.endswith("\n") else "\n") + _argument_lines(self._arg, header)
+        fixed = dataclasses.replace(call, parameters=params, parameters_raw=raw if written is None else written)
         if header is not None:  # the id slot held a value: the call gets an id of its own, and waits for none
-            if self._arg in raw:
-                raw = raw + ("" if raw.endswith("\n") else "\n") + _argument_lines(self._arg, header)
-            fixed = dataclasses.replace(fixed, invocation_id=next_auto_id(), dependencies=(), parameters_raw=raw)
+            fixed = dataclasses.replace(fixed, invocation_id=next_auto_id(), dependencies=())
         if not _binds(gadget, fixed):
             return call
         for kind, what in kinds:
