@@ -52,7 +52,7 @@
   is kept only if the call then validates.
 - ``value_as_list``: a block call gives a list parameter a value that is no list
   (``!!!ARG:avoid`` then ``highways,tolls``, ``!!!ARG:cuisine`` then ``Seafood``): its lines, or
-  else its comma-separated pieces, are the items, as the emoji syntax reads a list
+  else its comma-separated pieces (the emoji syntax's list form), are the items
   (``["highways", "tolls"]``, ``["Seafood"]``). Kept only if the call then validates.
 - ``missing_dependency``: a block call waits for an id that no call of the response (or of
   earlier ones) has, once the response has ended: it runs without waiting, and its result says
@@ -526,8 +526,10 @@ def spread_values(
 
 def list_items(text: str) -> list[str]:
     """The items of a list written as text without brackets: one a line when it has several
-    lines, else its comma-separated pieces (``highways,tolls``), as the emoji syntax reads a list;
-    each stripped, and without the quotes of ``"a", "b"``. ``[]`` for blank text."""
+    lines, else its comma-separated pieces (``highways,tolls``, the emoji syntax's list form);
+    each stripped, empty ones dropped, and without the quotes of ``"a", "b"``. ``[]`` for blank
+    text. (The emoji binding splits at commas only and keeps every piece: its form is the
+    syntax's own, this one a repair's reading.)"""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     pieces = lines if len(lines) > 1 else [p.strip() for p in text.split(",") if p.strip()]
     return [_unquoted(piece) for piece in pieces]
@@ -545,9 +547,19 @@ def values_as_lists(
         if name in params
         and not isinstance(params[name], (list, dict))
         and isinstance(text := texts.get(name), str)
-        and not text.lstrip().startswith(("[", "{"))
+        and not _bracketed(text)
     }
     return {**params, **read} if read else None
+
+
+def _bracketed(text: str) -> bool:
+    """Whether ``text`` opens like a list or object literal, which binding decodes itself."""
+    return text.lstrip().startswith(("[", "{"))
+
+
+def _written_as_list(value: object) -> bool:
+    """Whether a parsed value is a list or object already, or text that binding decodes as one."""
+    return isinstance(value, (list, dict)) or (isinstance(value, str) and _bracketed(value))
 
 
 def _written_arguments(name: str, params: Mapping[str, object], arg: str) -> str | None:
@@ -872,11 +884,13 @@ class CallRepairs:
         """``call`` with the text values of its list parameters read as lists (``value_as_list``,
         :func:`values_as_lists`), when it does not validate as written and does so read."""
         params = call.parameters or {}
-        if all(name not in params or isinstance(params[name], (list, dict)) for name in lists):
+        if all(name not in params or _written_as_list(params[name]) for name in lists):
             return call  # every list written as one, or left out: the one look a well-formed call costs
         gadget = self._gadgets[call.gadget_name]
         try:
             bound = bind_call(gadget, call, arg_prefix=self._arg)
+            if _validates(gadget, bound):
+                return call
             # The lists' values as written: the parser, which no schema told they are lists, read
             # "0" as a number and "1.50" as 1.5.
             as_text = {"type": "object", "properties": {name: {"type": "string"} for name in lists}}
@@ -884,7 +898,7 @@ class CallRepairs:
         except (InvalidParametersError, BlockParseError):
             return call
         read = values_as_lists(bound, texts, lists)
-        if read is None or _validates(gadget, bound):
+        if read is None:
             return call
         written = _written_arguments(call.gadget_name, read, self._arg)
         if written is None:
