@@ -5,6 +5,7 @@ repair, with its stream closed (issue 39: 8,000 tokens and four minutes for a on
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator, Iterable
 
 import pytest
@@ -138,6 +139,46 @@ async def test_short_lines_between_the_copies_neither_make_nor_break_a_loop() ->
     assert result.output == "Sure.\nCalling add now.\n0"  # type: ignore[attr-defined]
 
 
+async def test_a_numbered_list_that_goes_on_with_the_same_items_ends_too() -> None:
+    # What Qwen2.5-Coder-0.5B wrote for a question no gadget answers: the same four items, numbered
+    # on and on (to 72 before its cap). No two lines are the same as written.
+    items = ["Right to use the property", "Right to sell the property", "Right to rent it", "Right to move out"]
+    body = "".join(f"{k}. **{items[(k - 1) % 4]}**: you are entitled to it.\n\n" for k in range(1, RUNAWAY))
+    result, model, repairs = await _run("As a tenant you have these rights:\n\n" + body)
+    assert _kinds(repairs) == ["degenerate_response"]
+    assert "a block of 4 lines from '5. **Right to use the property**" in repairs[0].detail
+    assert model.closed_early == [True]
+    assert model.read[0] < model.total[0] // 100
+    assert result.output == ("As a tenant you have these rights:\n\n" + body[: body.index("5. ")]).strip()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("unit", ["0", "ha", "the ", "ab, cd, "])
+async def test_a_line_that_runs_on_with_one_short_unit_ends(unit: str) -> None:
+    # 0.5B wrote a factorial, then 1,631 zeros on one line (a digit a token) until its cap.
+    line = "The answer is 5760" + unit * (20 * RUNAWAY // len(unit))
+    result, model, repairs = await _run("Here it is.\n" + line)
+    assert _kinds(repairs) == ["degenerate_response"]
+    assert "a line running on with" in repairs[0].detail
+    assert model.closed_early == [True]
+    assert model.read[0] < model.total[0] // 100
+    output = result.output  # type: ignore[attr-defined]
+    assert output.startswith("Here it is.\nThe answer is 5760") and len(output) < 300
+
+
+async def test_long_lines_that_do_not_run_on_are_written_whole() -> None:
+    # A minified JSON line, a line counting up, and a numbered list of different items: long,
+    # or numbered, but no unit over and over.
+    rows = json.dumps([{"id": i, "name": f"item {i}", "tags": ["a", "b"]} for i in range(300)])
+    counting = ", ".join(str(i) for i in range(2000))
+    numbered = "".join(f"{k}. Step {k}: check part {k * 7 % 31} of the build\n" for k in range(1, 60))
+    body = f"{rows}\n{counting}\n{numbered}"
+    response = block_call("write_file", path="data.txt", content=body)
+    _result, model, repairs = await _run(response, "done", gadgets=[write_file])
+    assert "degenerate_response" not in _kinds(repairs)
+    assert written[-1].rstrip("\n") == body.rstrip("\n")
+    assert model.closed_early == [False, False]
+
+
 async def test_a_json_call_written_as_text_over_and_over_runs_once_natively() -> None:
     # What Qwen2.5-Coder wrote through llama.cpp, whose server returns its calls as text.
     call = json.dumps({"name": "add", "arguments": {"a": 3, "b": 4}}) + "\n"
@@ -204,6 +245,11 @@ async def test_a_file_body_with_repeated_short_lines_and_fifteen_equal_lines_is_
     assert written[-1].rstrip("\n") == body.rstrip("\n")
 
 
+def _as_compared(line: str) -> str:
+    """A line as the watch compares it: stripped, a list item's number left out (``12. x``)."""
+    return re.sub(r"^[0-9]+([.)] )", r"#\1", line.strip())
+
+
 _LINE = st.text(st.characters(codec="ascii", exclude_characters="\n\r!"), min_size=8, max_size=30).filter(
     lambda s: len(s.strip()) >= 8
 )
@@ -211,11 +257,12 @@ _LINE = st.text(st.characters(codec="ascii", exclude_characters="\n\r!"), min_si
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    lines=st.lists(_LINE, min_size=1, max_size=60, unique_by=str.strip),
+    lines=st.lists(_LINE, min_size=1, max_size=60, unique_by=_as_compared),
     sizes=st.lists(st.integers(1, 40), min_size=1, max_size=20),
+    numbered=st.booleans(),
 )
-async def test_an_answer_of_different_lines_is_never_cut(lines: list[str], sizes: list[int]) -> None:
-    text = "\n".join(lines)
+async def test_an_answer_of_different_lines_is_never_cut(lines: list[str], sizes: list[int], numbered: bool) -> None:
+    text = "\n".join(f"{k}. {line}" if numbered else line for k, line in enumerate(lines, 1))
     cuts, at, k = [], 0, 0
     while at < len(text):
         at += sizes[k % len(sizes)]
@@ -235,14 +282,14 @@ async def test_an_answer_of_different_lines_is_never_cut(lines: list[str], sizes
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    prefix=st.lists(_LINE, max_size=5, unique_by=str.strip),
-    block=st.lists(_LINE, min_size=1, max_size=4, unique_by=str.strip),
+    prefix=st.lists(_LINE, max_size=5, unique_by=_as_compared),
+    block=st.lists(_LINE, min_size=1, max_size=4, unique_by=_as_compared),
     size=st.integers(1, 50),
 )
 async def test_a_loop_of_lines_is_cut_after_its_first_copy_however_it_streams(
     prefix: list[str], block: list[str], size: int
 ) -> None:
-    if any(line.strip() in {b.strip() for b in block} for line in prefix):
+    if any(_as_compared(line) in {_as_compared(b) for b in block} for line in prefix):
         return  # the prefix would be part of the loop
     text = "".join(f"{line}\n" for line in prefix) + "".join(f"{line}\n" for line in block) * 200
     repairs: list[RepairEvent] = []

@@ -18,7 +18,13 @@ per call, nothing per character beyond finding the line breaks):
   short lines (under :data:`MIN_LINE` characters: ``}``, ``7``, ``end``) and the syntax's marker
   lines are skipped: they neither make nor break a repeat. A loop often alternates a call and a
   blank line; a file body closes many braces, and a list of calls repeats its short values and
-  its markers, which no loop needs to be seen.
+  its markers, which no loop needs to be seen. A line's leading list number (``12.``, ``3)``) is
+  not compared: a numbered list that goes on with the same items (Qwen2.5-Coder-0.5B numbered
+  the same four tenant's rights to 72 before its cap) is a loop of lines too.
+- **a line that runs on with one short unit**: the last :data:`RUN_CHARS` characters of a line
+  are a unit of up to :data:`MAX_UNIT` characters over and over (``0000…``, ``the the the``). A
+  line ends no loop of lines, so the model can write such a run until its cap (0.5B wrote 1,631
+  zeros after a factorial, a digit a token).
 
 Where calls come as JSON text in the prose (``syntax="native"`` on a server such as
 llama-cpp-python's, which returns Qwen's calls so), a line holding such a call counts as a call,
@@ -34,7 +40,15 @@ from typing import Final
 from llmist.agent.repairs import json_calls, opens_like_result
 from llmist.syntax import ParsedCall
 
-__all__ = ["MAX_PERIOD", "MIN_REPEATS", "REPEATED_LINES", "SAME_CALL_LIMIT", "DegenerationWatch"]
+__all__ = [
+    "MAX_PERIOD",
+    "MAX_UNIT",
+    "MIN_REPEATS",
+    "REPEATED_LINES",
+    "RUN_CHARS",
+    "SAME_CALL_LIMIT",
+    "DegenerationWatch",
+]
 
 # Final: the compiled build inlines them (a plain module global is a dict look-up there).
 SAME_CALL_LIMIT: Final = 3
@@ -60,6 +74,15 @@ MIN_LINE: Final = 8
 """Characters a line needs, stripped, to be read for repeats: a shorter one (``}``, ``7``) is
 skipped like a blank line. A loop worth ending writes longer lines, and a response of many calls
 (twenty values ``1``) is then read at the cost of a length check a line."""
+
+RUN_CHARS: Final = 256
+"""Characters of one line that end the response when they are a unit of up to :data:`MAX_UNIT`
+characters repeated (32 copies of an 8-character unit or more). Written text, code and data
+hardly ever repeat one short unit so long on a line; a run-on reaches it in a few hundred
+tokens."""
+
+MAX_UNIT: Final = 8
+"""Longest unit whose run along a line is looked for (``0``, ``ha``, ``the ``)."""
 
 _WRAPPERS: Final = frozenset({"```", "</tool_call>", "</tools>"})
 """Lines that close a call written as JSON text (a fence, a chat template's tag)."""
@@ -88,6 +111,7 @@ class DegenerationWatch:
         "_running",
         "_runs",
         "_size",
+        "_tail",
         "cut_at",
         "first_line",
         "found",
@@ -116,6 +140,9 @@ class DegenerationWatch:
         self._line: list[str] = []
         """The line being written (up to :data:`MAX_LINE` characters)."""
         self._line_size = 0
+        """The length of that line so far (all of it, beyond :data:`MAX_LINE` too)."""
+        self._tail = ""
+        """Its last :data:`RUN_CHARS` characters, once it is that long."""
         self._line_at = 0
         """Where that line starts in the response's text."""
         self._size = 0
@@ -153,24 +180,26 @@ class DegenerationWatch:
         self._calls.clear()
 
     def text(self, text: str) -> bool:
-        """The next chunk of the response's text: whether it completes a loop of lines."""
+        """The next chunk of the response's text: whether it completes a loop of lines or a line
+        that runs on."""
         at = self._size
         self._size += len(text)
         if "\n" not in text:  # most chunks: a few tokens within a line
-            if self._line_size <= MAX_LINE:
-                self._line.append(text)
-                self._line_size += len(text)
-            return False
+            return self._continue_line(text)
         pieces = text.split("\n")
         for k, piece in enumerate(pieces[:-1]):
+            end = at + len(piece)
             if k == 0:
-                whole = self._line_size + len(piece) <= MAX_LINE
-                line = "".join(self._line) + piece if whole else None
+                if self._continue_line(piece, end):
+                    return True
+                line = "".join(self._line) if self._line_size <= MAX_LINE else None
                 start = self._line_at
             else:
+                if len(piece) >= RUN_CHARS and self._runs_on(piece[-RUN_CHARS:], end):
+                    return True
                 line = piece if len(piece) <= MAX_LINE else None
                 start = at
-            at += len(piece) + 1
+            at = end + 1
             if line is not None:
                 if len(line) < MIN_LINE and not self._names:
                     continue  # short, and shorter still once stripped (natively read: a result may be short)
@@ -183,40 +212,76 @@ class DegenerationWatch:
         self._line = [last]
         self._line_size = len(last)
         self._line_at = at
+        self._tail = ""
+        return len(last) >= RUN_CHARS and self._runs_on(last[-RUN_CHARS:], self._size)
+
+    def _continue_line(self, piece: str, end: int = -1) -> bool:
+        """``piece`` goes on with the line being written, up to ``end`` in the text (-1: the end
+        of the text read): whether the line now runs on with one short unit."""
+        size = self._line_size
+        if size <= MAX_LINE:
+            self._line.append(piece)
+        size += len(piece)
+        self._line_size = size
+        if size < RUN_CHARS:
+            return False
+        # The line is kept whole until it is RUN_CHARS long (RUN_CHARS < MAX_LINE), its tail after.
+        tail = (self._tail + piece if self._tail else "".join(self._line))[-RUN_CHARS:]
+        self._tail = tail
+        return self._runs_on(tail, end if end >= 0 else self._size)
+
+    def _runs_on(self, tail: str, end: int) -> bool:
+        """Whether ``tail``, a line's last :data:`RUN_CHARS` characters up to ``end`` in the text,
+        is one unit of up to :data:`MAX_UNIT` characters over and over."""
+        for unit in range(1, MAX_UNIT + 1):
+            if tail[-1] == tail[-1 - unit] and tail[unit:] == tail[:-unit]:
+                self.found = f"a line running on with {tail[-unit:]!r} over and over"
+                self.cut_at = end - RUN_CHARS
+                self.first_line = ""
+                return True
         return False
 
     def _read_line(self, line: str | None, start: int) -> bool:
         """A whole non-blank line, stripped (``None``: too long to compare), that starts at
         ``start`` in the text."""
-        if line is not None and self._names and self._text_call(line, start):
+        if line is None:
+            return self._no_repeat(f"\0{start}")  # a long line equals no other
+        if self._names and self._text_call(line, start):
             return True
-        if line is not None and len(line) < MIN_LINE:
+        if len(line) < MIN_LINE:
             return False  # short lines neither make nor break a repeat (MIN_LINE)
-        recent, runs = self._recent, self._runs
-        n = len(recent)
-        if line is None or line not in recent:  # most lines: no repeat can go on or start
-            if self._running:
-                self._running = False
-                for p in range(1, MAX_PERIOD + 1):
-                    runs[p] = 0
-            recent.append(line if line is not None else f"\0{start}")  # a long line equals no other
-            if n >= MAX_PERIOD:
-                del recent[0]
-            return False
+        key = _unnumbered(line) if line[0] in _DIGITS else line
+        recent = self._recent
+        if key not in recent:  # most lines: no repeat can go on or start
+            return self._no_repeat(key)
         if not self._runs:
             self._runs = [0] * (MAX_PERIOD + 1)
             self._run_at = [0] * (MAX_PERIOD + 1)
             self._run_line = [""] * (MAX_PERIOD + 1)
         self._running = True
-        found = self._repeats(line, start)
-        recent.append(line)
-        if n >= MAX_PERIOD:
+        found = self._repeats(key, line, start)
+        recent.append(key)
+        if len(recent) > MAX_PERIOD:
             del recent[0]
         return found
 
-    def _repeats(self, line: str, start: int) -> bool:
-        """``line`` (one of the last ones) goes on or starts a run for each period it repeats:
-        whether one of them now makes a loop."""
+    def _no_repeat(self, key: str) -> bool:
+        """A line that repeats none of the last ones (``key``: as it is compared): any run ends."""
+        if self._running:
+            self._running = False
+            runs = self._runs
+            for p in range(1, MAX_PERIOD + 1):
+                runs[p] = 0
+        recent = self._recent
+        recent.append(key)
+        if len(recent) > MAX_PERIOD:
+            del recent[0]
+        return False
+
+    def _repeats(self, line: str, written: str, start: int) -> bool:
+        """``line`` (one of the last ones, compared without its list number; ``written``: as it
+        was written) goes on or starts a run for each period it repeats: whether one of them now
+        makes a loop."""
         recent, runs = self._recent, self._runs
         n = len(recent)
         for p in range(1, MAX_PERIOD + 1):
@@ -225,7 +290,7 @@ class DegenerationWatch:
                 continue
             if runs[p] == 0:
                 self._run_at[p] = start
-                self._run_line[p] = line
+                self._run_line[p] = written
             runs[p] += 1
             lines = runs[p] + p
             if lines >= REPEATED_LINES and lines >= MIN_REPEATS * p:
@@ -254,3 +319,16 @@ class DegenerationWatch:
                 self.cut_at, self.first_line = start, line
                 return True
         return False
+
+
+_DIGITS: Final = "0123456789"
+
+
+def _unnumbered(line: str) -> str:
+    """``line`` without the number of a list's item (``12. Item`` and ``12) Item`` read as
+    ``#. Item`` and ``#) Item``): a numbered list that repeats its items is a loop too. Other
+    lines (``3.14 is pi``, ``2024-01-05,7``) as they are."""
+    digits = len(line) - len(line.lstrip(_DIGITS))
+    if line[digits : digits + 1] in {".", ")"} and line[digits + 1 : digits + 2] == " ":
+        return "#" + line[digits:]
+    return line
