@@ -382,7 +382,10 @@ def replay(path: Path, bfcl: Bfcl) -> tuple[list[Outcome], list[str]]:
         case = cases[old.id]
         new = Outcome(old.id, old.category, old.mode, old.model, prompt_tokens=old.prompt_tokens,
                       completion_tokens=old.completion_tokens, seconds=old.seconds)  # fmt: skip
-        asyncio.run(run_llmist(case, old.mode, MockModel([old.raw]), None, new))
+        # A constrained response is read as block text: the grammar shaped what the model wrote,
+        # not how llmist reads it (and a mock model takes no grammar).
+        mode = "block" if old.mode == "constrained" else old.mode
+        asyncio.run(run_llmist(case, mode, MockModel([old.raw]), None, new))
         new.raw, new.prompt_tokens, new.completion_tokens = old.raw, old.prompt_tokens, old.completion_tokens
         grade(bfcl, case, new)
         if new.verdict != old.verdict:

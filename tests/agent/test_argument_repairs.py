@@ -124,6 +124,27 @@ async def test_arguments_in_the_header_are_read_as_arguments_in_each_call() -> N
     assert result.repairs == {"header_arguments": 2}
 
 
+async def test_a_header_that_repeats_the_argument_lines_is_no_id() -> None:
+    # Constrained to identifiers, Qwen2.5-Coder-1.5B wrote its arguments in the header and in
+    # argument lines too: read as an id and dependencies, the second call was a duplicate id.
+    body = "!!!ARG:museum\n{m}\n!!!ARG:type\n{t}\n"
+    response = _call("artwork_find:museum:Louvre:type:For_sculptures", body.format(m="Louvre", t="sculpture")) + _call(
+        "artwork_find:museum:Orsay:type:painting", body.format(m="Orsay", t="painting")
+    )
+    result, events = await _run(response, "done")
+    assert [r.result for r in result.gadget_results] == ["sculptures of Louvre", "paintings of Orsay"]
+    assert result.repairs == {"header_arguments": 2}
+    assert "repeats its museum, type" in events[0].detail
+
+
+async def test_an_id_that_is_one_parameter_name_stays_an_id() -> None:
+    body = "!!!ARG:key\nk\n!!!ARG:text\nv\n"
+    response = _call("save_note:key", body) + _call("save_note:later:key", "!!!ARG:key\nj\n!!!ARG:text\nw\n")
+    result, _ = await _run(response, "done")
+    assert result.repairs == {}
+    assert [r.invocation_id for r in result.gadget_results] == ["key", "later"]
+
+
 async def test_an_id_of_an_earlier_call_is_not_read_as_an_argument() -> None:
     response = _call("save_note:s1", "!!!ARG:key\nk\n!!!ARG:text\nv\n") + _call("get_weather:s1")
     result, _ = await _run(response, "done")

@@ -47,7 +47,10 @@
   read as arguments (by name when the first slot is a parameter's name or the header holds
   ``name=value`` pairs, ``!!!GADGET_START:artwork_find:type=installation;location=new york``,
   else in declared order into the missing required parameters); the call gets an id of its own
-  and waits for none.
+  and waits for none. A header that only repeats the arguments its argument lines set (two or
+  more of the gadget's parameter names, the first in the id slot:
+  ``!!!GADGET_START:get_recipe:dish_name:Lasagne:serving_size:4``) is read the same way: the
+  argument lines' values are kept, and the call gets an id of its own and waits for none.
   These four run only on a block call that leaves a required parameter unset, and each reading
   is kept only if the call then validates.
 - ``value_as_list``: a block call gives a list parameter a value that is no list
@@ -829,7 +832,26 @@ class CallRepairs:
             lists = self._lists(call.gadget_name)
         if lists and call.parameters and call.parse_error is None:
             call = self._values_as_lists(call, lists)
+        if call.dependencies and call.parameters and call.invocation_id in call.parameters:
+            call = self._header_repeating_arguments(call)
         return self._ids_as_meant(call) if self._response_ids else call
+
+    def _header_repeating_arguments(self, call: ParsedCall) -> ParsedCall:
+        """``call`` with no id or dependencies of its own when its header only repeats its
+        arguments (``!!!GADGET_START:get_recipe:dish_name:Lasagne:serving_size:4`` over argument
+        lines that set both): the header names two or more of the gadget's parameters, the
+        first in the id slot, and the argument lines set each of them. Read as an id and
+        dependencies, two such calls had one id and the second was refused as a duplicate."""
+        fields = self._gadgets[call.gadget_name].Params.model_fields
+        params = call.parameters or {}
+        names = [slot for slot in (call.invocation_id, *call.dependencies) if slot in fields]
+        if len(names) < 2 or not all(name in params for name in names):
+            return call
+        fresh = next_auto_id()
+        repeated = ", ".join(names)
+        detail = f"{call.gadget_name}: the header repeats its {repeated} (the argument lines' values kept), not an id"
+        self._note("header_arguments", detail, fresh)
+        return dataclasses.replace(call, invocation_id=fresh, dependencies=())
 
     def _emoji(self, call: ParsedCall) -> ParsedCall:
         """An emoji call with its header and body read as meant."""
