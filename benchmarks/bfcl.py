@@ -7,7 +7,9 @@
 Data, possible answers, checker, BFCL's prompt-mode prompt and decoder all come from the pinned
 ``bfcl-eval`` package (see ``_bfcl_package.py``). Categories: the non-live AST ones, ``simple_python``,
 ``multiple``, ``parallel``, ``parallel_multiple`` and ``irrelevance`` (passes when no call is made,
-as BFCL grades it). One model turn per case: BFCL grades the calls of the first response.
+as BFCL grades it: a call llmist refused to run, to a gadget that does not exist or with invalid
+values, was made all the same, as BFCL's decoder would read it in prompt mode). One model turn
+per case: BFCL grades the calls of the first response.
 
 Modes (``--mode``, repeatable), all on one llama.cpp server serving the same GGUF file:
 
@@ -154,7 +156,10 @@ def grade(bfcl: Bfcl, case: Case, out: Outcome) -> None:
     if out.verdict == "error":
         return
     if case.category == "irrelevance":
-        made_call = out.decoded is not None and not bfcl.is_empty_output(out.decoded)
+        # BFCL's decoder reads any call the model wrote, to a function that exists or not. llmist
+        # runs only the calls that bind, so a call it refused (a made-up gadget's name, invalid
+        # values) was written all the same, and fails the case as it would in BFCL's prompt mode.
+        made_call = (out.decoded is not None and not bfcl.is_empty_output(out.decoded)) or bool(out.rejected)
         out.verdict = "fail" if made_call else "pass"
         if made_call:
             out.error = ["Valid syntax. Successfully decode AST when it should not."]
