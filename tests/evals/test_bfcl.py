@@ -76,9 +76,15 @@ def test_irrelevance_passes_without_a_call_and_fails_with_one(package: Any) -> N
     undecodable = bfcl.Outcome(case.id, case.category, "bfcl-prompt", "m", verdict="graded", decode_error="x")
     name = case.functions[0]["name"]
     called = bfcl.Outcome(case.id, case.category, "block", "m", verdict="graded", decoded=[{name: {}}])
-    for out in (silent, undecodable, called):
+    # A call llmist refused to run (a made-up gadget) was written all the same: BFCL's decoder
+    # would read it in prompt mode, so it fails the case too.
+    refused = bfcl.Outcome(
+        case.id, case.category, "block", "m", verdict="graded", decoded=[],
+        rejected=[{"gadget": "fastest_route", "parameters": {}, "error": "Unknown gadget 'fastest_route'."}],
+    )  # fmt: skip
+    for out in (silent, undecodable, called, refused):
         bfcl.grade(package, case, out)
-    assert (silent.verdict, undecodable.verdict, called.verdict) == ("pass", "pass", "fail")
+    assert (silent.verdict, undecodable.verdict, called.verdict, refused.verdict) == ("pass", "pass", "fail", "fail")
 
 
 def test_a_harness_error_stays_an_error(package: Any) -> None:
