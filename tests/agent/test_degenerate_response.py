@@ -165,6 +165,16 @@ async def test_a_line_that_runs_on_with_one_short_unit_ends(unit: str) -> None:
     assert output.startswith("Here it is.\nThe answer is 5760") and len(output) < 300
 
 
+async def test_a_call_whose_value_runs_on_is_not_run() -> None:
+    written.clear()
+    response = "!!!GADGET_START:write_file\n!!!ARG:path\nbig.txt\n!!!ARG:content\n" + "9" * 5000 + "\n!!!GADGET_END\n"
+    result, model, repairs = await _run(response, "done", gadgets=[write_file])
+    assert _kinds(repairs) == ["degenerate_response"]
+    assert "a line running on with '9'" in repairs[0].detail
+    assert written == [] and model.closed_early[0]
+    assert result.gadget_results == []  # type: ignore[attr-defined]
+
+
 async def test_long_lines_that_do_not_run_on_are_written_whole() -> None:
     # A minified JSON line, a line counting up, and a numbered list of different items: long,
     # or numbered, but no unit over and over.
