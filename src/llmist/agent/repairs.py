@@ -47,12 +47,13 @@
   read as arguments (by name when the first slot is a parameter's name or the header holds
   ``name=value`` pairs, ``!!!GADGET_START:artwork_find:type=installation;location=new york``,
   else in declared order into the missing required parameters); the call gets an id of its own
-  and waits for none. A header that only repeats the arguments its argument lines set (two or
-  more of the gadget's parameter names, the first in the id slot:
-  ``!!!GADGET_START:get_recipe:dish_name:Lasagne:serving_size:4``) is read the same way: the
-  argument lines' values are kept, and the call gets an id of its own and waits for none.
+  and waits for none.
   These four run only on a block call that leaves a required parameter unset, and each reading
-  is kept only if the call then validates.
+  is kept only if the call then validates. ``header_arguments`` also covers a call that sets
+  every parameter its header names, when the header only repeats them (two or more of the
+  gadget's parameter names, the first in the id slot:
+  ``!!!GADGET_START:get_recipe:dish_name:Lasagne:serving_size:4``): the argument lines' values
+  are kept, and the call gets an id of its own and waits for none.
 - ``value_as_list``: a block call gives a list parameter a value that is no list
   (``!!!ARG:avoid`` then ``highways,tolls``, ``!!!ARG:cuisine`` then ``Seafood``): its lines, or
   else its comma-separated pieces (the emoji syntax's list form), are the items
