@@ -152,32 +152,8 @@ async def test_a_numbered_list_that_goes_on_with_the_same_items_ends_too() -> No
     assert result.output == ("As a tenant you have these rights:\n\n" + body[: body.index("5. ")]).strip()  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("unit", ["0", "ha", "the ", "ab, cd, "])
-async def test_a_line_that_runs_on_with_one_short_unit_ends(unit: str) -> None:
-    # 0.5B wrote a factorial, then 1,631 zeros on one line (a digit a token) until its cap.
-    line = "The answer is 5760" + unit * (20 * RUNAWAY // len(unit))
-    result, model, repairs = await _run("Here it is.\n" + line)
-    assert _kinds(repairs) == ["degenerate_response"]
-    assert "a line running on with" in repairs[0].detail
-    assert model.closed_early == [True]
-    assert model.read[0] < model.total[0] // 100
-    output = result.output  # type: ignore[attr-defined]
-    assert output.startswith("Here it is.\nThe answer is 5760") and len(output) < 300
-
-
-async def test_a_call_whose_value_runs_on_is_not_run() -> None:
-    written.clear()
-    response = "!!!GADGET_START:write_file\n!!!ARG:path\nbig.txt\n!!!ARG:content\n" + "9" * 5000 + "\n!!!GADGET_END\n"
-    result, model, repairs = await _run(response, "done", gadgets=[write_file])
-    assert _kinds(repairs) == ["degenerate_response"]
-    assert "a line running on with '9'" in repairs[0].detail
-    assert written == [] and model.closed_early[0]
-    assert result.gadget_results == []  # type: ignore[attr-defined]
-
-
-async def test_long_lines_that_do_not_run_on_are_written_whole() -> None:
-    # A minified JSON line, a line counting up, and a numbered list of different items: long,
-    # or numbered, but no unit over and over.
+async def test_long_lines_and_a_numbered_list_of_different_items_are_written_whole() -> None:
+    # A minified JSON line, a line counting up, and a numbered list of different items.
     rows = json.dumps([{"id": i, "name": f"item {i}", "tags": ["a", "b"]} for i in range(300)])
     counting = ", ".join(str(i) for i in range(2000))
     numbered = "".join(f"{k}. Step {k}: check part {k * 7 % 31} of the build\n" for k in range(1, 60))

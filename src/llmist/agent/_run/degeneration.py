@@ -21,10 +21,6 @@ per call, nothing per character beyond finding the line breaks):
   its markers, which no loop needs to be seen. A line's leading list number (``12.``, ``3)``) is
   not compared: a numbered list that goes on with the same items (Qwen2.5-Coder-0.5B numbered
   the same four tenant's rights to 72 before its cap) is a loop of lines too.
-- **a line that runs on with one short unit**: the last :data:`RUN_CHARS` characters of a line
-  are a unit of up to :data:`MAX_UNIT` characters over and over (``0000…``, ``the the the``). A
-  line ends no loop of lines, so the model can write such a run until its cap (0.5B wrote 1,631
-  zeros after a factorial, a digit a token).
 
 Where calls come as JSON text in the prose (``syntax="native"`` on a server such as
 llama-cpp-python's, which returns Qwen's calls so), a line holding such a call counts as a call,
@@ -40,15 +36,7 @@ from typing import Final
 from llmist.agent.repairs import json_calls, opens_like_result
 from llmist.syntax import ParsedCall
 
-__all__ = [
-    "MAX_PERIOD",
-    "MAX_UNIT",
-    "MIN_REPEATS",
-    "REPEATED_LINES",
-    "RUN_CHARS",
-    "SAME_CALL_LIMIT",
-    "DegenerationWatch",
-]
+__all__ = ["MAX_PERIOD", "MIN_REPEATS", "REPEATED_LINES", "SAME_CALL_LIMIT", "DegenerationWatch"]
 
 # Final: the compiled build inlines them (a plain module global is a dict look-up there).
 SAME_CALL_LIMIT: Final = 3
@@ -75,14 +63,8 @@ MIN_LINE: Final = 8
 skipped like a blank line. A loop worth ending writes longer lines, and a response of many calls
 (twenty values ``1``) is then read at the cost of a length check a line."""
 
-RUN_CHARS: Final = 256
-"""Characters of one line that end the response when they are a unit of up to :data:`MAX_UNIT`
-characters repeated (32 copies of an 8-character unit or more). Written text, code and data
-hardly ever repeat one short unit so long on a line; a run-on reaches it in a few hundred
-tokens."""
-
-MAX_UNIT: Final = 8
-"""Longest unit whose run along a line is looked for (``0``, ``ha``, ``the ``)."""
+_DIGITS: Final = "0123456789"
+"""What a list item's number is written in (:func:`_unnumbered`)."""
 
 _WRAPPERS: Final = frozenset({"```", "</tool_call>", "</tools>"})
 """Lines that close a call written as JSON text (a fence, a chat template's tag)."""
@@ -111,7 +93,6 @@ class DegenerationWatch:
         "_running",
         "_runs",
         "_size",
-        "_tail",
         "cut_at",
         "first_line",
         "found",
@@ -140,9 +121,6 @@ class DegenerationWatch:
         self._line: list[str] = []
         """The line being written (up to :data:`MAX_LINE` characters)."""
         self._line_size = 0
-        """The length of that line so far (all of it, beyond :data:`MAX_LINE` too)."""
-        self._tail = ""
-        """Its last :data:`RUN_CHARS` characters, once it is that long."""
         self._line_at = 0
         """Where that line starts in the response's text."""
         self._size = 0
@@ -180,26 +158,24 @@ class DegenerationWatch:
         self._calls.clear()
 
     def text(self, text: str) -> bool:
-        """The next chunk of the response's text: whether it completes a loop of lines or a line
-        that runs on."""
+        """The next chunk of the response's text: whether it completes a loop of lines."""
         at = self._size
         self._size += len(text)
         if "\n" not in text:  # most chunks: a few tokens within a line
-            return self._continue_line(text)
+            if self._line_size <= MAX_LINE:
+                self._line.append(text)
+                self._line_size += len(text)
+            return False
         pieces = text.split("\n")
         for k, piece in enumerate(pieces[:-1]):
-            end = at + len(piece)
             if k == 0:
-                if self._continue_line(piece, end):
-                    return True
-                line = "".join(self._line) if self._line_size <= MAX_LINE else None
+                whole = self._line_size + len(piece) <= MAX_LINE
+                line = "".join(self._line) + piece if whole else None
                 start = self._line_at
             else:
-                if len(piece) >= RUN_CHARS and self._runs_on(piece[-RUN_CHARS:], end):
-                    return True
                 line = piece if len(piece) <= MAX_LINE else None
                 start = at
-            at = end + 1
+            at += len(piece) + 1
             if line is not None:
                 if len(line) < MIN_LINE and not self._names:
                     continue  # short, and shorter still once stripped (natively read: a result may be short)
@@ -212,33 +188,6 @@ class DegenerationWatch:
         self._line = [last]
         self._line_size = len(last)
         self._line_at = at
-        self._tail = ""
-        return len(last) >= RUN_CHARS and self._runs_on(last[-RUN_CHARS:], self._size)
-
-    def _continue_line(self, piece: str, end: int = -1) -> bool:
-        """``piece`` goes on with the line being written, up to ``end`` in the text (-1: the end
-        of the text read): whether the line now runs on with one short unit."""
-        size = self._line_size
-        if size <= MAX_LINE:
-            self._line.append(piece)
-        size += len(piece)
-        self._line_size = size
-        if size < RUN_CHARS:
-            return False
-        # The line is kept whole until it is RUN_CHARS long (RUN_CHARS < MAX_LINE), its tail after.
-        tail = (self._tail + piece if self._tail else "".join(self._line))[-RUN_CHARS:]
-        self._tail = tail
-        return self._runs_on(tail, end if end >= 0 else self._size)
-
-    def _runs_on(self, tail: str, end: int) -> bool:
-        """Whether ``tail``, a line's last :data:`RUN_CHARS` characters up to ``end`` in the text,
-        is one unit of up to :data:`MAX_UNIT` characters over and over."""
-        for unit in range(1, MAX_UNIT + 1):
-            if tail[-1] == tail[-1 - unit] and tail[unit:] == tail[:-unit]:
-                self.found = f"a line running on with {tail[-unit:]!r} over and over"
-                self.cut_at = end - RUN_CHARS
-                self.first_line = ""
-                return True
         return False
 
     def _read_line(self, line: str | None, start: int) -> bool:
@@ -319,9 +268,6 @@ class DegenerationWatch:
                 self.cut_at, self.first_line = start, line
                 return True
         return False
-
-
-_DIGITS: Final = "0123456789"
 
 
 def _unnumbered(line: str) -> str:
