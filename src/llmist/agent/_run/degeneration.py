@@ -194,15 +194,24 @@ class DegenerationWatch:
         """A whole non-blank line, stripped (``None``: too long to compare), that starts at
         ``start`` in the text."""
         if line is None:
-            return self._no_repeat(f"\0{start}")  # a long line equals no other
-        if self._names and self._text_call(line, start):
-            return True
-        if len(line) < MIN_LINE:
-            return False  # short lines neither make nor break a repeat (MIN_LINE)
-        key = _unnumbered(line) if line[0] in _DIGITS else line
-        recent = self._recent
-        if key not in recent:  # most lines: no repeat can go on or start
-            return self._no_repeat(key)
+            key = f"\0{start}"  # a long line equals no other
+        else:
+            if self._names and self._text_call(line, start):
+                return True
+            if len(line) < MIN_LINE:
+                return False  # short lines neither make nor break a repeat (MIN_LINE)
+            key = _unnumbered(line) if line[0] in _DIGITS else line
+        recent, runs = self._recent, self._runs
+        n = len(recent)
+        if line is None or key not in recent:  # most lines: no repeat can go on or start
+            if self._running:
+                self._running = False
+                for p in range(1, MAX_PERIOD + 1):
+                    runs[p] = 0
+            recent.append(key)
+            if n >= MAX_PERIOD:
+                del recent[0]
+            return False
         if not self._runs:
             self._runs = [0] * (MAX_PERIOD + 1)
             self._run_at = [0] * (MAX_PERIOD + 1)
@@ -210,22 +219,9 @@ class DegenerationWatch:
         self._running = True
         found = self._repeats(key, line, start)
         recent.append(key)
-        if len(recent) > MAX_PERIOD:
+        if n >= MAX_PERIOD:
             del recent[0]
         return found
-
-    def _no_repeat(self, key: str) -> bool:
-        """A line that repeats none of the last ones (``key``: as it is compared): any run ends."""
-        if self._running:
-            self._running = False
-            runs = self._runs
-            for p in range(1, MAX_PERIOD + 1):
-                runs[p] = 0
-        recent = self._recent
-        recent.append(key)
-        if len(recent) > MAX_PERIOD:
-            del recent[0]
-        return False
 
     def _repeats(self, line: str, written: str, start: int) -> bool:
         """``line`` (one of the last ones, compared without its list number; ``written``: as it
