@@ -529,3 +529,31 @@ async def test_an_id_used_again_in_a_later_response_is_a_new_call() -> None:
 async def test_the_id_and_dependency_repairs_are_refused_in_strict_mode() -> None:
     with pytest.raises(RepairRefused, match="first_word_name"):
         await _notes_run(SAVE_BY_ID + READ_WAITING_IN_OWN_ID, "done", strict=True)
+
+
+async def test_identical_calls_of_one_response_all_run_however_fast_the_first_finished() -> None:
+    # Whether a repeat runs must not depend on timing: a die may be rolled twice in one answer.
+    # The first call here runs inline, so it has finished when the second is read; BFCL's
+    # parallel_147 on Qwen2.5-Coder-0.5B got one verdict live and another replayed.
+    rolls: list[int] = []
+
+    @gadget(description="Roll a die.", inline=True)
+    def roll(sides: int) -> str:
+        rolls.append(sides)
+        return str(len(rolls))
+
+    call = block_call("roll", sides=6)
+    agent = Agent(model=MockModel([call + "\n" + call, "done"], split=[len(call) + 1]), gadgets=[roll])
+    result = await agent.run("task")
+    assert rolls == [6, 6]
+    assert [r.result for r in result.gadget_results] == ["1", "2"]
+    assert result.repairs == {}
+
+
+async def test_a_repeat_of_any_successful_call_of_the_last_response_is_answered_whichever_finished_last() -> None:
+    RUNS.clear()
+    first, second = block_call("add", a=1, b=2), block_call("get_weather", city="Oslo")
+    result, events = await _run(first + "\n" + second, first, "done")
+    assert RUNS == [3]
+    assert result.repairs == {"repeated_call": 1}  # type: ignore[attr-defined]
+    assert [e.kind for e in events] == ["repeated_call"]

@@ -6,8 +6,10 @@
   call of the name llmist sent for a gadget with dots, which native tools cannot hold, is that
   gadget's call, not a repair: :func:`~llmist.execution.names.native_name`.)
 - ``unknown_gadget``: a call names no gadget: the model is answered with the closest names.
-- ``repeated_call``: a call identical to an earlier successful one of the run, with no other
-  call succeeding in between: not run again; the model gets the earlier result with a note.
+- ``repeated_call``: a call identical to a successful one of the last response that had any, in
+  a later response: not run again; the model gets the earlier result with a note. Identical calls
+  in one response all run (a die rolled twice). Both rules go by the responses, never by which
+  call finished first: that is timing, and must not decide whether a call runs.
 - ``invented_result``: after its calls the model wrote a result itself: that text is dropped
   from the conversation and the model is told that results come from the system.
 - ``body_as_prose``: an emoji call without its end marker (``🛠️[add 1 2]`` and then prose)
@@ -681,10 +683,14 @@ class CallRepairs:
         """Gadgets the model has not been offered yet (the output viewer, until an output is
         stored): they run when called, but an unknown gadget's answer does not list them.
         Offered in that list, Qwen2.5-Coder called the viewer with made-up ids."""
-        self._signatures: dict[str, tuple[str, str, str]] = {}
-        """Invocation id -> what the call wrote, for calls that may be repeated."""
+        self._response = 0
+        """Which response of the run the calls now admitted belong to."""
+        self._signatures: dict[str, tuple[tuple[str, str, str], int]] = {}
+        """Invocation id -> what the call wrote and its response, for calls that may be repeated."""
         self._done: dict[tuple[str, str, str], GadgetExecutionResult] = {}
-        """Successful calls of the run by what they wrote."""
+        """The successful calls of the last response that had any, by what they wrote."""
+        self._done_in = 0
+        """That response."""
         self.noted: list[tuple[RepairKind, str, str | None]] = []
         """Repairs made and not yet taken: ``(kind, detail, invocation id)``."""
         self._response_ids: dict[str, str] = {}
@@ -703,6 +709,7 @@ class CallRepairs:
     def start_response(self) -> None:
         """The calls that follow belong to a new response (ids and dependencies are read
         within one response)."""
+        self._response += 1
         self._response_ids = {}
         self._aliases = {}
 
@@ -727,7 +734,7 @@ class CallRepairs:
         if call.gadget_name in self._no_parameters and _has_parameters(call):
             call = self._without_parameters(call)
         signature = call_signature(call)
-        earlier = self._done.get(signature)
+        earlier = self._done.get(signature) if self._done_in != self._response else None
         if earlier is not None and not earlier.breaks_loop:
             detail = f"{call.gadget_name} call identical to {earlier.invocation_id} answered with its result"
             self._note("repeated_call", detail, call.invocation_id)
@@ -741,17 +748,22 @@ class CallRepairs:
                 f"If the task is done, {done}.)"
             )
             return call_result(call, f"{earlier.result or ''}{note}", None, "success")
-        self._signatures[call.invocation_id] = signature
+        self._signatures[call.invocation_id] = (signature, self._response)
         return call
 
     def remember(self, r: GadgetExecutionResult) -> None:
-        """A call of the run finished: a successful one answers the same call made again, until
-        another call succeeds. That one may have changed what the first would return now (a
-        command run, the file it reads written, the command run again), so from then on a repeat
-        runs."""
-        signature = self._signatures.pop(r.invocation_id, None)
-        if signature is not None and r.ok and r.skip is None and signature not in self._done:
-            self._done = {signature: r}
+        """A call of the run finished: a successful one answers the same call made in a later
+        response, until a call of another response succeeds. That one may have changed what the
+        first would return now (a command run, the file it reads written, the command run again),
+        so from then on a repeat runs. The calls of one response ran side by side, in no order
+        the model could count on, so each of them answers its repeats."""
+        written = self._signatures.pop(r.invocation_id, None)
+        if written is None or not r.ok or r.skip is not None:
+            return
+        signature, response = written
+        if response != self._done_in:
+            self._done, self._done_in = {}, response
+        self._done.setdefault(signature, r)
 
     def text_calls(self, prose: str) -> list[ParsedCall]:
         """Native tool calls the model wrote as JSON text in a response's ``prose`` (outside any
