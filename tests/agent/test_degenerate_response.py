@@ -170,12 +170,13 @@ async def test_a_json_call_written_as_text_over_and_over_runs_once_natively() ->
     call = json.dumps({"name": "add", "arguments": {"a": 3, "b": 4}}) + "\n"
     result, model, repairs = await _run(call * RUNAWAY, "7", syntax="native")
     assert "degenerate_response" in _kinds(repairs)
-    assert ran == [(3, 4)] * len(ran) and len(ran) <= 2  # the third copy ends the response
+    assert ran == [(3, 4)]  # the second copy is answered as a repeat, the third ends the response
     assert model.closed_early == [True, False]
     assert model.read[0] < model.total[0] // 100
     assistant = result.messages[2]  # type: ignore[attr-defined]
-    answered = [m.tool_call_id for m in result.messages[3 : 3 + len(ran)]]  # type: ignore[attr-defined]
-    assert [c.id for c in assistant.tool_calls] == answered  # each call kept has its result
+    kept = [c.id for c in assistant.tool_calls]
+    answered = [m.tool_call_id for m in result.messages[3 : 3 + len(kept)]]  # type: ignore[attr-defined]
+    assert len(kept) == 2 and sorted(kept) == sorted(answered)  # each call kept has its result
 
 
 async def test_a_result_written_after_a_json_call_ends_the_response_natively() -> None:

@@ -6,10 +6,13 @@
   call of the name llmist sent for a gadget with dots, which native tools cannot hold, is that
   gadget's call, not a repair: :func:`~llmist.execution.names.native_name`.)
 - ``unknown_gadget``: a call names no gadget: the model is answered with the closest names.
-- ``repeated_call``: a call identical to a successful one of the last response that had any, in
-  a later response: not run again; the model gets the earlier result with a note. Identical calls
-  in one response all run (a die rolled twice). Both rules go by the responses, never by which
-  call finished first: that is timing, and must not decide whether a call runs.
+- ``repeated_call``: a call identical to an earlier one of the same response, or to a successful
+  one of the last response that had any: not run again. The model gets the earlier result with a
+  note (a call of the same response: a note that names the call whose result it shares, as that
+  one may still be running). Both rules go by what the model wrote, never by which call finished
+  first: that is timing, and must not decide whether a call runs. (Qwen2.5-Coder-0.5B wrote one
+  call twice in an answer that wanted it once; it ran once or twice as the first happened to
+  finish before the second was read.)
 - ``invented_result``: after its calls the model wrote a result itself: that text is dropped
   from the conversation and the model is told that results come from the system.
 - ``body_as_prose``: an emoji call without its end marker (``🛠️[add 1 2]`` and then prose)
@@ -687,6 +690,8 @@ class CallRepairs:
         """Which response of the run the calls now admitted belong to."""
         self._signatures: dict[str, tuple[tuple[str, str, str], int]] = {}
         """Invocation id -> what the call wrote and its response, for calls that may be repeated."""
+        self._written: dict[tuple[str, str, str], str] = {}
+        """What each call of the current response wrote -> its invocation id."""
         self._done: dict[tuple[str, str, str], GadgetExecutionResult] = {}
         """The successful calls of the last response that had any, by what they wrote."""
         self._done_in = 0
@@ -710,6 +715,7 @@ class CallRepairs:
         """The calls that follow belong to a new response (ids and dependencies are read
         within one response)."""
         self._response += 1
+        self._written = {}
         self._response_ids = {}
         self._aliases = {}
 
@@ -734,6 +740,10 @@ class CallRepairs:
         if call.gadget_name in self._no_parameters and _has_parameters(call):
             call = self._without_parameters(call)
         signature = call_signature(call)
+        twin = self._written.get(signature)
+        if twin is not None:
+            return self._same_as(call, twin)
+        self._written[signature] = call.invocation_id
         earlier = self._done.get(signature) if self._done_in != self._response else None
         if earlier is not None and not earlier.breaks_loop:
             detail = f"{call.gadget_name} call identical to {earlier.invocation_id} answered with its result"
@@ -750,6 +760,19 @@ class CallRepairs:
             return call_result(call, f"{earlier.result or ''}{note}", None, "success")
         self._signatures[call.invocation_id] = (signature, self._response)
         return call
+
+    def _same_as(self, call: ParsedCall, twin: str) -> GadgetExecutionResult:
+        """The answer of ``call``, identical to the call ``twin`` of the same response: not run."""
+        self._note(
+            "repeated_call",
+            f"{call.gadget_name} call identical to {twin} of the same response, not run",
+            call.invocation_id,
+        )
+        note = (
+            f"(This call is identical to {twin} in the same answer, so it was not run twice: the result of "
+            f"{twin} is its result. To run a gadget twice, make the calls differ.)"
+        )
+        return call_result(call, note, None, "success")
 
     def remember(self, r: GadgetExecutionResult) -> None:
         """A call of the run finished: a successful one answers the same call made in a later

@@ -41,7 +41,8 @@ __all__ = ["MAX_PERIOD", "MIN_REPEATS", "REPEATED_LINES", "SAME_CALL_LIMIT", "De
 # Final: the compiled build inlines them (a plain module global is a dict look-up there).
 SAME_CALL_LIMIT: Final = 3
 """Copies of one call (same gadget, same parameters) that end a response: the third. Two may be
-meant (a die rolled twice), and both run; a third is a loop."""
+meant (a die rolled twice); the run's ``repeated_call`` repair answers a repeat with the first
+result anyway, so a third is a loop."""
 
 REPEATED_LINES: Final = 16
 """Lines a repeated block must cover (its copies after the first, with it) before the response
