@@ -564,3 +564,27 @@ async def test_a_repeat_of_any_successful_call_of_the_last_response_is_answered_
     assert RUNS == [3]
     assert result.repairs == {"repeated_call": 1}  # type: ignore[attr-defined]
     assert [e.kind for e in events] == ["repeated_call"]
+
+
+async def test_a_call_waiting_for_a_copy_that_did_not_run_waits_for_the_call_it_copied() -> None:
+    # The copy is answered at once; the note it depends on is saved only when the first copy ends.
+    import asyncio
+
+    saved: dict[str, str] = {}
+
+    @gadget(description="Save a note under a key.")
+    async def slow_save(key: str, text: str) -> str:
+        await asyncio.sleep(0.05)
+        saved[key] = text
+        return f"saved {key}"
+
+    @gadget(description="Read the note saved under a key.")
+    def peek(key: str) -> str:
+        return saved.get(key, "nothing yet")
+
+    save = "!!!GADGET_START:slow_save:{id}\n!!!ARG:key\nk\n!!!ARG:text\nv\n!!!GADGET_END\n"
+    response = save.format(id="a") + save.format(id="b") + "!!!GADGET_START:peek:r:b\n!!!ARG:key\nk\n!!!GADGET_END\n"
+    result = await Agent(model=MockModel([response, "done"]), gadgets=[slow_save, peek]).run("task")
+    [read] = [r for r in result.gadget_results if r.gadget_name == "peek"]
+    assert read.result == "v"
+    assert result.repairs == {"repeated_call": 1}

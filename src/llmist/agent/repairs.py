@@ -701,7 +701,9 @@ class CallRepairs:
         self._response_ids: dict[str, str] = {}
         """Invocation id -> gadget, for the calls of the current response admitted so far."""
         self._aliases: dict[str, str] = {}
-        """Name a call was written with (``first_word_name``) -> the call's invocation id."""
+        """Name a call was written with (``first_word_name``), or the id of a copy of it that was
+        not run (``repeated_call`` in one response) -> the call's invocation id: a call that
+        waits for that name waits for that call."""
         self._texts_by: dict[str, int] = {}
         """Gadget -> how many text parameters it has (worked out at its first emoji call)."""
         self._native = gadget_names(gadgets)
@@ -762,7 +764,9 @@ class CallRepairs:
         return call
 
     def _same_as(self, call: ParsedCall, twin: str) -> GadgetExecutionResult:
-        """The answer of ``call``, identical to the call ``twin`` of the same response: not run."""
+        """The answer of ``call``, identical to the call ``twin`` of the same response: not run.
+        A later call that waits for ``call`` waits for ``twin``, whose result it would have had."""
+        self._aliases[call.invocation_id] = twin
         self._note(
             "repeated_call",
             f"{call.gadget_name} call identical to {twin} of the same response, not run",
