@@ -201,25 +201,23 @@ class DegenerationWatch:
             if len(line) < MIN_LINE:
                 return False  # short lines neither make nor break a repeat (MIN_LINE)
             key = _unnumbered(line) if line[0] in _DIGITS else line
-        recent, runs = self._recent, self._runs
-        n = len(recent)
+        recent = self._recent
+        found = False
         if line is None or key not in recent:  # most lines: no repeat can go on or start
             if self._running:
                 self._running = False
+                runs = self._runs
                 for p in range(1, MAX_PERIOD + 1):
                     runs[p] = 0
-            recent.append(key)
-            if n >= MAX_PERIOD:
-                del recent[0]
-            return False
-        if not self._runs:
-            self._runs = [0] * (MAX_PERIOD + 1)
-            self._run_at = [0] * (MAX_PERIOD + 1)
-            self._run_line = [""] * (MAX_PERIOD + 1)
-        self._running = True
-        found = self._repeats(key, line, start)
+        else:
+            if not self._runs:
+                self._runs = [0] * (MAX_PERIOD + 1)
+                self._run_at = [0] * (MAX_PERIOD + 1)
+                self._run_line = [""] * (MAX_PERIOD + 1)
+            self._running = True
+            found = self._repeats(key, line, start)
         recent.append(key)
-        if n >= MAX_PERIOD:
+        if len(recent) > MAX_PERIOD:
             del recent[0]
         return found
 
