@@ -746,7 +746,8 @@ class CallRepairs:
         if twin is not None:
             return self._same_as(call, twin)
         self._written[signature] = call.invocation_id
-        earlier = self._done.get(signature) if self._done_in != self._response else None
+        # A call of this response that ``_done`` holds was written above, and is the twin.
+        earlier = self._done.get(signature)
         if earlier is not None and not earlier.breaks_loop:
             detail = f"{call.gadget_name} call identical to {earlier.invocation_id} answered with its result"
             self._note("repeated_call", detail, call.invocation_id)
