@@ -111,7 +111,8 @@ Write one block per call. {form}
 
 - Each `{a}` line names one parameter; its value is on the lines after it, up to the next `{a}` or \
 `{e}`, written as is: no quotes, no escaping, several lines allowed.
-- Nested fields and lists use paths: `{a}config/timeout`, `{a}items/0`, `{a}items/1/name`.
+- A list of plain values is one line of JSON: `[2, 3]`, `["a", "b"]`. Nested fields and lists of \
+objects use paths: `{a}config/timeout`, `{a}items/0/name`.
 - Several blocks in one answer run in parallel.
 - A call that must run after another without needing its result (a file written into a folder \
 made first): give the first call an id after its name, and put that id after the second call's \

@@ -75,13 +75,44 @@ def render_call(
 ) -> str:
     """``params`` written as a call of ``gadget`` in ``syntax``, exactly as a model should write it.
 
+    In the block syntax a list of plain values (strings, numbers, booleans) whose field the
+    schema types as such a list is one line of JSON (``!!!ARG:data`` then ``[12, 15, 11]``),
+    which binding decodes; nested fields and lists of objects are pointer paths. One argument
+    per item cost small models the list: Qwen2.5-Coder wrote twenty numbers under ``data/0``, or
+    stopped after five items, where a question gave the list as ``[12, 15, ...]``
+    (benchmarks/RESULTS.md).
+
     Raises ``ValueError`` when the emoji syntax cannot hold a value (see
     :func:`llmist.syntax.writing.write_emoji_call`).
     """
     if syntax == "emoji":
         return _emoji_call(gadget.name, json_schema(gadget.Params), params)
     markers = {"start_prefix": start_prefix, "end_prefix": end_prefix, "arg_prefix": arg_prefix}
-    return write_block_call(gadget.name, params, **markers)
+    schema = json_schema(gadget.Params)
+    return write_block_call(gadget.name, _lists_as_json(schema, schema.root, params), **markers)
+
+
+_PLAIN_ITEMS = frozenset({"string", "integer", "number", "boolean"})
+
+
+def _lists_as_json(schema: JsonSchema, node: Any, value: Any) -> Any:
+    """``value`` with each non-empty list of plain values, where the schema at its place is an
+    array of plain items, replaced by its JSON text: exactly where binding decodes a JSON line
+    back into the list (a field of unknown type would keep the text as a string)."""
+    resolved = schema.resolve(node)
+    if isinstance(value, Mapping):
+        return {k: _lists_as_json(schema, schema.child(node, str(k)), v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        items = schema.resolve(resolved.get("items"))
+        plain = items.get("type") in _PLAIN_ITEMS or isinstance(items.get("enum"), list)
+        if value and resolved.get("type") == "array" and plain and all(_is_plain(v) for v in value):
+            return json.dumps(list(value), ensure_ascii=False)
+        return [_lists_as_json(schema, schema.child(node, str(i)), v) for i, v in enumerate(value)]
+    return value
+
+
+def _is_plain(value: Any) -> bool:
+    return isinstance(value, (str, int, float, bool))
 
 
 # --- parameters ---------------------------------------------------------------------------
