@@ -15,9 +15,11 @@ from hypothesis import settings
 from tests.postgres import INSTALL, PostgresServer, find_bin_dir, postgres_server
 
 # Derandomized, so a run that passed once passes again and CI cannot fail on a new example
-# found by chance; explore with HYPOTHESIS_PROFILE=explore while developing.
-settings.register_profile("default", derandomize=True)
-settings.register_profile("explore", derandomize=False, max_examples=1000)
+# found by chance; explore with HYPOTHESIS_PROFILE=explore while developing. No deadline: it is
+# a wall-clock limit on each example, and on a shared machine busy with a model server an
+# example of the compaction properties took 258 ms against the default 200 ms and failed.
+settings.register_profile("default", derandomize=True, deadline=None)
+settings.register_profile("explore", derandomize=False, max_examples=1000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 

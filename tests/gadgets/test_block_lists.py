@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from llmist import Agent, ExecutionContext, Gadget, GadgetExample
 from llmist.gadgets import bind_call, render_call, render_gadget, validate_params
 from llmist.syntax import GadgetCallEvent, GadgetCallParser, ParsedCall
+from llmist.testing import MockModel
 
 
 class Row(BaseModel):
@@ -109,3 +110,16 @@ def test_every_call_written_binds_back_to_its_values(params: dict[str, Any]) -> 
         assume(False)
     expected = HistParams.model_validate(params)
     assert bound(text) == expected
+
+
+async def test_a_repeated_failure_shows_lists_as_the_prompt_teaches() -> None:
+    # `bins` is no parameter of Hist: the call fails twice, and the second answer shows the
+    # call as read and as it would run, each list on one line of JSON.
+    wrong = (
+        '!!!GADGET_START:Hist\n!!!ARG:data/0\n1\n!!!ARG:data/1\n2\n!!!ARG:labels\n["a"]\n'
+        "!!!ARG:bins\nfive\n!!!GADGET_END"
+    )
+    result = await Agent(model=MockModel([wrong, wrong, "done"]), gadgets=[Hist]).run("draw")
+    second = [m.text for m in result.messages if m.role == "gadget_result"][-1]
+    assert 'llmist read your call as:\n!!!GADGET_START:Hist\n!!!ARG:data\n[1, 2]\n!!!ARG:labels\n["a"]\n' in second
+    assert "this call runs:\n!!!GADGET_START:Hist\n!!!ARG:data\n[1, 2]\n" in second

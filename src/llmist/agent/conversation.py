@@ -15,6 +15,7 @@ from llmist.agent.messages import GadgetResultMessage
 from llmist.agent.repairs import INVENTED_RESULT_NOTE, NEXT_STEP_NOTES, STORED_OUTPUT_NOTE
 from llmist.execution import GadgetExecutionResult
 from llmist.execution.names import UNKNOWN_GADGET
+from llmist.gadgets import Gadget, render_call
 from llmist.syntax.writing import write_block_call
 
 __all__ = [
@@ -105,12 +106,14 @@ def repeated_failure_note(
     r: GadgetExecutionResult,
     block_markers: tuple[str, str, str] | None = None,
     corrected: Mapping[str, Any] | None = None,
+    gadget: Gadget | None = None,
 ) -> str:
     """What a failed call's message adds when the run already had this call fail with this very
     error: the same answer twice taught Qwen2.5-Coder nothing (it sent the same call six times).
     With ``block_markers`` (start, end, arg: the block syntax), the call as llmist read it, and
     the ``corrected`` parameters (:func:`~llmist.gadgets.binding.corrected_params`) as a block
-    that runs."""
+    that runs. With ``gadget``, both are written as :func:`~llmist.gadgets.render_call` writes
+    a call (a list of plain values as one line of JSON, as the prompt teaches)."""
     note = (
         "This call already failed with this same error. Sent again unchanged, it fails again: "
         "change what the error names, or answer without this gadget."
@@ -121,12 +124,13 @@ def repeated_failure_note(
         return note
     start, end, arg = block_markers
     try:
-        read = write_block_call(r.gadget_name, r.parameters, start_prefix=start, end_prefix=end, arg_prefix=arg)
-        fixed = (
-            None
-            if corrected is None
-            else write_block_call(r.gadget_name, corrected, start_prefix=start, end_prefix=end, arg_prefix=arg)
-        )
+        markers = {"start_prefix": start, "end_prefix": end, "arg_prefix": arg}
+        if gadget is None:
+            read = write_block_call(r.gadget_name, r.parameters, **markers)
+            fixed = None if corrected is None else write_block_call(r.gadget_name, corrected, **markers)
+        else:
+            read = render_call(gadget, r.parameters, "block", **markers)
+            fixed = None if corrected is None else render_call(gadget, corrected, "block", **markers)
     except (TypeError, ValueError):  # parameters no block can hold: the note alone
         return note
     if fixed is None:

@@ -513,7 +513,7 @@ def _said_again(run: _Run, r: GadgetExecutionResult) -> str:
     if run.cfg.syntax != "block":
         return repeated_failure_note(r)
     corrected = corrected_params(gadget, r.parameters) if gadget is not None and r.status == "error" else None
-    return repeated_failure_note(r, (m.start, m.end, m.arg), corrected)
+    return repeated_failure_note(r, (m.start, m.end, m.arg), corrected, gadget)
 
 
 def _taught(run: _Run, r: GadgetExecutionResult) -> str:
