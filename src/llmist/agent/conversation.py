@@ -122,17 +122,22 @@ def repeated_failure_note(
         # Nothing read: the error above shows the call rewritten with the model's own values
         # (an empty block here taught Qwen2.5-Coder nothing: it sent the same call six times).
         return note
-    start, end, arg = block_markers
     try:
-        markers = {"start_prefix": start, "end_prefix": end, "arg_prefix": arg}
-        if gadget is None:
-            read = write_block_call(r.gadget_name, r.parameters, **markers)
-            fixed = None if corrected is None else write_block_call(r.gadget_name, corrected, **markers)
-        else:
-            read = render_call(gadget, r.parameters, "block", **markers)
-            fixed = None if corrected is None else render_call(gadget, corrected, "block", **markers)
+        read = _written(r, r.parameters, block_markers, gadget)
+        fixed = None if corrected is None else _written(r, corrected, block_markers, gadget)
     except (TypeError, ValueError):  # parameters no block can hold: the note alone
         return note
     if fixed is None:
         return f"{note}\nllmist read your call as:\n{read}"
     return f"{note}\nllmist read your call as:\n{read}\nWith what it could not read left out, this call runs:\n{fixed}"
+
+
+def _written(
+    r: GadgetExecutionResult, params: Mapping[str, Any], markers: tuple[str, str, str], gadget: Gadget | None
+) -> str:
+    """``params`` as a block call of ``r``'s gadget: as :func:`~llmist.gadgets.render_call` writes
+    it when the gadget is known, else every value at its path (a gadget the model made up)."""
+    start, end, arg = markers
+    if gadget is None:
+        return write_block_call(r.gadget_name, params, start_prefix=start, end_prefix=end, arg_prefix=arg)
+    return render_call(gadget, params, "block", start_prefix=start, end_prefix=end, arg_prefix=arg)

@@ -99,10 +99,10 @@ def _lists_as_json(schema: JsonSchema, node: Any, value: Any) -> Any:
     """``value`` with each non-empty list of plain values, where the schema at its place is an
     array of plain items, replaced by its JSON text: exactly where binding decodes a JSON line
     back into the list (a field of unknown type would keep the text as a string)."""
-    resolved = schema.resolve(node)
     if isinstance(value, Mapping):
         return {k: _lists_as_json(schema, schema.child(node, str(k)), v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
+        resolved = schema.resolve(node)
         items = schema.resolve(resolved.get("items"))
         plain = items.get("type") in _PLAIN_ITEMS or isinstance(items.get("enum"), list)
         if value and resolved.get("type") == "array" and plain and all(_is_plain(v) for v in value):
