@@ -22,7 +22,7 @@ import json
 import re
 import shlex
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from pydantic import BaseModel, ValidationError
 
@@ -287,9 +287,10 @@ def _bind_emoji(gadget: Gadget, schema: JsonSchema, raw_args: str, body: str | N
                 f"Parameters:\n{render_parameters(gadget) or '(none)'}"
             )
     for field, value in list(bound.items()):
-        if isinstance(value, str) and schema.kind(schema.properties[field]) == "array":
+        node = schema.properties[field]
+        if isinstance(value, str) and schema.kind(node) == "array":
             stripped = value.strip()
-            if not stripped.startswith("["):
+            if not stripped.startswith("[") and not (stripped in _NULL_WORDS and schema.nullable(node)):
                 bound[field] = [part.strip() for part in stripped.split(",")] if stripped else []
     return bound
 
@@ -438,15 +439,22 @@ def _fix(schema: JsonSchema, node: Any, value: Any, path: list[str]) -> Any:
 
 
 def _fix_text(schema: JsonSchema, node: Any, value: str, path: list[str]) -> Any:
-    """A string without its trailing ``\\r``, or the JSON it holds where the schema wants a
-    list, an object or a number."""
+    """A string without its trailing ``\\r``; ``None`` for ``null`` where the schema wants an
+    optional list, object, number or boolean; or the JSON it holds where it wants a list, an
+    object or a number."""
     if value.endswith("\r"):
         value = value[:-1]
     if node is None:
         return value
     resolved = schema.resolve(node)
     kind = resolved.get("type")
-    if kind in ("array", "object", "number", "integer") or (kind is None and "properties" in resolved):
+    structured = kind in ("array", "object", "number", "integer") or (kind is None and "properties" in resolved)
+    # A value can only be written as text, so `null` is how a model leaves out an optional
+    # list, number, flag or object (`tags: list[str] | None`). Where a string is allowed, the
+    # word stays a word.
+    if (structured or kind == "boolean") and value.strip() in _NULL_WORDS and schema.nullable(node):
+        return None
+    if structured:
         decoded = _json(value, path)
         if (
             (kind == "array" and isinstance(decoded, list))
@@ -455,6 +463,10 @@ def _fix_text(schema: JsonSchema, node: Any, value: str, path: list[str]) -> Any
         ):
             return _fix(schema, node, decoded, path)
     return value
+
+
+_NULL_WORDS: Final = frozenset({"null", "None"})
+"""How models write "no value": JSON's ``null``, and Python's ``None`` from models trained on Python."""
 
 
 def _json(text: str, path: list[str]) -> Any:

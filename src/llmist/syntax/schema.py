@@ -72,6 +72,24 @@ class JsonSchema:
             return kind
         return "object" if "properties" in resolved else ""
 
+    def nullable(self, node: Any) -> bool:
+        """Whether ``node`` (a ``$ref`` followed) accepts JSON ``null``: ``Optional[X]``, a union
+        with ``None``, or ``"type": [..., "null"]``."""
+        for _ in range(_MAX_HOPS):
+            if not isinstance(node, Mapping):
+                return False
+            ref = node.get("$ref")
+            if not isinstance(ref, str):
+                break
+            node = self._target(ref)
+        if not isinstance(node, Mapping):
+            return False
+        kind = node.get("type")
+        if kind == "null" or (isinstance(kind, list) and "null" in kind):
+            return True
+        options = node.get("anyOf", node.get("oneOf"))
+        return isinstance(options, list) and any(isinstance(o, Mapping) and o.get("type") == "null" for o in options)
+
     def child(self, node: Any, segment: str) -> Mapping[str, Any] | None:
         """The schema one step below ``node``: a property, an array item (``segment`` an index),
         or an ``additionalProperties`` value; ``None`` when the schema does not say."""
