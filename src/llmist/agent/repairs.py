@@ -100,7 +100,7 @@ import dataclasses
 import json
 import re
 import shlex
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from llmist.agent.ending import when_done
 from llmist.agent.errors import RepairRefused
@@ -674,8 +674,17 @@ class CallRepairs:
     repair costs no coroutine.
     """
 
-    def __init__(self, gadgets: Mapping[str, Gadget], hidden: Iterable[str] = (), arg_prefix: str = "!!!ARG:") -> None:
+    def __init__(
+        self,
+        gadgets: Mapping[str, Gadget],
+        hidden: Iterable[str] = (),
+        arg_prefix: str = "!!!ARG:",
+        *,
+        ids: Callable[[], str] = next_auto_id,
+    ) -> None:
         self._gadgets = gadgets
+        self._ids = ids
+        """Where a call given an id of its own gets it: the run's (:class:`~llmist.syntax.CallIds`)."""
         """The run's gadgets by name."""
         self._arg = arg_prefix
         """The block syntax's argument marker in use."""
@@ -888,7 +897,7 @@ class CallRepairs:
         names = [slot for slot in (call.invocation_id, *call.dependencies) if slot in fields]
         if len(names) < 2 or not all(name in params for name in names):
             return call
-        fresh = next_auto_id()
+        fresh = self._ids()
         repeated = ", ".join(names)
         detail = f"{call.gadget_name}: the header repeats its {repeated} (the argument lines' values kept), not an id"
         self._note("header_arguments", detail, fresh)
@@ -1008,7 +1017,7 @@ class CallRepairs:
             written = raw + ("" if raw.endswith("\n") else "\n") + _argument_lines(self._arg, header)
         fixed = dataclasses.replace(call, parameters=params, parameters_raw=raw if written is None else written)
         if header is not None:  # the id slot held a value: the call gets an id of its own, and waits for none
-            fixed = dataclasses.replace(fixed, invocation_id=next_auto_id(), dependencies=())
+            fixed = dataclasses.replace(fixed, invocation_id=self._ids(), dependencies=())
         if not _binds(gadget, fixed):
             return call
         for kind, what in kinds:
@@ -1025,7 +1034,7 @@ class CallRepairs:
                 self._note("id_as_dependency", _waits_for(call, own), own)
                 return dataclasses.replace(call, dependencies=(self._aliases[own],))
             if own in self._response_ids:  # a duplicate id: the call gets one of its own
-                fresh = next_auto_id()
+                fresh = self._ids()
                 self._note("id_as_dependency", _waits_for(call, own), fresh)
                 return dataclasses.replace(call, invocation_id=fresh, dependencies=(own,))
             return call

@@ -1,7 +1,7 @@
 """Text to events: the streaming call parsers of both call syntaxes. Pure, no I/O."""
 
 from llmist.syntax import block as _block
-from llmist.syntax._base import is_auto_id, next_auto_id
+from llmist.syntax._base import CallIds, is_auto_id, next_auto_id
 from llmist.syntax.block import (
     DEFAULT_ARG_PREFIX,
     DEFAULT_END_PREFIX,
@@ -25,6 +25,7 @@ __all__ = [
     "MAX_PARAMETER_DEPTH",
     "ArgsPartialEvent",
     "BlockParseError",
+    "CallIds",
     "EmojiCallParser",
     "GadgetCallEvent",
     "GadgetCallParser",

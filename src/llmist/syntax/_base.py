@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from typing import Any
 
 from mypy_extensions import mypyc_attr
@@ -15,8 +16,43 @@ _AUTO_ID_PREFIX = "gadget_"
 
 
 def next_auto_id() -> str:
-    """A process-unique invocation id, ``gadget_<n>``, for calls whose header names none."""
+    """A process-unique invocation id, ``gadget_<n>``, for calls whose header names none, read
+    outside an agent run (a run numbers its calls itself: :class:`CallIds`)."""
     return f"{_AUTO_ID_PREFIX}{next(_auto_ids)}"
+
+
+class CallIds:
+    """The auto ids of one conversation: ``gadget_1``, ``gadget_2``... in the order its calls
+    are read, after the largest ``gadget_<n>`` of the ids it is made ``after`` (the calls of the
+    history it continues), so that each id stays unique in the conversation.
+
+    A model reads its calls' ids in their results ("Result of add (id gadget_2)"): numbered per
+    conversation, the same conversation shows the model the same text whatever the process did
+    before. Numbered per process, they did not, and Qwen2.5-Coder-0.5B answered a sum after
+    "(id gadget_1)" and called ``add`` again with its result after "(id gadget_2)"."""
+
+    __slots__ = ("_next",)
+
+    def __init__(self, after: Iterable[str] = ()) -> None:
+        numbers = (_auto_number(i) for i in after)
+        self._next = 1 + max((n for n in numbers if n is not None), default=0)
+
+    def __call__(self) -> str:
+        """The next id."""
+        n = self._next
+        self._next = n + 1
+        return f"{_AUTO_ID_PREFIX}{n}"
+
+
+_AUTO_DIGITS_MAX = 18
+"""Longer numbers are not counted after (no conversation makes that many calls; ``int()`` of a
+few thousand digits raises)."""
+
+
+def _auto_number(invocation_id: str) -> int | None:
+    if not is_auto_id(invocation_id) or len(invocation_id) - len(_AUTO_ID_PREFIX) > _AUTO_DIGITS_MAX:
+        return None
+    return int(invocation_id[len(_AUTO_ID_PREFIX) :])
 
 
 def is_auto_id(invocation_id: str) -> bool:

@@ -11,7 +11,7 @@ character in the chunk) takes a fast path of a few attribute lookups and one eve
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from mypy_extensions import mypyc_attr
@@ -55,14 +55,14 @@ _NO_EVENTS: Final[tuple[SyntaxEvent, ...]] = ()
 class _Header:
     __slots__ = ("auto", "dependencies", "invocation_id", "name", "repairs")
 
-    def __init__(self, line: str, repairs: tuple[str, ...]) -> None:
+    def __init__(self, line: str, repairs: tuple[str, ...], ids: Callable[[], str]) -> None:
         self.repairs = repairs
         """What the parser tolerated in this block so far (``ParsedCall.repairs``)."""
         parts = line.strip().split(":")
         self.name = parts[0].strip()
         explicit = parts[1].strip() if len(parts) > 1 else ""
         self.auto = not explicit
-        self.invocation_id = explicit or next_auto_id()
+        self.invocation_id = explicit or ids()
         deps: dict[str, None] = {}
         if len(parts) > 2:
             for dep in ",".join(parts[2:]).split(","):
@@ -206,6 +206,7 @@ class GadgetCallParser(TextStretches):
         "_start_only",
         "_typescript_compat",
         "_written",
+        "ids",
     )
 
     def __init__(
@@ -215,8 +216,12 @@ class GadgetCallParser(TextStretches):
         arg_prefix: str = DEFAULT_ARG_PREFIX,
         *,
         typescript_compat: bool = False,
+        ids: Callable[[], str] | None = None,
     ) -> None:
         super().__init__()
+        self.ids: Callable[[], str] = next_auto_id if ids is None else ids
+        """Where a call whose header names no id gets one (``None``: :func:`next_auto_id`, unique
+        in the process; an agent run gives its parser its own :class:`~llmist.syntax.CallIds`)."""
         self._typescript_compat = typescript_compat
         for what, marker in (("start_prefix", start_prefix), ("end_prefix", end_prefix), ("arg_prefix", arg_prefix)):
             if not isinstance(marker, str) or not marker.strip():
@@ -474,7 +479,7 @@ class GadgetCallParser(TextStretches):
         else:
             line = s[i:nl]
         self._end_stretch()
-        self._header = _Header(line, self._pending)
+        self._header = _Header(line, self._pending, self.ids)
         if self._pending:
             self._pending, self._written = (), ""
         self._mode = _BODY

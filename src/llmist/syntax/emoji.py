@@ -12,7 +12,7 @@ Both markers are also recognised without the U+FE0F variation selector.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from mypy_extensions import mypyc_attr
@@ -46,10 +46,13 @@ class EmojiCallParser(TextStretches):
     parameters is the gadgets layer's job.
     """
 
-    __slots__ = ("_body", "_call_header", "_carry", "_header", "_marker", "_mode", "_skip_newline")
+    __slots__ = ("_body", "_call_header", "_carry", "_header", "_marker", "_mode", "_skip_newline", "ids")
 
-    def __init__(self) -> None:
+    def __init__(self, *, ids: Callable[[], str] | None = None) -> None:
         super().__init__()
+        self.ids: Callable[[], str] = next_auto_id if ids is None else ids
+        """Where each call gets its id (``None``: :func:`next_auto_id`, unique in the process; an
+        agent run gives its parser its own :class:`~llmist.syntax.CallIds`)."""
         self.reset()
 
     def reset(self) -> None:
@@ -207,7 +210,7 @@ class EmojiCallParser(TextStretches):
         raw_args = parts[1].strip() if len(parts) > 1 else ""
         body = "".join(self._body)
         self._body.clear()
-        call = ParsedCall(name, next_auto_id(), body, None, None, (), "emoji", raw_args, body, repairs)
+        call = ParsedCall(name, self.ids(), body, None, None, (), "emoji", raw_args, body, repairs)
         return GadgetCallEvent(call)
 
 

@@ -12,7 +12,7 @@ piece of the response's text is prose.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from llmist.syntax._base import next_auto_id
@@ -40,17 +40,19 @@ class ProseParser:
         """Nothing to forget."""
 
 
-def native_call(name: str, arguments: str, invocation_id: str = "") -> ParsedCall:
+def native_call(
+    name: str, arguments: str, invocation_id: str = "", *, ids: Callable[[], str] = next_auto_id
+) -> ParsedCall:
     """The call ``name(arguments)``, its ``arguments`` a JSON object as the model wrote it.
 
     Empty arguments stand for ``{}`` (some providers send nothing for a call without
-    parameters). ``invocation_id`` is the provider's id of the call; empty, a fresh
-    ``gadget_<n>`` is used.
+    parameters). ``invocation_id`` is the provider's id of the call; empty, ``ids()`` gives one
+    (``gadget_<n>``).
     """
     params, error = _decode(arguments)
     return ParsedCall(
         gadget_name=name.strip(),
-        invocation_id=invocation_id or next_auto_id(),
+        invocation_id=invocation_id or ids(),
         parameters_raw=arguments,
         parameters=params,
         parse_error=error,

@@ -58,6 +58,11 @@ class Resumption:
         """How many calls waited (the ``on_iteration`` observer's count)."""
         return len(self.calls)
 
+    @property
+    def invocation_ids(self) -> list[str]:
+        """The ids of the calls that waited."""
+        return [c.invocation_id for c in self.calls]
+
     def run(self, calls: ResponseCalls, messages: list[Message], message_of: MessageOf) -> AsyncGenerator[Events, None]:
         """:func:`run_decided` of these calls: the loop runs it before its first model call."""
         return run_decided(self, calls, messages, message_of)

@@ -41,7 +41,7 @@ from llmist.execution import (
 from llmist.execution.names import same_name
 from llmist.execution.results import call_result
 from llmist.gadgets import AbortSignal, GadgetOutputViewer, validate_gadget_params
-from llmist.syntax import ParsedCall
+from llmist.syntax import CallIds, ParsedCall
 
 __all__ = ["ResponseCalls", "result_event"]
 
@@ -53,7 +53,11 @@ class ResponseCalls:
     """Runs the calls of one run, response by response (one executor per run, one scheduler per
     response). Created inside the running event loop."""
 
-    def __init__(self, cfg: RunPlan, hooks: RunHooks, spec: AgentSpec, st: RunState, signal: AbortSignal) -> None:
+    def __init__(
+        self, cfg: RunPlan, hooks: RunHooks, spec: AgentSpec, st: RunState, signal: AbortSignal, ids: CallIds
+    ) -> None:
+        self.ids = ids
+        """The run's call ids: its parsers', and those its repairs and native calls give."""
         self._cfg = cfg
         self._hooks = hooks
         self._spec = spec
@@ -77,7 +81,7 @@ class ResponseCalls:
         """The ``TaskCompletionSignal`` summary, once a gadget raised it."""
         offered_later = cfg.viewer_entry is not None or cfg.viewer_tool is not None
         self.repairs = CallRepairs(
-            cfg.by_name, hidden=(GadgetOutputViewer.name,) if offered_later else (), arg_prefix=cfg.markers.arg
+            cfg.by_name, hidden=(GadgetOutputViewer.name,) if offered_later else (), arg_prefix=cfg.markers.arg, ids=ids
         )
         """The loop's repairs of the run's calls."""
         self.kept: dict[tuple[str, str], GadgetExecutionResult] | None = None
@@ -94,7 +98,7 @@ class ResponseCalls:
         self._places: dict[str, tuple[int, int]] = {}
         """Each call's place in the run, (response, position), by invocation id: its idempotency
         key's second half, which a recovered run that parses the same responses again gives it
-        again (the invocation id need not be the same: ``gadget_<n>`` counts per process)."""
+        again (whatever ids the calls were given)."""
         self.on_start: Callable[[str], Awaitable[None]] | None = None
         """Told before a call runs (while a resumed run runs its decided calls, it notes each in
         its session first)."""

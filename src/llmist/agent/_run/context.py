@@ -47,6 +47,11 @@ class Prelude(Protocol):
         """How many calls it runs (for ``on_iteration``)."""
         ...
 
+    @property
+    def invocation_ids(self) -> Sequence[str]:
+        """Its calls' ids (the run's own calls are numbered after them)."""
+        ...
+
     def run(self, calls: ResponseCalls, messages: list[Message], message_of: MessageOf) -> RunEvents:
         """Run the calls through ``calls`` (the run's) and add their results to ``messages``."""
         ...

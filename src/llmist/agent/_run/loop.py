@@ -26,7 +26,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncGenerator, AsyncIterable, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -64,7 +64,7 @@ from llmist.gadgets import AbortSignal, GadgetOutputViewer
 from llmist.gadgets.binding import corrected_params
 from llmist.providers.base import ContentPart, LLMChunk, LLMRequest, Message, ToolCall, Usage
 from llmist.providers.errors import ProviderError
-from llmist.syntax import ParsedCall
+from llmist.syntax import CallIds, ParsedCall
 from llmist.syntax.writing import EMOJI_END, EMOJI_START
 
 __all__ = ["run_loop", "start_messages"]
@@ -117,16 +117,18 @@ async def run_loop(ctx: RunContext) -> AsyncGenerator[Events, None]:
     once the run ends. What the run was given is read when it starts, not before."""
     cfg, spec, signal, state = ctx.plan, ctx.spec, ctx.signal, RunState()
     hooks, prelude = ctx.hooks_for(cfg), ctx.prelude
+    messages = start_messages(cfg.system_message, None if prelude else ctx.prompt, ctx.history or (), cfg.examples)
+    ids = CallIds(after=[*_invocation_ids(messages), *(prelude.invocation_ids if prelude else ())])
     run = _Run(
         cfg,
         hooks,
         spec,
         signal,
-        start_messages(cfg.system_message, None if prelude else ctx.prompt, ctx.history or (), cfg.examples),
+        messages,
         state,
-        ResponseCalls(cfg, hooks, spec, state, signal),
+        ResponseCalls(cfg, hooks, spec, state, signal, ids),
         ModelWait(signal),
-        cfg.take_parser(),
+        cfg.take_parser(ids),
     )
     run.models = ctx.models
     steps = run.steps = current_steps()
@@ -154,6 +156,15 @@ async def run_loop(ctx: RunContext) -> AsyncGenerator[Events, None]:
         run.wait.detach(signal)
         run.cfg.give_back_parser(run.parser)
     ctx.result = _result(run)
+
+
+def _invocation_ids(messages: Sequence[Message]) -> Iterator[str]:
+    """The ids of the calls in ``messages``: their results', and native calls' own."""
+    for m in messages:
+        if isinstance(m, GadgetResultMessage):
+            yield m.invocation_id
+        for call in m.tool_calls or ():
+            yield call.id
 
 
 def start_messages(
@@ -347,7 +358,7 @@ def _use_plan(run: _Run, plan: RunPlan, hooks: RunHooks) -> None:
         return
     was = run.cfg
     was.give_back_parser(run.parser)
-    run.parser = plan.take_parser()
+    run.parser = plan.take_parser(run.calls.ids)
     run.cfg, run.hooks = plan, hooks
     messages = run.messages
     if messages and messages[0].role == "system":

@@ -38,7 +38,7 @@ from llmist.providers.base import Message, Provider, ToolSpec, Usage
 from llmist.providers.client import LLMClient
 from llmist.providers.fallback import model_ref
 from llmist.providers.vision import sees_images
-from llmist.syntax import EmojiCallParser, GadgetCallParser, ProseParser
+from llmist.syntax import CallIds, EmojiCallParser, GadgetCallParser, ProseParser
 
 if TYPE_CHECKING:
     from llmist.agent.spec import AgentSpec
@@ -137,13 +137,16 @@ class RunPlan:
     members: tuple[RunPlan, ...] = ()
     """With ``chain``: each model's own plan (its syntax, prompt and prices), in the chain's order."""
 
-    def take_parser(self) -> CallParser:
-        """A parser for one run: one a finished run gave back (reset), else a new one."""
+    def take_parser(self, ids: CallIds) -> CallParser:
+        """A parser for one run, whose calls get their ids from ``ids``: one a finished run gave
+        back (reset), else a new one."""
         try:
             parser = self.parsers.pop()
         except IndexError:  # none free (popped, not checked first: another thread may take the last)
-            return self.new_parser()
+            return self.new_parser(ids)
         parser.reset()
+        if not isinstance(parser, ProseParser):
+            parser.ids = ids
         return parser
 
     def give_back_parser(self, parser: CallParser) -> None:
@@ -151,14 +154,15 @@ class RunPlan:
         if len(self.parsers) < _POOL_SIZE:
             self.parsers.append(parser)
 
-    def new_parser(self) -> CallParser:
-        """A fresh call parser (native: a prose reader, the calls come through the API)."""
+    def new_parser(self, ids: CallIds) -> CallParser:
+        """A fresh call parser whose calls get their ids from ``ids`` (native: a prose reader, the
+        calls come through the API)."""
         if self.syntax == "native":
             return ProseParser()
         if self.syntax == "emoji":
-            return EmojiCallParser()
+            return EmojiCallParser(ids=ids)
         m = self.markers
-        return GadgetCallParser(start_prefix=m.start, end_prefix=m.end, arg_prefix=m.arg)
+        return GadgetCallParser(start_prefix=m.start, end_prefix=m.end, arg_prefix=m.arg, ids=ids)
 
 
 _PARSERS: dict[tuple[Syntax, Markers], list[CallParser]] = {}

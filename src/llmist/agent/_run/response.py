@@ -164,7 +164,9 @@ class Response:
             events.extend(await self.feed(LLMChunk(text=chunk.text)))
         if chunk.tool_calls and not self.ended:
             self.tool_calls.extend(chunk.tool_calls)
-            calls = [GadgetCallEvent(native_call(c.name, c.arguments, c.id)) for c in chunk.tool_calls]
+            calls = [
+                GadgetCallEvent(native_call(c.name, c.arguments, c.id, ids=self.calls.ids)) for c in chunk.tool_calls
+            ]
             events.extend(await self.handle(calls))
             if self.ended:  # a repeated call ended the response: the calls from it on were not made
                 made = {ev.call.invocation_id for ev in events if isinstance(ev, GadgetCallEvent)}
