@@ -24,7 +24,7 @@ class ParsedCall:
     gadget_name: str
     """Name from the header (block) or the first header token (emoji)."""
     invocation_id: str
-    """Explicit id from the header, else ``gadget_<n>`` (unique per process)."""
+    """Explicit id from the header, else ``gadget_<n>`` (numbered per agent run: :class:`~llmist.syntax.CallIds`)."""
     parameters_raw: str
     """Block: the body as written, from the line after the header to the end marker (stripped with
     ``typescript_compat``). Emoji: the body. Native: the JSON arguments."""
