@@ -10,7 +10,7 @@ import pytest
 from llmist import Agent, gadget
 from llmist.agent.messages import GadgetResultMessage
 from llmist.providers.base import Message
-from llmist.syntax import CallIds, GadgetCallParser, GadgetCallEvent
+from llmist.syntax import CallIds, GadgetCallEvent, GadgetCallParser
 from llmist.testing import MockModel
 
 
