@@ -290,7 +290,7 @@ def _bind_emoji(gadget: Gadget, schema: JsonSchema, raw_args: str, body: str | N
         node = schema.properties[field]
         if isinstance(value, str) and schema.kind(node) == "array":
             stripped = value.strip()
-            if not stripped.startswith("[") and not (stripped in _NULL_WORDS and schema.nullable(node)):
+            if not stripped.startswith("[") and not _no_value(schema, node, stripped):
                 bound[field] = [part.strip() for part in stripped.split(",")] if stripped else []
     return bound
 
@@ -452,7 +452,7 @@ def _fix_text(schema: JsonSchema, node: Any, value: str, path: list[str]) -> Any
     # A value can only be written as text, so `null` is how a model leaves out an optional
     # list, number, flag or object (`tags: list[str] | None`). Where a string is allowed, the
     # word stays a word.
-    if (structured or kind == "boolean") and value.strip() in _NULL_WORDS and schema.nullable(node):
+    if (structured or kind == "boolean") and _no_value(schema, node, value):
         return None
     if structured:
         decoded = _json(value, path)
@@ -467,6 +467,11 @@ def _fix_text(schema: JsonSchema, node: Any, value: str, path: list[str]) -> Any
 
 _NULL_WORDS: Final = frozenset({"null", "None"})
 """How models write "no value": JSON's ``null``, and Python's ``None`` from models trained on Python."""
+
+
+def _no_value(schema: JsonSchema, node: Any, text: str) -> bool:
+    """Whether ``text`` is a null word and the field at ``node`` may be null."""
+    return text.strip() in _NULL_WORDS and schema.nullable(node)
 
 
 def _json(text: str, path: list[str]) -> Any:

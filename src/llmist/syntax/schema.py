@@ -88,7 +88,7 @@ class JsonSchema:
         if kind == "null" or (isinstance(kind, list) and "null" in kind):
             return True
         options = node.get("anyOf", node.get("oneOf"))
-        return isinstance(options, list) and any(isinstance(o, Mapping) and o.get("type") == "null" for o in options)
+        return isinstance(options, list) and any(_is_null(o) for o in options)
 
     def child(self, node: Any, segment: str) -> Mapping[str, Any] | None:
         """The schema one step below ``node``: a property, an array item (``segment`` an index),
@@ -119,11 +119,16 @@ class JsonSchema:
         return node
 
 
+def _is_null(option: Any) -> bool:
+    """Whether a union member is ``{"type": "null"}``."""
+    return isinstance(option, Mapping) and option.get("type") == "null"
+
+
 def _only_non_null(options: Any) -> Any:
     """The single member of a union besides ``{"type": "null"}``, else ``None``."""
     if not isinstance(options, list):
         return None
-    real = [o for o in options if not (isinstance(o, Mapping) and o.get("type") == "null")]
+    real = [o for o in options if not _is_null(o)]
     return real[0] if len(real) == 1 else None
 
 
