@@ -10,7 +10,7 @@ import pytest
 from llmist import Agent, gadget
 from llmist.agent.messages import GadgetResultMessage
 from llmist.providers.base import Message
-from llmist.syntax import CallIds, GadgetCallEvent, GadgetCallParser
+from llmist.syntax import CallIds, GadgetCallEvent, GadgetCallParser, native_call, next_auto_id
 from llmist.testing import MockModel
 
 
@@ -66,3 +66,50 @@ def test_a_parser_takes_its_ids_from_the_source_it_is_given() -> None:
     parser = GadgetCallParser(ids=CallIds(after=["gadget_41"]))
     events = [*parser.feed(CALLS["block"]), *parser.finalize()]
     assert [e.call.invocation_id for e in events if isinstance(e, GadgetCallEvent)] == ["gadget_42", "gadget_43"]
+
+
+COPIED_ID = (  # the model writes an id of the auto form itself, then a call with none
+    "!!!GADGET_START:add:gadget_2\n!!!ARG:a\n1\n!!!ARG:b\n2\n!!!GADGET_END\n"
+    "!!!GADGET_START:add\n!!!ARG:a\n3\n!!!ARG:b\n4\n!!!GADGET_END\n"
+    "!!!GADGET_START:add\n!!!ARG:a\n5\n!!!ARG:b\n6\n!!!GADGET_END\n"
+)
+
+
+def test_an_id_the_model_wrote_is_never_given_again() -> None:
+    parser = GadgetCallParser(ids=CallIds())
+    events = [*parser.feed(COPIED_ID), *parser.finalize()]
+    calls = [e.call for e in events if isinstance(e, GadgetCallEvent)]
+    assert [c.invocation_id for c in calls] == ["gadget_2", "gadget_3", "gadget_4"]
+    assert all(c.dependencies == () for c in calls)
+
+
+def test_claimed_ids_only_move_the_count_forward() -> None:
+    ids = CallIds(after=["gadget_5"])
+    for written in ("gadget_3", "save", "gadget_", "gadget_x7", "gadget_" + "9" * 5000, "gadget_5"):
+        ids.claim(written)
+    assert ids() == "gadget_6"
+    ids.claim("gadget_40")
+    assert ids() == "gadget_41"
+
+
+async def test_a_copied_id_in_a_run_neither_repeats_nor_makes_a_call_wait() -> None:
+    replies = iter([COPIED_ID, "!!!GADGET_START:add\n!!!ARG:a\n7\n!!!ARG:b\n8\n!!!GADGET_END\n", "done"])
+    agent = Agent(model=MockModel(lambda _: next(replies)), gadgets=[add], syntax="block")
+    result = await agent.run("Add.")
+    assert [r.invocation_id for r in result.gadget_results] == ["gadget_2", "gadget_3", "gadget_4", "gadget_5"]
+    assert [r.result for r in result.gadget_results] == ["3", "7", "11", "15"]
+    assert result.repairs == {}
+
+
+async def test_a_provider_id_of_the_auto_form_is_not_given_again() -> None:
+    ids = CallIds()
+    assert native_call("add", '{"a": 1, "b": 2}', "gadget_1", ids=ids).invocation_id == "gadget_1"
+    assert native_call("add", '{"a": 1, "b": 2}', ids=ids).invocation_id == "gadget_2"
+
+
+async def test_a_call_written_as_json_text_takes_the_runs_ids() -> None:
+    next_auto_id()  # the process has counted calls before: the run's ids do not follow it
+    replies = iter(['{"name": "add", "arguments": {"a": 1, "b": 2}}', "done"])
+    agent = Agent(model=MockModel(lambda _: next(replies)), gadgets=[add], syntax="block")
+    result = await agent.run("Add.")
+    assert [(r.invocation_id, r.result) for r in result.gadget_results] == [("gadget_1", "3")]

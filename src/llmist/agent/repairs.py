@@ -263,11 +263,12 @@ _JSON_CALL = re.compile(r'\{\s*"(?:name|type|function)"\s*:')
 _DECODER = json.JSONDecoder()
 
 
-def json_calls(text: str, names: Sequence[str]) -> list[ParsedCall]:
+def json_calls(text: str, names: Sequence[str], *, ids: Callable[[], str] = next_auto_id) -> list[ParsedCall]:
     """The native tool calls written as JSON text in ``text`` that name one of the gadgets
     ``names`` (in any spelling :func:`same_name` accepts), as calls whose ``repairs`` say
-    ``json_call``. A JSON object naming no gadget is prose, and is left alone."""
-    return [call for _, _, call in _json_call_spans(text, names)]
+    ``json_call``, each given its id by ``ids`` (a run's: :class:`~llmist.syntax.CallIds`). A
+    JSON object naming no gadget is prose, and is left alone."""
+    return [call for _, _, call in _json_call_spans(text, names, ids)]
 
 
 # A fence or a chat template's tag right around a tool call written as JSON (Qwen2.5-Coder, served
@@ -303,7 +304,9 @@ def without_json_calls(text: str, names: Sequence[str]) -> tuple[str, list[str]]
     return "".join(kept).strip(), dropped
 
 
-def _json_call_spans(text: str, names: Sequence[str]) -> list[tuple[int, int, ParsedCall]]:
+def _json_call_spans(
+    text: str, names: Sequence[str], ids: Callable[[], str] = next_auto_id
+) -> list[tuple[int, int, ParsedCall]]:
     """Where each tool call written as JSON starts and ends in ``text``, and the call."""
     found: list[tuple[int, int, ParsedCall]] = []
     pos = 0
@@ -315,7 +318,7 @@ def _json_call_spans(text: str, names: Sequence[str]) -> list[tuple[int, int, Pa
             continue
         named = _name_and_arguments(value)
         if named is not None and (named[0] in names or same_name(named[0], names) is not None):
-            call = native_call(named[0], named[1])
+            call = native_call(named[0], named[1], ids=ids)
             found.append((m.start(), pos, dataclasses.replace(call, repairs=("json_call",))))
     return found
 
@@ -683,9 +686,9 @@ class CallRepairs:
         ids: Callable[[], str] = next_auto_id,
     ) -> None:
         self._gadgets = gadgets
+        """The run's gadgets by name."""
         self._ids = ids
         """Where a call given an id of its own gets it: the run's (:class:`~llmist.syntax.CallIds`)."""
-        """The run's gadgets by name."""
         self._arg = arg_prefix
         """The block syntax's argument marker in use."""
         self._no_parameters = frozenset(name for name, gadget in gadgets.items() if _takes_no_parameters(gadget))
@@ -807,7 +810,7 @@ class CallRepairs:
         call) that name a gadget: run as calls, each counted as a ``json_call`` repair."""
         if '"' not in prose:
             return []
-        return json_calls(prose, list(self._gadgets))
+        return json_calls(prose, list(self._gadgets), ids=self._ids)
 
     def take_noted(self) -> list[tuple[RepairKind, str, str | None]]:
         """The repairs noted since the last take, oldest first."""

@@ -43,6 +43,15 @@ class CallIds:
         self._next = n + 1
         return f"{_AUTO_ID_PREFIX}{n}"
 
+    def claim(self, invocation_id: str) -> None:
+        """Note an id a call was written with (a block header's, a provider's): when it has the
+        form ``gadget_<n>``, the ids given after it come after it too. A model copies ids it has
+        read in results; given its ``gadget_3`` and then the next id, ``gadget_3`` again, two
+        calls shared one id, and the second was read as waiting for the first."""
+        n = _auto_number(invocation_id)
+        if n is not None and n >= self._next:
+            self._next = n + 1
+
 
 _AUTO_DIGITS_MAX = 18
 """Longer numbers are not counted after (no conversation makes that many calls; ``int()`` of a

@@ -16,7 +16,7 @@ from typing import Final
 
 from mypy_extensions import mypyc_attr
 
-from llmist.syntax._base import TextStretches, holdback, next_auto_id
+from llmist.syntax._base import CallIds, TextStretches, holdback, next_auto_id
 from llmist.syntax._fast import block_call_event, partial_event, text_event
 from llmist.syntax._rope import ValueRope
 from llmist.syntax._tolerance import (
@@ -62,6 +62,8 @@ class _Header:
         self.name = parts[0].strip()
         explicit = parts[1].strip() if len(parts) > 1 else ""
         self.auto = not explicit
+        if explicit and isinstance(ids, CallIds):
+            ids.claim(explicit)
         self.invocation_id = explicit or ids()
         deps: dict[str, None] = {}
         if len(parts) > 2:

@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from llmist.syntax._base import next_auto_id
+from llmist.syntax._base import CallIds, next_auto_id
 from llmist.syntax.events import ParsedCall, SyntaxEvent, TextEvent
 from llmist.syntax.pointers import int_or_text
 
@@ -50,6 +50,8 @@ def native_call(
     (``gadget_<n>``).
     """
     params, error = _decode(arguments)
+    if invocation_id and isinstance(ids, CallIds):
+        ids.claim(invocation_id)
     return ParsedCall(
         gadget_name=name.strip(),
         invocation_id=invocation_id or ids(),
