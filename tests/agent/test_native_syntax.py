@@ -236,8 +236,9 @@ async def test_the_output_viewer_is_offered_as_a_tool_only_once_an_output_is_sto
         'Let me add.\n<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 3}}\n</tool_call>',
         'Let me add.\n<tools>\n{"type": "function", "function": {"name": "add", "arguments": {"a": 2, "b": 3}}}'
         "\n</tools>",
+        'Let me add.\n```json\n{"add": {"a": 2, "b": 3}}\n```',
     ],
-    ids=["fenced", "tool_call_tags", "tools_tags"],
+    ids=["fenced", "tool_call_tags", "tools_tags", "keyed_by_gadget"],
 )
 async def test_a_call_written_as_text_is_recorded_as_a_real_tool_call_and_answered_as_one(written: str) -> None:
     agent, model = _native(written, "It is 5.")

@@ -198,6 +198,43 @@ async def test_json_text_that_names_no_gadget_stays_prose() -> None:
     assert result.output == answer  # type: ignore[attr-defined]
 
 
+async def test_an_object_of_calls_keyed_by_gadget_names_runs_each_in_order() -> None:
+    # Qwen2.5-Coder-0.5B wrote BFCL's parallel calls so, a name twice and ids copied from the
+    # prompt's dependency rule after the names.
+    written = (
+        "```json\n{\n"
+        '  "add": {"a": 1, "b": 2},\n'
+        '  "add:second:first": {"a": 3, "b": 4},\n'
+        '  "Get-Weather": {"city": "Oslo"}\n'
+        "}\n```"
+    )
+    result, events = await _run(written, "done")
+    assert {e.kind for e in events} == {"json_call", "gadget_name"}
+    done = [(r.gadget_name, r.parameters, r.result) for r in result.gadget_results]  # type: ignore[attr-defined]
+    assert done == [
+        ("add", {"a": 1, "b": 2}, "3"),
+        ("add", {"a": 3, "b": 4}, "7"),
+        ("get_weather", {"city": "Oslo"}, "Oslo: sunny"),
+    ]
+    assert result.repairs == {"json_call": 3, "gadget_name": 1}  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        'The weather: {"get_weather": {"temperature": 18}}',  # a result reported under the gadget's name
+        '{"add": {"a": 1, "b": 2}, "note": {"a": 1}}',  # a member that names no gadget
+        '{"add": {"a": 1, "b": 2}, "get_weather": "Oslo"}',  # a member whose value is no object
+        '{"add": [1, 2]}',
+    ],
+    ids=["result", "other_member", "no_object", "list"],
+)
+async def test_an_object_that_is_not_all_calls_stays_prose(answer: str) -> None:
+    result, _ = await _run(answer)
+    assert result.gadget_results == [] and result.repairs == {}  # type: ignore[attr-defined]
+    assert result.output == answer  # type: ignore[attr-defined]
+
+
 async def test_json_calls_run_in_the_emoji_syntax_too() -> None:
     result, _ = await _run('{"name": "get_weather", "arguments": {"city": "Oslo"}}', "done", syntax="emoji")
     assert [r.result for r in result.gadget_results] == ["Oslo: sunny"]  # type: ignore[attr-defined]

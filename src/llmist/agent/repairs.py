@@ -100,7 +100,7 @@ import dataclasses
 import json
 import re
 import shlex
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 from llmist.agent.ending import when_done
 from llmist.agent.errors import RepairRefused
@@ -258,17 +258,52 @@ def drop_invented_results(text: str, start: str, end: str) -> tuple[str, list[st
 
 
 # Where a tool call written as JSON may begin: {"name": ...} (OpenAI, Hermes and Qwen templates,
-# bare, in a ```json fence or in <tool_call> tags) or {"type": "function", "function": {...}}.
-_JSON_CALL = re.compile(r'\{\s*"(?:name|type|function)"\s*:')
-_DECODER = json.JSONDecoder()
+# bare, in a ```json fence or in <tool_call> tags) or {"type": "function", "function": {...}}; or
+# an object of calls keyed by gadget names, {"get_weather": {"city": "Paris"}, ...}.
+_JSON_CALL = re.compile(r'\{\s*"(?:(?:name|type|function)"\s*:|[^"\\\n]+"\s*:\s*\{)')
 
 
-def json_calls(text: str, names: Sequence[str], *, ids: Callable[[], str] = next_auto_id) -> list[ParsedCall]:
+class _Members:
+    """A decoded JSON object's members in their order, a name written twice kept twice: an
+    object keyed by gadget names may call one gadget twice (``{"add": {...}, "add": {...}}``)."""
+
+    __slots__ = ("pairs",)
+
+    def __init__(self, pairs: list[tuple[str, object]]) -> None:
+        self.pairs = pairs
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_Members)
+
+
+def _plain(value: object) -> object:
+    """A value :data:`_DECODER` decoded, as ``json.loads`` gives it (a name written twice in an
+    object: the last one)."""
+    if isinstance(value, _Members):
+        return {name: _plain(member) for name, member in value.pairs}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
+
+
+def json_calls(
+    text: str,
+    names: Sequence[str],
+    *,
+    ids: Callable[[], str] = next_auto_id,
+    parameters: Mapping[str, Collection[str]] | None = None,
+) -> list[ParsedCall]:
     """The native tool calls written as JSON text in ``text`` that name one of the gadgets
     ``names`` (in any spelling :func:`same_name` accepts), as calls whose ``repairs`` say
     ``json_call``, each given its id by ``ids`` (a run's: :class:`~llmist.syntax.CallIds`). A
-    JSON object naming no gadget is prose, and is left alone."""
-    return [call for _, _, call in _json_call_spans(text, names, ids)]
+    JSON object naming no gadget is prose, and is left alone.
+
+    Given ``parameters`` (each gadget's parameter names), an object made of calls keyed by
+    gadget names is read too, one call a member in order: ``{"get_weather": {"city": "Paris"},
+    "get_weather": {"city": "Oslo"}}``. Each member must name a gadget, with an object of that
+    gadget's parameters as its value; an id after the name (``"get_weather:first"``) is dropped.
+    Any other object (a result the model reports, ``{"get_weather": {"temp": 18}}``) is prose."""
+    return [call for _, _, call in _json_call_spans(text, names, ids, parameters)]
 
 
 # A fence or a chat template's tag right around a tool call written as JSON (Qwen2.5-Coder, served
@@ -277,7 +312,9 @@ _WRAP_BEFORE = re.compile(r"(?:```(?:json)?|<tool_call>|<tools>)\s*$")
 _WRAP_AFTER = re.compile(r"\s*(?:```|</tool_call>|</tools>)")  # matched at the call's end
 
 
-def without_json_calls(text: str, names: Sequence[str]) -> tuple[str, list[str]]:
+def without_json_calls(
+    text: str, names: Sequence[str], *, parameters: Mapping[str, Collection[str]] | None = None
+) -> tuple[str, list[str]]:
     """``text`` without the tool calls :func:`json_calls` reads in it (and the fence or
     ``<tool_call>`` tags around each), and without a result the model wrote after a call (as
     :func:`drop_invented_results` drops them: ``{"result": ...}`` too); and those results. The
@@ -293,7 +330,7 @@ def without_json_calls(text: str, names: Sequence[str]) -> tuple[str, list[str]]
         return stretch
 
     pos = 0
-    for start, end, _ in _json_call_spans(text, names):
+    for start, end, _ in _json_call_spans(text, names, parameters=parameters):
         before = text[pos:start]
         wrap = _WRAP_BEFORE.search(before)
         before = before[: wrap.start()] if wrap else before
@@ -305,9 +342,13 @@ def without_json_calls(text: str, names: Sequence[str]) -> tuple[str, list[str]]
 
 
 def _json_call_spans(
-    text: str, names: Sequence[str], ids: Callable[[], str] = next_auto_id
+    text: str,
+    names: Sequence[str],
+    ids: Callable[[], str] = next_auto_id,
+    parameters: Mapping[str, Collection[str]] | None = None,
 ) -> list[tuple[int, int, ParsedCall]]:
-    """Where each tool call written as JSON starts and ends in ``text``, and the call."""
+    """Where each JSON object holding tool calls starts and ends in ``text``, and each call in it
+    (an object keyed by gadget names holds several: each is found with the object's span)."""
     found: list[tuple[int, int, ParsedCall]] = []
     pos = 0
     while (m := _JSON_CALL.search(text, pos)) is not None:
@@ -316,11 +357,32 @@ def _json_call_spans(
         except ValueError:
             pos = m.end()
             continue
-        named = _name_and_arguments(value)
-        if named is not None and (named[0] in names or same_name(named[0], names) is not None):
-            call = native_call(named[0], named[1], ids=ids)
+        for name, arguments in _written_calls(value, names, parameters):
+            call = native_call(name, arguments, ids=ids)
             found.append((m.start(), pos, dataclasses.replace(call, repairs=("json_call",))))
     return found
+
+
+def _written_calls(
+    value: object, names: Sequence[str], parameters: Mapping[str, Collection[str]] | None
+) -> list[tuple[str, str]]:
+    """The gadget name and JSON arguments of each call a decoded JSON object writes (see
+    :func:`json_calls`); none when it is not a call, or names no gadget."""
+    named = _name_and_arguments(_plain(value))
+    if named is not None:
+        return [named] if named[0] in names or same_name(named[0], names) is not None else []
+    if parameters is None or not isinstance(value, _Members):
+        return []
+    calls: list[tuple[str, str]] = []
+    for key, arguments in value.pairs:
+        name = key.split(":", 1)[0].strip()
+        gadget = name if name in parameters else same_name(name, parameters)
+        if gadget is None or not isinstance(arguments, _Members):
+            return []
+        if not all(member in parameters[gadget] for member, _ in arguments.pairs):
+            return []
+        calls.append((name, json.dumps(_plain(arguments))))
+    return calls
 
 
 def _name_and_arguments(value: object) -> tuple[str, str] | None:
@@ -810,7 +872,8 @@ class CallRepairs:
         call) that name a gadget: run as calls, each counted as a ``json_call`` repair."""
         if '"' not in prose:
             return []
-        return json_calls(prose, list(self._gadgets), ids=self._ids)
+        parameters = {name: gadget.Params.model_fields.keys() for name, gadget in self._gadgets.items()}
+        return json_calls(prose, list(self._gadgets), ids=self._ids, parameters=parameters)
 
     def take_noted(self) -> list[tuple[RepairKind, str, str | None]]:
         """The repairs noted since the last take, oldest first."""

@@ -489,7 +489,9 @@ def _as_tool_calls(
         ToolCall(c.invocation_id, native_name(names.get(c.invocation_id, c.gadget_name)), c.parameters_raw)
         for c in written
     )
-    prose, invented = without_json_calls(text, [g.name for g in run.cfg.gadgets])
+    gadgets = run.cfg.gadgets
+    parameters = {g.name: g.Params.model_fields.keys() for g in gadgets}
+    prose, invented = without_json_calls(text, [g.name for g in gadgets], parameters=parameters)
     return prose, native + calls, invented
 
 

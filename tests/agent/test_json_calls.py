@@ -1,0 +1,55 @@
+"""Calls written as JSON text (the ``json_call`` repair): every form is read wherever it sits in
+prose, and no text makes the reading raise or invent a call."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from llmist.agent.repairs import json_calls, without_json_calls
+from llmist.syntax import CallIds
+
+PARAMETERS = {"add": ("a", "b"), "get_weather": ("city",), "list_files": ()}
+NAMES = list(PARAMETERS)
+
+_values = st.one_of(st.integers(), st.text(max_size=12), st.booleans(), st.none())
+_calls = st.lists(
+    st.sampled_from(NAMES).flatmap(
+        lambda name: st.tuples(
+            st.just(name),
+            st.fixed_dictionaries({}, optional={p: _values for p in PARAMETERS[name]}),
+        )
+    ),
+    min_size=1,
+    max_size=5,
+)
+
+
+def _keyed(calls: list[tuple[str, dict[str, object]]]) -> str:
+    """An object keyed by gadget names, a name written as often as it is called."""
+    return "{" + ", ".join(f"{json.dumps(name)}: {json.dumps(args)}" for name, args in calls) + "}"
+
+
+@given(_calls, st.text(max_size=40).filter(lambda t: "{" not in t), st.text(max_size=40).filter(lambda t: "{" not in t))
+def test_an_object_of_calls_is_read_in_order_wherever_it_sits_in_prose(
+    calls: list[tuple[str, dict[str, object]]], before: str, after: str
+) -> None:
+    text = f"{before}\n```json\n{_keyed(calls)}\n```\n{after}"
+    found = json_calls(text, NAMES, ids=CallIds(), parameters=PARAMETERS)
+    assert [(c.gadget_name, c.parameters) for c in found] == calls
+    assert [c.invocation_id for c in found] == [f"gadget_{i}" for i in range(1, len(calls) + 1)]
+    prose, _ = without_json_calls(text, NAMES, parameters=PARAMETERS)
+    assert "```json" not in prose
+
+
+@given(st.text(alphabet=st.sampled_from('{}[]":, \n\\abdd1ty_'), max_size=80))
+def test_no_text_makes_the_reading_raise_or_read_a_parameter_the_gadget_lacks(text: str) -> None:
+    for call in json_calls(text, NAMES, parameters=PARAMETERS):
+        assert call.gadget_name in PARAMETERS
+        assert set(call.parameters or {}) <= set(PARAMETERS[call.gadget_name])
+
+
+def test_without_the_gadgets_parameters_an_object_keyed_by_names_is_prose() -> None:
+    assert json_calls('{"add": {"a": 1, "b": 2}}', NAMES) == []
