@@ -129,6 +129,17 @@ async def test_a_runaway_of_a_block_of_lines_ends_too() -> None:
     assert result.output == "Sure.\nCalling add.\nThe answer will be 7."  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize("size", [9, 16])
+async def test_a_runaway_of_a_long_block_ends_at_its_fourth_copy(size: int) -> None:
+    # Qwen2.5-Coder-0.5B repeated a recipe's nine ingredients until its cap.
+    block = "".join(f"- {k} tablespoons of ingredient {k}\n" for k in range(size))
+    result, model, repairs = await _run("The recipe:\n" + block * RUNAWAY)
+    assert _kinds(repairs) == ["degenerate_response"]
+    assert f"{4 * size} lines repeating a block of {size} lines" in repairs[0].detail
+    assert model.read[0] < model.total[0] // 10
+    assert result.output == "The recipe:\n" + block.strip()  # type: ignore[attr-defined]
+
+
 async def test_short_lines_between_the_copies_neither_make_nor_break_a_loop() -> None:
     # The numbers differ from copy to copy, but they are under 8 characters: the loop is the
     # long line, and it ends at its sixteenth copy as if they were not there.

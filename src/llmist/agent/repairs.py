@@ -78,7 +78,9 @@
   third time, the same lines over and over): the response ends there, the stream is closed, what
   came before the repeats is kept, and the repeated call is not run (``agent._run.degeneration``).
 - ``json_call``: the model wrote a native tool call as text (``{"name": "add", "arguments":
-  {...}}``, bare, fenced or in ``<tool_call>`` tags) naming one of the gadgets: it runs.
+  {...}}``, bare, fenced or in ``<tool_call>`` tags) naming one of the gadgets: it runs. So does
+  each call of an object keyed by gadget names (``{"add": {"a": 1}, "add": {"a": 2}}``) whose
+  every member names a gadget and holds only that gadget's parameters.
 
 And what the parser tolerated to read a call (``ParsedCall.repairs``), counted the same way:
 
