@@ -53,3 +53,10 @@ def test_no_text_makes_the_reading_raise_or_read_a_parameter_the_gadget_lacks(te
 
 def test_without_the_gadgets_parameters_an_object_keyed_by_names_is_prose() -> None:
     assert json_calls('{"add": {"a": 1, "b": 2}}', NAMES) == []
+
+
+def test_json_nested_deeper_than_python_reads_is_prose() -> None:
+    # A model's runaway of nested objects must not end the run with a RecursionError.
+    for text in ('{"add": ' * 5000 + "1" + "}" * 5000, '{"name": ' * 5000, '{"add": {"a": [' * 3000):
+        assert json_calls(text, NAMES, parameters=PARAMETERS) == []
+        assert without_json_calls(text, NAMES, parameters=PARAMETERS)[0] == text.strip()

@@ -235,6 +235,12 @@ async def test_an_object_that_is_not_all_calls_stays_prose(answer: str) -> None:
     assert result.output == answer  # type: ignore[attr-defined]
 
 
+async def test_json_nested_deeper_than_python_reads_ends_as_an_answer_not_an_error() -> None:
+    answer = '{"name": ' * 5000 + "1"
+    result, _ = await _run(answer)
+    assert result.gadget_results == [] and result.output == answer  # type: ignore[attr-defined]
+
+
 async def test_json_calls_run_in_the_emoji_syntax_too() -> None:
     result, _ = await _run('{"name": "get_weather", "arguments": {"city": "Oslo"}}', "done", syntax="emoji")
     assert [r.result for r in result.gadget_results] == ["Oslo: sunny"]  # type: ignore[attr-defined]

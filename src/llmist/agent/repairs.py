@@ -138,6 +138,7 @@ __all__ = [
     "json_calls",
     "next_step_note",
     "opens_like_result",
+    "parameter_names",
     "same_name",
     "unknown_gadget_text",
     "without_json_calls",
@@ -288,6 +289,12 @@ def _plain(value: object) -> object:
     return value
 
 
+def parameter_names(gadgets: Iterable[Gadget]) -> dict[str, Collection[str]]:
+    """Each gadget's parameter names, by the gadget's name: what :func:`json_calls` and
+    :func:`without_json_calls` take as ``parameters``."""
+    return {gadget.name: gadget.Params.model_fields.keys() for gadget in gadgets}
+
+
 def json_calls(
     text: str,
     names: Sequence[str],
@@ -355,11 +362,13 @@ def _json_call_spans(
     pos = 0
     while (m := _JSON_CALL.search(text, pos)) is not None:
         try:
-            value, pos = _DECODER.raw_decode(text, m.start())
-        except ValueError:
+            value, end = _DECODER.raw_decode(text, m.start())
+            written = _written_calls(value, names, parameters)
+        except (ValueError, RecursionError):  # not JSON, or nested deeper than Python reads: prose
             pos = m.end()
             continue
-        for name, arguments in _written_calls(value, names, parameters):
+        pos = end
+        for name, arguments in written:
             call = native_call(name, arguments, ids=ids)
             found.append((m.start(), pos, dataclasses.replace(call, repairs=("json_call",))))
     return found
@@ -874,7 +883,7 @@ class CallRepairs:
         call) that name a gadget: run as calls, each counted as a ``json_call`` repair."""
         if '"' not in prose:
             return []
-        parameters = {name: gadget.Params.model_fields.keys() for name, gadget in self._gadgets.items()}
+        parameters = parameter_names(self._gadgets.values())
         return json_calls(prose, list(self._gadgets), ids=self._ids, parameters=parameters)
 
     def take_noted(self) -> list[tuple[RepairKind, str, str | None]]:

@@ -54,7 +54,13 @@ from llmist.agent.hooks import (
     call_observer,
 )
 from llmist.agent.messages import AssistantMessage, GadgetResultMessage
-from llmist.agent.repairs import STORED_OUTPUT_NOTE, drop_invented_results, next_step_note, without_json_calls
+from llmist.agent.repairs import (
+    STORED_OUTPUT_NOTE,
+    drop_invented_results,
+    next_step_note,
+    parameter_names,
+    without_json_calls,
+)
 from llmist.agent.result import AgentResult, StopReason
 from llmist.agent.spec import AgentSpec
 from llmist.agent.steps import RunSteps, current_steps
@@ -490,8 +496,7 @@ def _as_tool_calls(
         for c in written
     )
     gadgets = run.cfg.gadgets
-    parameters = {g.name: g.Params.model_fields.keys() for g in gadgets}
-    prose, invented = without_json_calls(text, [g.name for g in gadgets], parameters=parameters)
+    prose, invented = without_json_calls(text, [g.name for g in gadgets], parameters=parameter_names(gadgets))
     return prose, native + calls, invented
 
 
