@@ -96,8 +96,9 @@ async def test_a_copied_id_in_a_run_neither_repeats_nor_makes_a_call_wait() -> N
     replies = iter([COPIED_ID, "!!!GADGET_START:add\n!!!ARG:a\n7\n!!!ARG:b\n8\n!!!GADGET_END\n", "done"])
     agent = Agent(model=MockModel(lambda _: next(replies)), gadgets=[add], syntax="block")
     result = await agent.run("Add.")
-    assert [r.invocation_id for r in result.gadget_results] == ["gadget_2", "gadget_3", "gadget_4", "gadget_5"]
-    assert [r.result for r in result.gadget_results] == ["3", "7", "11", "15"]
+    # Sorted: results come in the order the calls finish, which differs between Python versions.
+    done = sorted((r.invocation_id, r.result) for r in result.gadget_results)
+    assert done == [("gadget_2", "3"), ("gadget_3", "7"), ("gadget_4", "11"), ("gadget_5", "15")]
     assert result.repairs == {}
 
 
