@@ -210,7 +210,9 @@ async def test_an_object_of_calls_keyed_by_gadget_names_runs_each_in_order() -> 
     )
     result, events = await _run(written, "done")
     assert {e.kind for e in events} == {"json_call", "gadget_name"}
-    done = [(r.gadget_name, r.parameters, r.result) for r in result.gadget_results]  # type: ignore[attr-defined]
+    # In the order read (their ids): results come in the order the calls finish.
+    ordered = sorted(result.gadget_results, key=lambda r: r.invocation_id)  # type: ignore[attr-defined]
+    done = [(r.gadget_name, r.parameters, r.result) for r in ordered]
     assert done == [
         ("add", {"a": 1, "b": 2}, "3"),
         ("add", {"a": 3, "b": 4}, "7"),
