@@ -66,7 +66,7 @@ async def test_ray_resumes_from_the_same_file(cluster: None, tmp_path: Path) -> 
 
 async def test_the_rate_limit_holds_across_the_cluster(cluster: None, tmp_path: Path) -> None:
     log = tmp_path / "ray.log"
-    limit = RateLimit(requests_per_minute=20, window_s=1.0)
+    limit = RateLimit(requests_per_minute=10, window_s=1.0)
     await arun_batch(
         LoggedFactory(str(log)),
         prompts(30),
@@ -79,13 +79,12 @@ async def test_the_rate_limit_holds_across_the_cluster(cluster: None, tmp_path: 
     entries = [line.split() for line in log.read_text().splitlines()]
     times = sorted(float(t) for t, _ in entries)
     assert len(times) == 60 and len({pid for _, pid in entries}) == 2
-    # The workers log when a grant reached them, after a round trip to the limiter that a busy
-    # machine delays unevenly (24 in one window was seen under load): a limit each worker kept
-    # for itself would let 40 through in the first window, and 60 requests at 20 a second take
-    # two windows after the first whatever the delays.
-    busiest = max(sum(1 for u in times if t <= u < t + 0.95) for t in times)
-    assert busiest <= 30
-    assert times[-1] - times[0] >= 1.8
+    # 60 requests at 10 a window take five windows after the first grant when one limiter holds
+    # them all, and two when each worker keeps a limit of its own. The workers log a grant when
+    # it reaches them, after a round trip that a busy machine delays unevenly, so the test asks
+    # only for the span, with a window and a half of slack either way. Counting the busiest
+    # window of those log times failed under load: late grants of one window bunch with the next.
+    assert times[-1] - times[0] >= 3.5
 
 
 async def test_an_agent_that_cannot_be_pickled_is_refused_clearly(cluster: None, tmp_path: Path) -> None:
