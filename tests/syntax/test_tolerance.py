@@ -82,6 +82,25 @@ def test_a_fused_value_keeps_its_spaces_and_the_raw_body_says_how_it_was_read() 
     assert call.parameters_raw == "!!!ARG:text\nhello big world\n"
 
 
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        ('player_name="Cristiano Ronaldo"', "Cristiano Ronaldo"),
+        ("player_name = 'Cristiano Ronaldo'", "Cristiano Ronaldo"),
+        ('player_name: "Cristiano Ronaldo"', "Cristiano Ronaldo"),
+        ('player_name=""', ""),
+        ('player_name "Cristiano Ronaldo"', '"Cristiano Ronaldo"'),  # after a space: as written
+        ('player_name="say "hi" now"', '"say "hi" now"'),  # quotes inside: not that form's
+        ("player_name='Ronaldo\"", "'Ronaldo\""),  # quotes that do not match
+    ],
+)
+def test_a_fused_value_in_quotes_after_an_equals_sign_or_colon_loses_them(line: str, value: str) -> None:
+    """Qwen2.5-Coder-0.5B wrote ``!!!ARG:player_name="Cristiano Ronaldo"``: the quotes are the
+    ``name=value`` form's. After a space they may be the value's own (a search's exact phrase)."""
+    stream = f"!!!GADGET_START:stats\n!!!ARG:{line}\n!!!ARG:season\n2019\n!!!GADGET_END"
+    assert _one(stream) == ("stats", {"player_name": value, "season": 2019}, ("fused_argument",))
+
+
 def test_an_argument_line_with_a_value_line_after_it_is_not_split() -> None:
     _, params, repairs = _one("!!!GADGET_START:add\n!!!ARG:a 5\n6\n!!!GADGET_END")
     assert params == {"a 5": 6} and repairs == ()

@@ -114,6 +114,7 @@ from llmist.gadgets import Gadget, InvalidParametersError, bind_call, validate_p
 from llmist.gadgets._schema import is_plain_string
 from llmist.gadgets.binding import joined_words
 from llmist.syntax import BlockParseError, ParsedCall, is_auto_id, native_call, next_auto_id
+from llmist.syntax._tolerance import unquoted
 from llmist.syntax.pointers import parse_block_body
 from llmist.syntax.schema import json_schema
 from llmist.syntax.writing import write_block_call
@@ -493,7 +494,7 @@ def _bare_names(lines: list[str], fields: set[str]) -> dict[str, str] | None:
         if word in fields and word not in read:
             current = read[word] = []
         elif pair is not None and pair[1] in fields and pair[1] not in read:
-            current = read[pair[1]] = [_unquoted(pair[2])]
+            current = read[pair[1]] = [unquoted(pair[2])]
         elif current is not None:
             current.append(line)
         elif word:
@@ -555,19 +556,8 @@ def _header_pairs(header: str, fields: Mapping[str, object], params: Mapping[str
         value = header[match.end() : after.start() if after is not None else len(header)].strip()
         if not value or match[1] in read:
             return None
-        read[match[1]] = _unquoted(value)
+        read[match[1]] = unquoted(value)
     return read
-
-
-def _unquoted(value: str) -> str:
-    """``Mr. John Doe`` for ``"Mr. John Doe"``: the quotes of a value written ``name="value"``
-    (or with ``'``) are that form's, not the value's, as in the emoji syntax's header. Any other
-    value as written, and a value under an ``!!!ARG:`` line is never read here: a block value is
-    raw text, and its quotes can be meant (a search for an exact phrase)."""
-    quote = value[:1]
-    if len(value) >= 2 and quote in "\"'" and value.endswith(quote) and quote not in value[1:-1]:
-        return value[1:-1]
-    return value
 
 
 def lead_arguments(
@@ -617,7 +607,7 @@ def list_items(text: str) -> list[str]:
     syntax's own, this one a repair's reading.)"""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     pieces = lines if len(lines) > 1 else [p.strip() for p in text.split(",") if p.strip()]
-    return [_unquoted(piece) for piece in pieces]
+    return [unquoted(piece) for piece in pieces]
 
 
 def values_as_lists(

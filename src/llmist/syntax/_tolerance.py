@@ -6,7 +6,10 @@
   is expected and prose rarely puts ``!GADGET_END``; elsewhere such text stays text.
 - **Fused argument**: ``!!!ARG:count 5``, ``!!!ARG:count=5`` or ``!!!ARG:count: 5`` with no
   value line after it: a top-level parameter name (a Python identifier), then a space, ``=`` or
-  ``:``, then a one-line value, is read as ``!!!ARG:count`` with the value ``5``.
+  ``:``, then a one-line value, is read as ``!!!ARG:count`` with the value ``5``. After ``=`` or
+  ``:`` a value in matching quotes loses them (``!!!ARG:city="Paris"`` is ``Paris``): they are
+  that ``name=value`` form's, as in the emoji syntax's header. After a space the value stays as
+  written (``!!!ARG:query "exact phrase"``: a search's quotes can be meant).
 
 Each tolerance the parser applies is named in ``ParsedCall.repairs`` (the names are
 :data:`MARKER_SPELLING`, :data:`FUSED_ARGUMENT`, and for the format's own leniencies
@@ -26,6 +29,7 @@ __all__ = [
     "MISSING_END",
     "MarkerSpelling",
     "unfuse_arguments",
+    "unquoted",
 ]
 
 MARKER_SPELLING: Final = "marker_spelling"
@@ -133,7 +137,7 @@ class MarkerSpelling:
 
 
 # A top-level parameter name, then a space, "=" or ":" (spaces around it allowed), then a value.
-_FUSED: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:[ \t]*[=:][ \t]*|[ \t]+)(\S.*)", re.DOTALL)
+_FUSED: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:[ \t]*([=:])[ \t]*|[ \t]+)(\S.*)", re.DOTALL)
 
 
 def unfuse_arguments(raw: str, parameters: dict[str, Any], arg_prefix: str) -> str | None:
@@ -149,7 +153,19 @@ def unfuse_arguments(raw: str, parameters: dict[str, Any], arg_prefix: str) -> s
     for key in fused:
         m = _FUSED.fullmatch(key)
         assert m is not None
+        value = unquoted(m[3]) if m[2] else m[3]
         line = re.compile(re.escape(arg_prefix) + r"[ \t]*" + re.escape(key) + r"[ \t]*(?=\r?\n|\Z)")
-        split = f"{arg_prefix}{m[1]}\n{m[2]}".replace("\\", "\\\\")  # a template: only "\\" is special
+        split = f"{arg_prefix}{m[1]}\n{value}".replace("\\", "\\\\")  # a template: only "\\" is special
         raw = line.sub(split, raw, count=1)
     return raw
+
+
+def unquoted(value: str) -> str:
+    """``Mr. John Doe`` for ``"Mr. John Doe"``: the quotes of a value written ``name="value"``
+    (or with ``'``) are that form's, not the value's, as in the emoji syntax's header. Any other
+    value as written. A value on the lines under an ``!!!ARG:`` line is never read here: a block
+    value is raw text, and its quotes can be meant (a search for an exact phrase)."""
+    quote = value[:1]
+    if len(value) >= 2 and quote in "\"'" and value.endswith(quote) and quote not in value[1:-1]:
+        return value[1:-1]
+    return value
