@@ -17,7 +17,7 @@ from llmist.agent.repairs import (
     drop_invented_results,
 )
 from llmist.syntax import ArgsPartialEvent, GadgetCallEvent, ParsedCall
-from llmist.testing import MockModel, block_call, emoji_call
+from llmist.testing import MockModel, MockReply, block_call, emoji_call, tool_call
 
 RUNS: list[int] = []
 
@@ -633,3 +633,74 @@ async def test_a_call_waiting_for_a_copy_that_did_not_run_waits_for_the_call_it_
     [read] = [r for r in result.gadget_results if r.gadget_name == "peek"]
     assert read.result == "v"
     assert result.repairs == {"repeated_call": 1}
+
+
+@gadget(description="Start a named counter at zero.")
+def start_counter(name: str) -> str:
+    RUNS.append(0)
+    return f"{name} started"
+
+
+@gadget(description="Advance a started counter to a number.")
+def count_to(name: str, n: int) -> str:
+    RUNS.append(n)
+    return f"{name} at {n}"
+
+
+async def _counters_run(*responses: str | MockReply, syntax: str = "block", gadgets: tuple[object, ...] = ()) -> object:
+    agent = Agent(
+        model=MockModel(list(responses)),
+        gadgets=[start_counter, count_to, *gadgets],
+        syntax=syntax,  # type: ignore[arg-type]
+    )
+    return await agent.run("task")
+
+
+async def test_an_unknown_gadget_whose_arguments_fit_one_gadget_is_shown_that_call_but_not_run() -> None:
+    # Qwen2.5-Coder-1.5B sent start_laps (for start_counter) six times, told only the names.
+    RUNS.clear()
+    result = await _counters_run("!!!GADGET_START:start_laps:start\n!!!ARG:name\nlaps\n!!!GADGET_END\n", "done")
+    [r] = result.gadget_results  # type: ignore[attr-defined]
+    assert r.error.startswith("Unknown gadget 'start_laps'.")
+    assert r.error.endswith(
+        "Its arguments fit start_counter: if that gadget does what you meant, call it:\n"
+        "!!!GADGET_START:start_counter:start\n!!!ARG:name\nlaps\n!!!GADGET_END"
+    )
+    assert RUNS == []
+    assert result.repairs == {"unknown_gadget": 1}  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "!!!GADGET_START:start_laps\n!!!GADGET_END\n",  # no arguments: they fit anything
+        "!!!GADGET_START:start_laps\n!!!ARG:name\nlaps\n!!!ARG:step\n2\n!!!GADGET_END\n",  # no gadget takes step
+        "!!!GADGET_START:count_laps\n!!!ARG:name\nlaps\n!!!ARG:n\nfive\n!!!GADGET_END\n",  # n is no integer
+    ],
+)
+async def test_an_unknown_gadget_whose_arguments_fit_no_gadget_gets_no_call_to_copy(response: str) -> None:
+    result = await _counters_run(response, "done")
+    [r] = result.gadget_results  # type: ignore[attr-defined]
+    assert r.error.endswith("The gadgets you can call: count_to, start_counter."), r.error
+
+
+async def test_arguments_that_fit_two_gadgets_name_neither() -> None:
+    @gadget(description="Stop a counter.")
+    def stop_counter(name: str) -> str:
+        return f"{name} stopped"
+
+    result = await _counters_run(
+        "!!!GADGET_START:laps\n!!!ARG:name\nlaps\n!!!GADGET_END\n", "done", gadgets=(stop_counter,)
+    )
+    [r] = result.gadget_results  # type: ignore[attr-defined]
+    assert "fit" not in r.error and r.error.endswith("count_to, start_counter, stop_counter.")
+
+
+async def test_a_native_call_of_an_unknown_tool_is_told_the_tool_its_arguments_fit() -> None:
+    result = await _counters_run(
+        MockReply(tool_calls=[tool_call("start_laps", name="laps")]),
+        "done",
+        syntax="native",
+    )
+    [r] = result.gadget_results  # type: ignore[attr-defined]
+    assert r.error.endswith("Its arguments fit start_counter: if that gadget does what you meant, call it.")

@@ -113,7 +113,7 @@ from llmist.execution.results import call_result
 from llmist.gadgets import Gadget, InvalidParametersError, bind_call, validate_params
 from llmist.gadgets._schema import is_plain_string
 from llmist.gadgets.binding import joined_words
-from llmist.syntax import BlockParseError, ParsedCall, is_auto_id, native_call, next_auto_id
+from llmist.syntax import DEFAULT_ARG_PREFIX, BlockParseError, ParsedCall, is_auto_id, native_call, next_auto_id
 from llmist.syntax._tolerance import unquoted
 from llmist.syntax.pointers import parse_block_body
 from llmist.syntax.schema import json_schema
@@ -927,10 +927,39 @@ class CallRepairs:
             return dataclasses.replace(call, gadget_name=fixed)
         named = self._first_word_name(call)
         if named is None:
-            text = unknown_gadget_text(name, [n for n in names if n not in self.hidden])
+            offered = [n for n in names if n not in self.hidden]
+            text = unknown_gadget_text(name, offered) + self._fitting_gadget(call, offered)
             self._note("unknown_gadget", text, call.invocation_id)
             return call_result(call, None, text, "error")
         return named
+
+    def _fitting_gadget(self, call: ParsedCall, offered: Sequence[str]) -> str:
+        """What an unknown gadget's answer adds when the one gadget of ``offered`` that takes the
+        call's arguments exists: its name, and in the block syntax the call written for it. Never
+        run in its place (``read_file`` written where only ``delete_file`` takes a path): the model
+        decides. Qwen2.5-Coder-1.5B, told only the gadgets' names, sent its ``start_laps`` (for
+        ``start_counter``) six times over. An emoji call's arguments are positional: no name says
+        which gadget they fit, so it gets no such hint."""
+        written = set(call.parameters or ())
+        if call.syntax == "emoji" or not written:
+            return ""
+        fits = [name for name in offered if _takes(self._gadgets[name], call, written)]
+        if len(fits) != 1:
+            return ""
+        gadget = fits[0]
+        hint = f" Its arguments fit {gadget}: if that gadget does what you meant, call it"
+        if call.syntax != "block" or call.parameters is None:
+            return hint + "."
+        own = None if is_auto_id(call.invocation_id) else call.invocation_id
+        try:
+            block = write_block_call(
+                gadget, call.parameters, invocation_id=own, deps=call.dependencies, arg_prefix=self._arg
+            )
+        except ValueError:  # a value holding a marker: no block can carry it
+            return hint + "."
+        if self._arg != DEFAULT_ARG_PREFIX:  # the start and end markers in use are not known here: the body only
+            block = "\n".join(block.splitlines()[1:-1])
+        return f"{hint}:\n{block}"
 
     def _block(self, call: ParsedCall) -> ParsedCall:
         """A block call with its arguments and ids read as meant."""
