@@ -704,3 +704,19 @@ async def test_a_native_call_of_an_unknown_tool_is_told_the_tool_its_arguments_f
     )
     [r] = result.gadget_results  # type: ignore[attr-defined]
     assert r.error.endswith("Its arguments fit start_counter: if that gadget does what you meant, call it.")
+
+
+async def test_a_call_waiting_for_an_unknown_gadgets_name_is_skipped_with_it() -> None:
+    # It waited for that call, as for a gadget's name: run without waiting, count_to ran on a
+    # counter nothing had started.
+    RUNS.clear()
+    response = (
+        "!!!GADGET_START:start_laps\n!!!ARG:name\nlaps\n!!!GADGET_END\n"
+        "!!!GADGET_START:count_to:go:start_laps\n!!!ARG:name\nlaps\n!!!ARG:n\n5\n!!!GADGET_END\n"
+    )
+    result = await _counters_run(response, "done")
+    unknown, waiting = result.gadget_results  # type: ignore[attr-defined]
+    assert (waiting.invocation_id, waiting.status) == ("go", "skipped")
+    assert waiting.skip.failed_dependency == unknown.invocation_id
+    assert RUNS == []
+    assert result.repairs == {"unknown_gadget": 1}  # type: ignore[attr-defined]

@@ -930,6 +930,11 @@ class CallRepairs:
             offered = [n for n in names if n not in self.hidden]
             text = unknown_gadget_text(name, offered) + self._fitting_gadget(call, offered)
             self._note("unknown_gadget", text, call.invocation_id)
+            if call.syntax == "block" and is_auto_id(call.invocation_id) and not self._known_id(name):
+                # A later call that waits for this name waits for this call, as for a gadget's
+                # name (dependency_by_name), and is skipped with it: it ran without waiting, its
+                # precondition unmet (count_to of a counter start_laps never started).
+                self._aliases[name] = call.invocation_id
             return call_result(call, None, text, "error")
         return named
 
@@ -980,7 +985,7 @@ class CallRepairs:
             call = self._values_as_lists(call, lists)
         if call.dependencies and call.parameters and call.invocation_id in call.parameters:
             call = self._header_repeating_arguments(call)
-        return self._ids_as_meant(call) if self._response_ids else call
+        return self._ids_as_meant(call) if self._response_ids or self._aliases else call
 
     def _header_repeating_arguments(self, call: ParsedCall) -> ParsedCall:
         """``call`` with no id or dependencies of its own when its header only repeats its
