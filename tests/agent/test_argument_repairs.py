@@ -114,6 +114,19 @@ async def test_a_value_in_the_id_slot_fills_the_missing_parameter() -> None:
     assert events[0].kind == "header_arguments"
 
 
+async def test_values_in_the_header_fill_every_parameter_in_declared_order() -> None:
+    # Qwen2.5-Coder-1.5B: !!!GADGET_START:music_generate:D Minor:120:4/4, three values for two
+    # required parameters and an optional one; and as many values as the required parameters.
+    @gadget(description="Compose a piece.")
+    def music_generate(key: str, tempo: int, time_signature: str = "4/4") -> str:
+        return f"{key} at {tempo} in {time_signature}"
+
+    response = _call("music_generate:E Major:90:3/4") + _call("music_generate:D Minor:120")
+    result, _ = await _run_with([music_generate], response, "done")
+    assert sorted(r.result for r in result.gadget_results) == ["D Minor at 120 in 4/4", "E Major at 90 in 3/4"]
+    assert result.repairs == {"header_arguments": 2}
+
+
 async def test_arguments_in_the_header_are_read_as_arguments_in_each_call() -> None:
     response = _call("artwork_find:museum:Metropolitan") + _call("artwork_find:museum:Louvre:type:sculpture")
     result, _ = await _run(response, "done")

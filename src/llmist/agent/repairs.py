@@ -51,7 +51,8 @@
   (``!!!GADGET_START:get_president_and_vp:1980``, ``!!!GADGET_START:artwork_find:museum:Metropolitan``):
   read as arguments (by name when the first slot is a parameter's name or the header holds
   ``name=value`` pairs, ``!!!GADGET_START:artwork_find:type=installation;location=new york``,
-  else in declared order into the missing required parameters); the call gets an id of its own
+  else in declared order into the missing required parameters, or into all the parameters left
+  unset); the call gets an id of its own
   and waits for none.
   These four run only on a block call that leaves a required parameter unset, and each reading
   is kept only if the call then validates. ``header_arguments`` also covers a call that sets
@@ -513,7 +514,9 @@ def header_arguments(
     ``!!!GADGET_START:artwork_find:museum:Metropolitan``: the first slot is a parameter's name,
     so the slots are names each followed by its value (a value's commas split it into slots: they
     are joined again). ``!!!GADGET_START:get_president_and_vp:1980``: as many slots as required
-    parameters left unset by ``params``, bound to them in declared order."""
+    parameters left unset by ``params`` (or as all parameters left unset:
+    ``!!!GADGET_START:music_generate:D Minor:120:4/4``), bound to them in declared order, as
+    :func:`body_arguments` binds values alone."""
     fields = gadget.Params.model_fields
     # The parser split the header at ":" and the dependencies at ",": joined again, as written.
     header = ":".join([*slots[:1], ",".join(slots[1:])]) if len(slots) > 1 else "".join(slots)
@@ -531,8 +534,10 @@ def header_arguments(
         if all(read.values()):
             return {name: ", ".join(value) for name, value in read.items()}
         return None
-    missing = [r for r in required if r not in params]
-    return dict(zip(missing, slots, strict=True)) if len(missing) == len(slots) else None
+    for order in ([r for r in required if r not in params], [f for f in fields if f not in params]):
+        if len(order) == len(slots):
+            return dict(zip(order, slots, strict=True))
+    return None
 
 
 _PAIR_SEPARATOR = re.compile(r"\s*[;,&:]\s*|\s+")
