@@ -720,3 +720,10 @@ async def test_a_call_waiting_for_an_unknown_gadgets_name_is_skipped_with_it() -
     assert waiting.skip.failed_dependency == unknown.invocation_id
     assert RUNS == []
     assert result.repairs == {"unknown_gadget": 1}  # type: ignore[attr-defined]
+
+
+async def test_a_long_call_to_an_unknown_gadget_is_told_the_gadget_it_fits_but_not_written_again() -> None:
+    result = await _counters_run(f"!!!GADGET_START:start_laps\n!!!ARG:name\n{'l' * 5000}\n!!!GADGET_END\n", "done")
+    [r] = result.gadget_results  # type: ignore[attr-defined]
+    assert r.error.endswith("Its arguments fit start_counter: if that gadget does what you meant, call it.")
+    assert len(r.error) < 1000

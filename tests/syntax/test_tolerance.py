@@ -168,3 +168,19 @@ def test_a_fused_argument_reads_as_name_and_value_in_any_chunking(name: str, val
     (call,) = calls(run(GadgetCallParser(), split(stream, size)))
     (want,) = calls(run(GadgetCallParser(), [f"!!!GADGET_START:g\n!!!ARG:{name}\n{value}\n!!!GADGET_END\n"]))
     assert call.parameters == want.parameters and call.repairs == ("fused_argument",)
+
+
+@given(
+    _NAMES,
+    _VALUES,
+    st.sampled_from(["=", " = ", ": ", ":"]),
+    st.sampled_from(['"', "'"]),
+    st.integers(min_value=1, max_value=7),
+)
+def test_a_fused_value_in_quotes_reads_without_them_in_any_chunking(
+    name: str, value: str, sep: str, quote: str, size: int
+) -> None:
+    stream = f"!!!GADGET_START:g\n!!!ARG:{name}{sep}{quote}{value}{quote}\n!!!GADGET_END\n"
+    (call,) = calls(run(GadgetCallParser(), split(stream, size)))
+    (want,) = calls(run(GadgetCallParser(), [f"!!!GADGET_START:g\n!!!ARG:{name}\n{value}\n!!!GADGET_END\n"]))
+    assert call.parameters == want.parameters and call.repairs == ("fused_argument",)

@@ -663,6 +663,12 @@ def _listed(values: Mapping[str, object]) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in values.items())
 
 
+_FITTING_CALL_CHARS = 4000
+"""The longest call an unknown gadget's answer writes again for the gadget its arguments fit
+(about a thousand tokens): a longer one (a whole file's content) would double what the context
+holds of it, and the model has it already."""
+
+
 def _binds(gadget: Gadget, call: ParsedCall) -> bool:
     """Whether ``call`` binds and validates for ``gadget``."""
     try:
@@ -966,6 +972,8 @@ class CallRepairs:
                 gadget, call.parameters, invocation_id=own, deps=call.dependencies, arg_prefix=self._arg
             )
         except ValueError:  # a value holding a marker: no block can carry it
+            return hint + "."
+        if len(block) > _FITTING_CALL_CHARS:  # the model has its call: only the name is news
             return hint + "."
         if self._arg != DEFAULT_ARG_PREFIX:  # the start and end markers in use are not known here: the body only
             block = "\n".join(block.splitlines()[1:-1])
