@@ -241,6 +241,7 @@ RepairKind: TypeAlias = Literal[
     "values_in_order",
     "bare_parameter_names",
     "header_arguments",
+    "numbered_parameters",
     "value_as_list",
     "missing_dependency",
     "joined_words",

@@ -60,6 +60,12 @@
   gadget's parameter names, the first in the id slot:
   ``!!!GADGET_START:get_recipe:dish_name:Lasagne:serving_size:4``): the argument lines' values
   are kept, and the call gets an id of its own and waits for none.
+- ``numbered_parameters``: a block call names parameters the gadget lacks, each a
+  parameter's name with a number after it (``city1``, ``city2``; ``base_1``, ``height_1``): one
+  call for each number, with the parameters under their own names, plus the parameters written
+  without a number in every one (``!!!ARG:city1`` ``Tokyo``, ``!!!ARG:city2`` ``Oslo`` for
+  ``get_weather``: ``city="Tokyo"`` and ``city="Oslo"``). Kept only if every call validates; the
+  first keeps the call's id, the others get ids of their own.
 - ``value_as_list``: a block call gives a list parameter a value that is no list
   (``!!!ARG:avoid`` then ``highways,tolls``, ``!!!ARG:cuisine`` then ``Seafood``): its lines, or
   else its comma-separated pieces (the emoji syntax's list form), are the items
@@ -565,6 +571,35 @@ def _header_pairs(header: str, fields: Mapping[str, object], params: Mapping[str
     return read
 
 
+_NUMBERED = re.compile(r"(.+?)_?([0-9]+)")
+"""A parameter's name with a number after it (``city1``, ``base_2``)."""
+
+
+def numbered_calls(gadget: Gadget, params: Mapping[str, object]) -> list[dict[str, object]] | None:
+    """``params`` of one call read as several calls when they name parameters ``gadget`` lacks,
+    each a parameter's name and a number (``city1``, ``city2``): the parameters of each number
+    under their own names, in the numbers' order, each with the parameters written without a
+    number; ``None`` when a name is neither, a number sets a parameter twice, or none is numbered.
+    A gadget that takes parameters it does not declare is never read so (``city1`` may be one)."""
+    fields = gadget.Params.model_fields
+    if gadget.Params.model_config.get("extra") == "allow" or params.keys() <= fields.keys():
+        return None
+    shared: dict[str, object] = {}
+    by_number: dict[int, dict[str, object]] = {}
+    for name, value in params.items():
+        if name in fields:
+            shared[name] = value
+            continue
+        numbered = _NUMBERED.fullmatch(name)
+        if numbered is None or numbered[1] not in fields:
+            return None
+        group = by_number.setdefault(int(numbered[2]), {})
+        if numbered[1] in group:
+            return None
+        group[numbered[1]] = value
+    return [{**shared, **by_number[n]} for n in sorted(by_number)]
+
+
 def lead_arguments(
     gadget: Gadget, raw: str, arg: str, params: Mapping[str, object]
 ) -> tuple[RepairKind, str, dict[str, object], str] | None:
@@ -948,6 +983,40 @@ class CallRepairs:
                 self._aliases[name] = call.invocation_id
             return call_result(call, None, text, "error")
         return named
+
+    def split(self, call: ParsedCall) -> list[ParsedCall] | None:
+        """``call`` as the calls it writes with numbered parameters (``numbered_parameters``:
+        ``city1``, ``city2`` for ``get_weather``'s ``city``), or ``None`` when it writes none, or
+        one of them does not validate. The first keeps the call's id; the others get ids of
+        their own, and each waits for what the call waited for. Called before :meth:`admit`, which
+        then takes each; Qwen2.5-Coder-0.5B asked for two cities' weather six times over so."""
+        gadget = self._gadgets.get(call.gadget_name)
+        params = call.parameters
+        # Block calls only: a native call's result must answer the one tool call id the provider
+        # gave (a second result would name an id the API never issued), and an emoji call's
+        # arguments are positional. The common case costs one look at the parameters' names.
+        if call.syntax != "block" or gadget is None or not params or params.keys() <= gadget.Params.model_fields.keys():
+            return None
+        read = numbered_calls(gadget, params)
+        if read is None:
+            return None
+        calls: list[ParsedCall] = []
+        for one in read:
+            written = _written_arguments(call.gadget_name, one, self._arg)
+            if written is None:
+                return None
+            # The parser's tolerances are the first call's alone: admit notes them once.
+            tolerated = () if calls else call.repairs
+            part = dataclasses.replace(call, parameters=one, parameters_raw=written, repairs=tolerated)
+            if not _binds(gadget, part):
+                return None
+            calls.append(part)
+        # Ids only once every call validates: a reading that is dropped takes none of the run's.
+        calls[1:] = [dataclasses.replace(part, invocation_id=self._ids()) for part in calls[1:]]
+        names = ", ".join(params)
+        detail = f"{call.gadget_name}: the parameters {names} read as {len(calls)} call(s), one a number"
+        self._note("numbered_parameters", detail, call.invocation_id)
+        return calls
 
     def _fitting_gadget(self, call: ParsedCall, offered: Sequence[str]) -> str:
         """What an unknown gadget's answer adds when the one gadget of ``offered`` that takes the
