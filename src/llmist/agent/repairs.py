@@ -831,6 +831,8 @@ class CallRepairs:
         """Native tool name -> gadget, for the gadgets whose names native tools cannot hold."""
         self._required_by: dict[str, frozenset[str]] = {}
         """Gadget -> its required parameters (worked out at its first block call)."""
+        self._fields_by: dict[str, frozenset[str]] = {}
+        """Gadget -> its parameters' names (worked out at its first block call)."""
         self._lists_by: dict[str, tuple[str, ...]] = {}
         """Gadget -> its list parameters (worked out at its first block call)."""
 
@@ -995,7 +997,12 @@ class CallRepairs:
         # Block calls only: a native call's result must answer the one tool call id the provider
         # gave (a second result would name an id the API never issued), and an emoji call's
         # arguments are positional. The common case costs one look at the parameters' names.
-        if call.syntax != "block" or gadget is None or not params or params.keys() <= gadget.Params.model_fields.keys():
+        if call.syntax != "block" or gadget is None or not params:
+            return None
+        fields = self._fields_by.get(call.gadget_name)
+        if fields is None:
+            fields = self._fields_by[call.gadget_name] = frozenset(gadget.Params.model_fields)
+        if params.keys() <= fields:
             return None
         read = numbered_calls(gadget, params)
         if read is None:
