@@ -715,7 +715,8 @@ async def test_a_call_waiting_for_an_unknown_gadgets_name_is_skipped_with_it() -
         "!!!GADGET_START:count_to:go:start_laps\n!!!ARG:name\nlaps\n!!!ARG:n\n5\n!!!GADGET_END\n"
     )
     result = await _counters_run(response, "done")
-    unknown, waiting = result.gadget_results  # type: ignore[attr-defined]
+    by_gadget = {r.gadget_name: r for r in result.gadget_results}  # type: ignore[attr-defined]
+    unknown, waiting = by_gadget["start_laps"], by_gadget["count_to"]
     assert (waiting.invocation_id, waiting.status) == ("go", "skipped")
     assert waiting.skip.failed_dependency == unknown.invocation_id
     assert RUNS == []
