@@ -119,8 +119,8 @@ from llmist.execution.names import closest_names, gadget_names, same_name, unkno
 from llmist.execution.results import call_result
 from llmist.gadgets import Gadget, InvalidParametersError, bind_call, validate_params
 from llmist.gadgets._schema import is_plain_string
-from llmist.gadgets.binding import joined_words
-from llmist.syntax import DEFAULT_ARG_PREFIX, BlockParseError, ParsedCall, is_auto_id, native_call, next_auto_id
+from llmist.gadgets.binding import joined_words, shown_block_call
+from llmist.syntax import BlockParseError, ParsedCall, is_auto_id, native_call, next_auto_id
 from llmist.syntax._tolerance import unquoted
 from llmist.syntax.pointers import parse_block_body
 from llmist.syntax.schema import json_schema
@@ -1044,15 +1044,11 @@ class CallRepairs:
             return hint + "."
         own = None if is_auto_id(call.invocation_id) else call.invocation_id
         try:
-            block = write_block_call(
-                gadget, call.parameters, invocation_id=own, deps=call.dependencies, arg_prefix=self._arg
-            )
+            block = shown_block_call(gadget, call.parameters, self._arg, invocation_id=own, deps=call.dependencies)
         except ValueError:  # a value holding a marker: no block can carry it
             return hint + "."
         if len(block) > _FITTING_CALL_CHARS:  # the model has its call: only the name is news
             return hint + "."
-        if self._arg != DEFAULT_ARG_PREFIX:  # the start and end markers in use are not known here: the body only
-            block = "\n".join(block.splitlines()[1:-1])
         return f"{hint}:\n{block}"
 
     def _block(self, call: ParsedCall) -> ParsedCall:

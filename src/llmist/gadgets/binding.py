@@ -42,6 +42,7 @@ __all__ = [
     "format_validation_error",
     "joined_words",
     "prepare_params",
+    "shown_block_call",
     "validate_params",
 ]
 
@@ -238,17 +239,33 @@ def _without_arguments_text(gadget: Gadget, raw: str, arg_prefix: str) -> str:
         if field not in values and info.is_required():
             values[field] = f"<{field}>"
     try:
-        written = write_block_call(gadget.name, values, arg_prefix=arg_prefix)
+        written = shown_block_call(gadget.name, values, arg_prefix)
     except ValueError:
         written = ""
-    if arg_prefix != DEFAULT_ARG_PREFIX:  # the start and end markers in use are not known here: the body only
-        written = "\n".join(written.splitlines()[1:-1])
     return (
         f"The call to {gadget.name} has no `{arg_prefix}` lines, so none of its text was read as a parameter. "
         f"Write each parameter as a line `{arg_prefix}<name>` followed by its value. Your call written that way "
         f"(check that each value is under the right name):\n{written}\n"
         f"Parameters:\n{render_parameters(gadget) or '(none)'}"
     )
+
+
+def shown_block_call(
+    name: str,
+    params: Mapping[str, Any],
+    arg_prefix: str,
+    *,
+    invocation_id: str | None = None,
+    deps: Sequence[str] = (),
+) -> str:
+    """A block call written back to a model in an error, with the default start and end markers;
+    only its argument lines when ``arg_prefix`` is not the default's, since the start and end
+    markers in use are not known where only the argument marker is. Raises ``ValueError`` as
+    :func:`~llmist.syntax.writing.write_block_call` does (a value holding a marker)."""
+    written = write_block_call(name, params, invocation_id=invocation_id, deps=deps, arg_prefix=arg_prefix)
+    if arg_prefix != DEFAULT_ARG_PREFIX:
+        return "\n".join(written.splitlines()[1:-1])
+    return written
 
 
 def _bind_emoji(gadget: Gadget, schema: JsonSchema, raw_args: str, body: str | None) -> dict[str, Any]:

@@ -426,16 +426,14 @@ class Response:
             # with an error, the model sends it again whole.
             cut = self.calls.refuse(ev.call, self.n_calls, cut_off_message(ev.call.gadget_name))
             return [ev, await self.calls.finished(cut)]
-        parts = self.calls.repairs.split(ev.call)
-        if parts is None:
-            call, known = await self.calls.admit(ev.call, self.n_calls)
-            shown = ev if call is ev.call else GadgetCallEvent(call)
-            return [shown, *[await self.calls.finished(r) for r in known]]
+        # Numbered parameters (city1, city2) make one call for each number; any other call is one.
+        parts = self.calls.repairs.split(ev.call) or [ev.call]
         events: list[AgentEvent] = []
-        for index, part in enumerate(parts):  # numbered parameters: a call for each number
-            self.n_calls += 1 if index else 0
+        for index, part in enumerate(parts):
+            if index:
+                self.n_calls += 1
             call, known = await self.calls.admit(part, self.n_calls)
-            events += [GadgetCallEvent(call), *[await self.calls.finished(r) for r in known]]
+            events += [ev if call is ev.call else GadgetCallEvent(call), *[await self.calls.finished(r) for r in known]]
         return events
 
 
