@@ -426,15 +426,22 @@ class Response:
             # with an error, the model sends it again whole.
             cut = self.calls.refuse(ev.call, self.n_calls, cut_off_message(ev.call.gadget_name))
             return [ev, await self.calls.finished(cut)]
-        # Numbered parameters (city1, city2) make one call for each number; any other call is one.
-        parts = self.calls.repairs.split(ev.call) or [ev.call]
+        parts = self.calls.repairs.split(ev.call)
+        if parts is None:
+            return await self._admitted(ev, ev.call)
         events: list[AgentEvent] = []
-        for index, part in enumerate(parts):
+        for index, part in enumerate(parts):  # numbered parameters (city1, city2): a call a number
             if index:
                 self.n_calls += 1
-            call, known = await self.calls.admit(part, self.n_calls)
-            events += [ev if call is ev.call else GadgetCallEvent(call), *[await self.calls.finished(r) for r in known]]
+            events += await self._admitted(ev, part)
         return events
+
+    async def _admitted(self, ev: GadgetCallEvent, call: ParsedCall) -> list[AgentEvent]:
+        """The events of ``call`` (``ev``'s call, or a part of it) once admitted: the call as the
+        loop's repairs read it, then the results known at once (a call not run)."""
+        admitted, known = await self.calls.admit(call, self.n_calls)
+        shown = ev if admitted is ev.call else GadgetCallEvent(admitted)
+        return [shown, *[await self.calls.finished(r) for r in known]]
 
 
 def _degeneration_watch(cfg: RunPlan) -> DegenerationWatch:
