@@ -184,3 +184,30 @@ def test_a_fused_value_in_quotes_reads_without_them_in_any_chunking(
     (call,) = calls(run(GadgetCallParser(), split(stream, size)))
     (want,) = calls(run(GadgetCallParser(), [f"!!!GADGET_START:g\n!!!ARG:{name}\n{value}\n!!!GADGET_END\n"]))
     assert call.parameters == want.parameters and call.repairs == ("fused_argument",)
+
+
+@given(
+    st.dictionaries(_NAMES, _VALUES, min_size=0, max_size=3),
+    st.sampled_from(["!!!\nGADGET_END", "!!!\nGADGET_END\n", " !!! \n GADGET_END \n\n", "!!!GADGET\n_END\n"]),
+    st.booleans(),
+    st.lists(st.integers(min_value=0, max_value=200), max_size=20),
+)
+def test_an_end_marker_split_over_two_lines_ends_the_block_in_any_chunking(
+    args: dict[str, str], end: str, then_another: bool, cuts: list[int]
+) -> None:
+    # Qwen2.5-Coder-1.5B ended each of three calls with "!!!" on one line and "GADGET_END" on the
+    # next: the last value was read as '{"Math": 85, ...}\n!!!\nGADGET_END', no longer an object.
+    body = "".join(f"!!!ARG:{k}\n{v}\n" for k, v in args.items()) if args else "Paris\n"
+    after = "\n!!!GADGET_START:next\n!!!ARG:a\n1\n!!!GADGET_END\n" if then_another else ""
+    stream = f"!!!GADGET_START:g\n{body}{end}{after}"
+    got = calls(run(GadgetCallParser(), split_at(stream, cuts)))
+    (want,) = calls(run(GadgetCallParser(), [f"!!!GADGET_START:g\n{body}!!!GADGET_END\n"]))
+    assert (got[0].parameters, got[0].parameters_raw) == (want.parameters, want.parameters_raw)
+    assert got[0].repairs == ("missing_end",)
+    assert len(got) == 1 + then_another
+
+
+def test_a_split_marker_in_the_middle_of_a_value_stays_its_text() -> None:
+    stream = "!!!GADGET_START:g\n!!!ARG:text\nsee !!!\nGADGET_END\nbelow\n!!!GADGET_END\n"
+    (call,) = calls(run(GadgetCallParser(), [stream]))
+    assert call.parameters == {"text": "see !!!\nGADGET_END\nbelow"} and call.repairs == ()

@@ -243,6 +243,8 @@ RepairKind: TypeAlias = Literal[
     "header_arguments",
     "numbered_parameters",
     "value_as_list",
+    "quoted_value",
+    "blank_lines",
     "missing_dependency",
     "joined_words",
     "copied_prompt",

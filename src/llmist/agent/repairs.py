@@ -53,7 +53,10 @@
   ``name=value`` pairs, ``!!!GADGET_START:artwork_find:type=installation;location=new york``,
   else in declared order into the missing required parameters, or into all the parameters left
   unset); the call gets an id of its own
-  and waits for none.
+  and waits for none. A header's last slot that names a parameter the body leaves unset, over
+  text before the body's first ``!!!ARG:`` line, is that text's argument line
+  (``!!!GADGET_START:geo_distance_calculate:start_location`` then ``New York``, then
+  ``!!!ARG:end_location``); a slot that was the id leaves the call an id of its own.
   These four run only on a block call that leaves a required parameter unset, and each reading
   is kept only if the call then validates. ``header_arguments`` also covers a call that sets
   every parameter its header names, when the header only repeats them (two or more of the
@@ -70,6 +73,13 @@
   (``!!!ARG:avoid`` then ``highways,tolls``, ``!!!ARG:cuisine`` then ``Seafood``): its lines, or
   else its comma-separated pieces (the emoji syntax's list form), are the items
   (``["highways", "tolls"]``, ``["Seafood"]``). Kept only if the call then validates.
+- ``quoted_value``: a block call gives a string, number, integer or boolean parameter one line in
+  matching quotes (``!!!ARG:unit`` then ``"m"``, ``'1 week'``; no quote of that kind inside): the
+  quotes go. Small models write values as JSON literals; Qwen2.5-Coder did so for 7 BFCL values,
+  each meant without them.
+- ``blank_lines``: such a parameter's one-line value has blank lines after it (``kilometers``, a
+  blank line, then the end marker: the format keeps all but one newline): they go. A value of
+  several lines keeps them (a file's last empty line can be meant).
 - ``missing_dependency``: a block call waits for an id that no call of the response (or of
   earlier ones) has, once the response has ended: it runs without waiting, and its result says
   so. It waited for nothing that exists, so nothing it could need is skipped; a call that waits
@@ -537,7 +547,7 @@ def header_arguments(
                 current = read[slot] = []
             else:
                 current.append(slot)
-        if all(read.values()):
+        if read and all(read.values()):
             return {name: ", ".join(value) for name, value in read.items()}
         return None
     for order in ([r for r in required if r not in params], [f for f in fields if f not in params]):
@@ -665,6 +675,18 @@ def values_as_lists(
         and not _bracketed(text)
     }
     return {**params, **read} if read else None
+
+
+def _one_line(value: object) -> str | None:
+    """``value``'s one line of text when it is one line in quotes (``"m"``, ``'1 week'``) or
+    followed by blank lines (``kilometers\n``), else ``None``."""
+    if not isinstance(value, str):
+        return None
+    trailing = value.endswith("\n")
+    line = value.rstrip("\r\n") if trailing else value
+    if "\n" in line or not line.strip() or not (trailing or line[:1] in ('"', "'")):
+        return None
+    return line
 
 
 def _bracketed(text: str) -> bool:
@@ -835,6 +857,9 @@ class CallRepairs:
         """Gadget -> its parameters' names (worked out at its first block call)."""
         self._lists_by: dict[str, tuple[str, ...]] = {}
         """Gadget -> its list parameters (worked out at its first block call)."""
+        self._scalars_by: dict[str, frozenset[str]] = {}
+        """Gadget -> its string, number, integer and boolean parameters (worked out at its first
+        block call with a quoted value)."""
 
     def start_response(self) -> None:
         """The calls that follow belong to a new response (ids and dependencies are read
@@ -1068,6 +1093,8 @@ class CallRepairs:
             lists = self._lists(call.gadget_name)
         if lists and call.parameters and call.parse_error is None:
             call = self._values_as_lists(call, lists)
+        if call.parameters and any(_one_line(value) is not None for value in call.parameters.values()):
+            call = self._one_line_values(call)
         if call.dependencies and call.parameters and call.invocation_id in call.parameters:
             call = self._header_repeating_arguments(call)
         return self._ids_as_meant(call) if self._response_ids or self._aliases else call
@@ -1168,15 +1195,87 @@ class CallRepairs:
         self._note("value_as_list", f"{call.gadget_name}: {', '.join(changed)}", call.invocation_id)
         return fixed
 
+    def _one_line_values(self, call: ParsedCall) -> ParsedCall:
+        """``call`` with the one-line values of its string, number, integer and boolean parameters
+        read as that line: without the blank lines after it (``blank_lines``: ``!!!ARG:units``,
+        ``kilometers``, a blank line, then the end marker) and without matching quotes around it
+        (``quoted_value``: ``!!!ARG:unit`` then ``"m"``; :func:`~llmist.syntax._tolerance.unquoted`)."""
+        scalars = self._scalars_by.get(call.gadget_name)
+        if scalars is None:
+            schema = json_schema(self._gadgets[call.gadget_name].Params)
+            kinds = ("string", "number", "integer", "boolean")
+            scalars = frozenset(f for f, node in schema.properties.items() if schema.kind(node) in kinds)
+            self._scalars_by[call.gadget_name] = scalars
+        params = call.parameters or {}
+        lines = {
+            name: line for name, value in params.items() if name in scalars and (line := _one_line(value)) is not None
+        }
+        unblank = {name: line for name, line in lines.items() if line != params[name]}
+        unquote = {name: unquoted(line) for name, line in lines.items() if unquoted(line) != line}
+        read = {**unblank, **unquote}
+        written = _written_arguments(call.gadget_name, {**params, **read}, self._arg) if read else None
+        if written is None:
+            return call
+        if unblank:
+            self._note(
+                "blank_lines",
+                f"{call.gadget_name}: {', '.join(unblank)} without the blank lines after them",
+                call.invocation_id,
+            )
+        if unquote:
+            self._note(
+                "quoted_value", f"{call.gadget_name}: {_listed(unquote)} without their quotes", call.invocation_id
+            )
+        return dataclasses.replace(call, parameters={**params, **read}, parameters_raw=written)
+
     def _block_arguments(self, call: ParsedCall, required: tuple[str, ...]) -> ParsedCall:
         """``call`` (a block call that leaves a required parameter unset) with the arguments the
-        model wrote without ``!!!ARG:`` lines: in the body (:func:`body_arguments`) or in the
-        header's id and dependency slots (:func:`header_arguments`). Each reading is taken only
-        if the call then binds and validates; else the call stays as written, for its error."""
+        model wrote without ``!!!ARG:`` lines: in the body (:func:`body_arguments`), in the
+        header's id and dependency slots (:func:`header_arguments`), or under a header slot that
+        names a parameter (:meth:`_slot_as_argument`). Each reading is taken only if the call then
+        binds and validates; else the call stays as written, for its error."""
+        named = self._slot_as_argument(call)
+        if named is not None:
+            fixed = self._arguments_read(named[0], required, [named[1]])
+            if fixed is not None:
+                return fixed
+        return self._arguments_read(call, required, []) or call
+
+    def _slot_as_argument(self, call: ParsedCall) -> tuple[ParsedCall, tuple[RepairKind, str]] | None:
+        """``call`` read with its header's last slot as the argument line of the text before its
+        body's first ``!!!ARG:`` line, when that slot names a parameter the body leaves unset
+        (``!!!GADGET_START:geo_distance_calculate:start_location`` then ``New York``, then
+        ``!!!ARG:end_location``); ``None`` otherwise. The slot was no id: when it is the id slot,
+        the call gets an id of its own; a dependency slot is no longer waited for."""
+        slots = [call.invocation_id, *call.dependencies]
+        slot = slots[-1]
+        if is_auto_id(slot) or self._known_id(slot):  # no slot written, or an earlier call's id
+            return None
+        params = call.parameters or {}
+        raw = call.parameters_raw
+        lead = raw if self._arg not in raw else raw[: raw.find(self._arg)]
+        if slot not in self._gadgets[call.gadget_name].Params.model_fields or slot in params or not lead.strip():
+            return None
+        body = f"{self._arg}{slot}\n{raw.lstrip(chr(13) + chr(10))}"
+        try:
+            read = parse_block_body(body, arg_prefix=self._arg)
+        except BlockParseError:
+            return None
+        own = self._ids() if len(slots) == 1 else call.invocation_id
+        fixed = dataclasses.replace(
+            call, parameters=read, parameters_raw=body, invocation_id=own, dependencies=tuple(slots[1:-1])
+        )
+        return fixed, ("header_arguments", f"the header's {slot} read as the argument line of the lines under it")
+
+    def _arguments_read(
+        self, call: ParsedCall, required: tuple[str, ...], kinds: list[tuple[RepairKind, str]]
+    ) -> ParsedCall | None:
+        """``call`` with the arguments :meth:`_block_arguments` reads, the repairs ``kinds`` already
+        made to it noted too; ``None`` when the call then does not bind and validate."""
         gadget = self._gadgets[call.gadget_name]
         params = dict(call.parameters or {})
         raw = call.parameters_raw
-        kinds: list[tuple[RepairKind, str]] = []
+        kinds = list(kinds)
         if not params and raw.strip():
             read = body_arguments(gadget, raw, required)
             if read is not None:
@@ -1194,7 +1293,7 @@ class CallRepairs:
                 kinds.append(("header_arguments", f"the header's {_listed(header)} read as arguments"))
                 params = {**params, **header}
         if not kinds:
-            return call
+            return None
         # Written back as argument lines: binding reads them again, and a call identical to an
         # earlier one is told by them (call_signature); two calls with their values in the header
         # alone had the same empty body, and the second was answered as a repeat of the first.
@@ -1205,7 +1304,7 @@ class CallRepairs:
         if header is not None:  # the id slot held a value: the call gets an id of its own, and waits for none
             fixed = dataclasses.replace(fixed, invocation_id=self._ids(), dependencies=())
         if not _binds(gadget, fixed):
-            return call
+            return None
         for kind, what in kinds:
             self._note(kind, f"{call.gadget_name}: {what}", fixed.invocation_id)
         return fixed

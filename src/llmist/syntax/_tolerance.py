@@ -8,8 +8,11 @@
   value line after it: a top-level parameter name (a Python identifier), then a space, ``=`` or
   ``:``, then a one-line value, is read as ``!!!ARG:count`` with the value ``5``. After ``=`` or
   ``:`` a value in matching quotes loses them (``!!!ARG:city="Paris"`` is ``Paris``): they are
-  that ``name=value`` form's, as in the emoji syntax's header. After a space the value stays as
-  written (``!!!ARG:query "exact phrase"``: a search's quotes can be meant).
+  that ``name=value`` form's, as in the emoji syntax's header. After a space the parser leaves
+  the value as written (``!!!ARG:query "exact phrase"``); the agent loop, which knows the
+  parameter's type, may still read a one-line value without its quotes (``quoted_value``).
+- **Split end marker**: in a block that ends without its end marker, a last line ``GADGET_END``
+  after a line ``!!!`` (the end marker written over two lines) is not the last value's text.
 
 Each tolerance the parser applies is named in ``ParsedCall.repairs`` (the names are
 :data:`MARKER_SPELLING`, :data:`FUSED_ARGUMENT`, and for the format's own leniencies
@@ -39,7 +42,8 @@ FUSED_ARGUMENT: Final = "fused_argument"
 CODE_FENCE: Final = "code_fence"
 """A markdown code fence around the arguments, dropped."""
 MISSING_END: Final = "missing_end"
-"""No end marker: the block ended at the next start marker or at the end of the response."""
+"""No end marker: the block ended at the next start marker or at the end of the response (an
+end marker split over two lines, ``!!!`` then ``GADGET_END``, is dropped from the body there)."""
 
 
 def _run_and_word(marker: str) -> tuple[str, int, str] | None:
@@ -163,8 +167,9 @@ def unfuse_arguments(raw: str, parameters: dict[str, Any], arg_prefix: str) -> s
 def unquoted(value: str) -> str:
     """``Mr. John Doe`` for ``"Mr. John Doe"``: the quotes of a value written ``name="value"``
     (or with ``'``) are that form's, not the value's, as in the emoji syntax's header. Any other
-    value as written. A value on the lines under an ``!!!ARG:`` line is never read here: a block
-    value is raw text, and its quotes can be meant (a search for an exact phrase)."""
+    value as written. The parser keeps a block value's own quotes (it has no schema: a list's
+    item, or a value of several lines, can hold them); the agent loop's ``quoted_value`` repair
+    reads a one-line scalar value through this too."""
     quote = value[:1]
     if len(value) >= 2 and quote in "\"'" and value.endswith(quote) and quote not in value[1:-1]:
         return value[1:-1]

@@ -633,7 +633,11 @@ class GadgetCallParser(TextStretches):
         elif block.field:
             self._emit(block, True, out)
             self._close_value(block, True, missing)
-        return "".join(block.raw)
+        raw = "".join(block.raw)
+        if missing and not block.arguments and not self._typescript_compat:
+            # A body without argument lines, cut as an unstreamed one is (see _end_block).
+            raw = raw[: _without_blank_tail(raw, 0, len(raw), self._markers, self._common)]
+        return raw
 
     def _close_value(self, block: _Streaming, last: bool, missing: bool = False) -> None:
         """The current value ended: at the next argument, or (``last``) at the end of the body
@@ -704,8 +708,13 @@ def _without_blank_tail(s: str, a: int, b: int, markers: tuple[str, ...] = (), c
     longer a boolean. The last written line keeps its own trailing spaces.
 
     A last line that is only the beginning of one of ``markers`` (``!!!GADGET_``: the stream was
-    cut off in the end marker; see :func:`_cut_marker`) goes too: it is not the value's text."""
+    cut off in the end marker; see :func:`_cut_marker`) goes too: it is not the value's text. So
+    does the end marker (``markers[1]``) split over the last two lines (``!!!`` then
+    ``GADGET_END``, as Qwen2.5-Coder-1.5B wrote it after each of three calls): the block ended there."""
     end = b
+    if end > a and s[end - 1] != "\n" and markers:  # the stream ended on the marker's last part
+        split = _split_marker_start(s, a, max(s.rfind("\n", a, end) + 1, a), end, markers[1])
+        end = split if split >= 0 else end
     while end > a and s[end - 1] == "\n":
         line_end = end - 1
         k = line_end
@@ -716,9 +725,24 @@ def _without_blank_tail(s: str, a: int, b: int, markers: tuple[str, ...] = (), c
             if markers and _cut_marker(s[start:k], markers, common):
                 end = start
                 continue
+            split = _split_marker_start(s, a, start, k, markers[1]) if markers else -1
+            if split >= 0:
+                end = split
+                continue
             return end  # the last written line, with its newline (a value loses that one anyway)
         end = k  # a blank line (or the body's start): it goes
     return end
+
+
+def _split_marker_start(s: str, a: int, start: int, k: int, marker: str) -> int:
+    """Where ``marker`` begins when it is written over two lines ending with ``s[start:k]``, its
+    last part (``!!!`` then ``GADGET_END``; spaces around each part aside); -1 when it is not, or
+    when the line before is not within ``s[a:]``."""
+    last = s[start:k].strip()
+    if not last or len(last) >= len(marker) or not marker.endswith(last) or start <= a:
+        return -1
+    before = max(s.rfind("\n", a, start - 1) + 1, a)
+    return before if s[before : start - 1].strip() + last == marker else -1
 
 
 def _deserves_partial(size: int, prev: int) -> bool:
