@@ -635,3 +635,72 @@ async def test_calls_with_their_values_in_the_header_alone_are_not_repeats_of_ea
     result = await agent.run("task")
     assert [r.result for r in result.gadget_results] == ["president of 1980", "president of 1992"]
     assert result.repairs == {"header_arguments": 2}
+
+
+# --- readings that compose: values before the first argument line, empty pairs, lists ----------
+
+
+@gadget(description="The status of a criminal record.")
+def record_status(criminal_name: str, region: str, optional_param: bool = False) -> str:
+    return f"{criminal_name} in {region} ({optional_param})"
+
+
+async def test_values_before_the_first_arg_line_bind_to_the_required_parameters_left_unset() -> None:
+    # Qwen2.5-Coder-1.5B on BFCL (parallel_multiple_28, parallel_22).
+    body = "john doe\nnew york\n!!!ARG:optional_param\ntrue\n"
+    result, events = await _run_with([record_status], _call("record_status", body), "done")
+    assert result.gadget_results[0].result == "john doe in new york (True)"
+    assert result.repairs == {"values_in_order": 1}
+    assert events[0].detail == (
+        "record_status: the lines before the first !!!ARG: line read as criminal_name, region, in order"
+    )
+
+
+async def test_values_before_the_first_arg_line_that_do_not_match_in_count_are_not_read() -> None:
+    body = "john doe\nnew york\nnow\n!!!ARG:optional_param\ntrue\n"
+    result, _ = await _run_with([record_status], _call("record_status", body), "done")
+    assert result.gadget_results[0].error is not None
+    assert result.repairs == {}
+
+
+async def test_a_name_given_empty_quotes_is_left_out() -> None:
+    # Qwen2.5-Coder-1.5B: `venue=""` among name=value lines; the whole reading was refused.
+    body = 'area=2000\nrooms=4\nlocation="x"\nround_to=""\n'
+    result, _ = await _run_with([predict_price], _call("predict_price", body), "done")
+    assert result.gadget_results[0].result == "x: 8000 rounded to 0"
+    assert result.repairs == {"bare_parameter_names": 1}
+
+
+async def test_a_required_parameter_given_empty_quotes_is_still_missing() -> None:
+    result, _ = await _run_with([predict_price], _call("predict_price", 'area=2000\nrooms=4\nlocation=""\n'), "done")
+    assert "location" in (result.gadget_results[0].error or "")
+
+
+@gadget(description="A t-test of two samples.")
+def t_test(dataset_A: list[int], dataset_B: list[int], alpha: float = 0.05) -> str:
+    return f"{sum(dataset_A)} vs {sum(dataset_B)} at {alpha}"
+
+
+@gadget(description="Play chess moves.")
+def chess_play(moves: list[str]) -> str:
+    return " ".join(moves)
+
+
+@pytest.mark.parametrize(
+    ("gadgets", "response", "result", "kinds"),
+    [
+        (
+            [t_test],
+            _call("t_test:dataset_A:12, 24, 36:dataset_B:15, 30, 45:alpha:0.01"),
+            "72 vs 90 at 0.01",
+            {"header_arguments", "value_as_list"},
+        ),
+        ([chess_play], _call("chess_play", "e4\ne5\n"), "e4 e5", {"body_as_parameter", "value_as_list"}),
+    ],
+)
+async def test_a_list_read_as_text_by_another_reading_is_read_as_its_items(
+    gadgets: list[object], response: str, result: str, kinds: set[str]
+) -> None:
+    got, _ = await _run_with(gadgets, response, "done")
+    assert got.gadget_results[0].result == result
+    assert set(got.repairs) == kinds

@@ -41,11 +41,14 @@
 - ``values_in_order``: a block body of values alone, one a line, as many as the gadget's required
   parameters (or all its parameters): bound in declared order (``3``, ``4``, ``2`` for ``a``,
   ``b``, ``c``); or such values under a call's only ``!!!ARG:`` line, one for that parameter and
-  each declared after it (``!!!ARG:initial_speed`` then ``0``, ``5``, ``-9.81``).
+  each declared after it (``!!!ARG:initial_speed`` then ``0``, ``5``, ``-9.81``); or such values
+  before a body's first ``!!!ARG:`` line, as many as the required parameters it leaves unset (or
+  all it leaves unset: ``john doe``, ``new york``, then ``!!!ARG:optional_param``).
 - ``bare_parameter_names``: a block body whose first line is a parameter's name alone, its value
   on the lines after it (``I``, ``10``, ``r``, ``0.01``), or with its value on its line
   (``city: Paris``, ``a=3``): read as ``!!!ARG:`` lines, each name a parameter of the gadget;
-  also such lines before a body's first ``!!!ARG:`` line (``area=2000`` then ``!!!ARG:rooms``).
+  also such lines before a body's first ``!!!ARG:`` line (``area=2000`` then ``!!!ARG:rooms``). A
+  name given empty quotes (``venue=""``) is left out.
 - ``header_arguments``: values in a block header's id and dependency slots where a required
   parameter is left unset and no earlier call of the response has that id
   (``!!!GADGET_START:get_president_and_vp:1980``, ``!!!GADGET_START:artwork_find:museum:Metropolitan``):
@@ -72,7 +75,9 @@
 - ``value_as_list``: a block call gives a list parameter a value that is no list
   (``!!!ARG:avoid`` then ``highways,tolls``, ``!!!ARG:cuisine`` then ``Seafood``): its lines, or
   else its comma-separated pieces (the emoji syntax's list form), are the items
-  (``["highways", "tolls"]``, ``["Seafood"]``). Kept only if the call then validates.
+  (``["highways", "tolls"]``, ``["Seafood"]``). Kept only if the call then validates. Also on
+  the values another reading gave as text (``!!!GADGET_START:t_test:dataset_A:12, 24, 36:...``,
+  or a body of moves one a line as the one required parameter).
 - ``quoted_value``: a block call gives a string, number, integer or boolean parameter one line in
   matching quotes (``!!!ARG:unit`` then ``"m"``, ``'1 week'``; no quote of that kind inside): the
   quotes go. Small models write values as JSON literals; Qwen2.5-Coder did so for 7 BFCL values,
@@ -502,8 +507,10 @@ def _bare_names(lines: list[str], fields: set[str]) -> dict[str, str] | None:
     """``lines`` read as parameter names on lines of their own, each followed by its value's
     lines, or with its value after ``:`` or ``=`` on its line (``city: Paris``); ``None`` unless
     the first non-blank line is a parameter's name. A name already read is a value the second
-    time (a value may be a word that is also a parameter's name)."""
+    time (a value may be a word that is also a parameter's name). A name given empty quotes
+    (``venue=""``) is left out: the model said it has no value."""
     read: dict[str, list[str]] = {}
+    emptied: set[str] = set()
     current: list[str] | None = None
     for line in lines:
         word = line.strip()
@@ -512,11 +519,14 @@ def _bare_names(lines: list[str], fields: set[str]) -> dict[str, str] | None:
             current = read[word] = []
         elif pair is not None and pair[1] in fields and pair[1] not in read:
             current = read[pair[1]] = [unquoted(pair[2])]
+            if pair[2] in ('""', "''"):
+                emptied.add(pair[1])
         elif current is not None:
             current.append(line)
         elif word:
             return None
     values = {name: "\n".join(value).strip("\r\n") for name, value in read.items()}
+    values = {name: value for name, value in values.items() if not (name in emptied and not value.strip())}
     return values if values and all(v.strip() for v in values.values()) else None
 
 
@@ -613,18 +623,28 @@ def numbered_calls(gadget: Gadget, params: Mapping[str, object]) -> list[dict[st
 def lead_arguments(
     gadget: Gadget, raw: str, arg: str, params: Mapping[str, object]
 ) -> tuple[RepairKind, str, dict[str, object], str] | None:
-    """Arguments written as bare names or ``name=value`` lines before a block body's first
-    ``!!!ARG:`` line (``area=2000``, ``rooms=4``, then ``!!!ARG:round_to``), or ``None``: the
-    parameters with them, and the body with them as argument lines (binding reads the body's
-    argument lines again). Each name must be a parameter the argument lines left unset."""
+    """Arguments written before a block body's first ``!!!ARG:`` line, or ``None``: as bare names
+    or ``name=value`` lines (``area=2000``, ``rooms=4``, then ``!!!ARG:round_to``), each name a
+    parameter the argument lines left unset; else as values alone, one a line, as many as the
+    required parameters left unset (or all those left unset), in declared order (``john doe``,
+    ``new york``, then ``!!!ARG:optional_param``), as :func:`body_arguments` reads a body of values.
+    Also the body with them as argument lines (binding reads the body's argument lines again)."""
     start = 0 if raw.startswith(arg) else raw.find("\n" + arg) + 1
     if start <= 0 or not raw[:start].strip():
         return None
-    named = _bare_names(raw[:start].splitlines(), set(gadget.Params.model_fields) - params.keys())
-    if named is None:
-        return None
-    detail = f"the lines {', '.join(named)} before the first {arg.strip()} line read as parameter names"
-    return "bare_parameter_names", detail, {**named, **params}, _argument_lines(arg, named) + raw[start:]
+    fields = [f for f in gadget.Params.model_fields if f not in params]
+    named = _bare_names(raw[:start].splitlines(), set(fields))
+    if named is not None:
+        detail = f"the lines {', '.join(named)} before the first {arg.strip()} line read as parameter names"
+        return "bare_parameter_names", detail, {**named, **params}, _argument_lines(arg, named) + raw[start:]
+    values = [line.strip() for line in raw[:start].splitlines() if line.strip()]
+    required = [f for f in fields if gadget.Params.model_fields[f].is_required()]
+    for order in (required, fields):
+        if len(values) == len(order):
+            read = dict(zip(order, values, strict=True))
+            detail = f"the lines before the first {arg.strip()} line read as {', '.join(order)}, in order"
+            return "values_in_order", detail, {**read, **params}, _argument_lines(arg, read) + raw[start:]
+    return None
 
 
 def spread_values(
@@ -1303,11 +1323,23 @@ class CallRepairs:
         fixed = dataclasses.replace(call, parameters=params, parameters_raw=raw if written is None else written)
         if header is not None:  # the id slot held a value: the call gets an id of its own, and waits for none
             fixed = dataclasses.replace(fixed, invocation_id=self._ids(), dependencies=())
-        if not _binds(gadget, fixed):
+        bound = self._binding(fixed)
+        if bound is None:
             return None
+        fixed = bound
         for kind, what in kinds:
             self._note(kind, f"{call.gadget_name}: {what}", fixed.invocation_id)
         return fixed
+
+    def _binding(self, call: ParsedCall) -> ParsedCall | None:
+        """``call`` if it binds and validates, else with its lists read as text read as their items
+        (``value_as_list``: ``dataset_A:12, 24, 36`` in a header, or a body of moves one a line
+        read as the one required parameter) if it then does; ``None`` otherwise."""
+        if _binds(self._gadgets[call.gadget_name], call):
+            return call
+        lists = self._lists_by.get(call.gadget_name)
+        as_lists = self._values_as_lists(call, lists if lists is not None else self._lists(call.gadget_name))
+        return None if as_lists is call else as_lists
 
     def _ids_as_meant(self, call: ParsedCall) -> ParsedCall:
         """``call`` waiting for what its header names: its own id when that is an earlier call's
