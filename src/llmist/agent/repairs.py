@@ -697,6 +697,15 @@ def values_as_lists(
     return {**params, **read} if read else None
 
 
+def _may_hold_one_line(params: Mapping[str, object]) -> bool:
+    """Whether a value of ``params`` is text that opens with a quote or ends with a newline: the
+    one look a well-formed call's values cost before :func:`_one_line` reads them."""
+    for value in params.values():
+        if isinstance(value, str) and value and (value[0] in "\"'" or value[-1] == "\n"):
+            return True
+    return False
+
+
 def _one_line(value: object) -> str | None:
     """``value``'s one line of text when it is one line in quotes (``"m"``, ``'1 week'``) or
     followed by blank lines (``kilometers\n``), else ``None``."""
@@ -1113,7 +1122,7 @@ class CallRepairs:
             lists = self._lists(call.gadget_name)
         if lists and call.parameters and call.parse_error is None:
             call = self._values_as_lists(call, lists)
-        if call.parameters and any(_one_line(value) is not None for value in call.parameters.values()):
+        if call.parameters and _may_hold_one_line(call.parameters):
             call = self._one_line_values(call)
         if call.dependencies and call.parameters and call.invocation_id in call.parameters:
             call = self._header_repeating_arguments(call)
