@@ -656,8 +656,14 @@ async def test_values_before_the_first_arg_line_bind_to_the_required_parameters_
     )
 
 
-async def test_values_before_the_first_arg_line_that_do_not_match_in_count_are_not_read() -> None:
-    body = "john doe\nnew york\nnow\n!!!ARG:optional_param\ntrue\n"
+@pytest.mark.parametrize(
+    "body",
+    [
+        "john doe\nnew york\nnow\n!!!ARG:optional_param\ntrue\n",  # three values for two parameters
+        "Here is the call:\n!!!ARG:region\nnew york\n",  # one line: may be prose, never a value
+    ],
+)
+async def test_lines_before_the_first_arg_line_that_are_not_values_in_order_are_not_read(body: str) -> None:
     result, _ = await _run_with([record_status], _call("record_status", body), "done")
     assert result.gadget_results[0].error is not None
     assert result.repairs == {}

@@ -625,9 +625,10 @@ def lead_arguments(
 ) -> tuple[RepairKind, str, dict[str, object], str] | None:
     """Arguments written before a block body's first ``!!!ARG:`` line, or ``None``: as bare names
     or ``name=value`` lines (``area=2000``, ``rooms=4``, then ``!!!ARG:round_to``), each name a
-    parameter the argument lines left unset; else as values alone, one a line, as many as the
-    required parameters left unset (or all those left unset), in declared order (``john doe``,
-    ``new york``, then ``!!!ARG:optional_param``), as :func:`body_arguments` reads a body of values.
+    parameter the argument lines left unset; else as two or more values alone, one a line, as many
+    as the required parameters left unset (or all those left unset), in declared order (``john
+    doe``, ``new york``, then ``!!!ARG:optional_param``), as :func:`body_arguments` reads a body of
+    values (one line there may be prose: "Here is the call:").
     Also the body with them as argument lines (binding reads the body's argument lines again)."""
     start = 0 if raw.startswith(arg) else raw.find("\n" + arg) + 1
     if start <= 0 or not raw[:start].strip():
@@ -638,6 +639,8 @@ def lead_arguments(
         detail = f"the lines {', '.join(named)} before the first {arg.strip()} line read as parameter names"
         return "bare_parameter_names", detail, {**named, **params}, _argument_lines(arg, named) + raw[start:]
     values = [line.strip() for line in raw[:start].splitlines() if line.strip()]
+    if len(values) < 2:  # one line before the arguments may be prose ("Here it is:"), never read as a value
+        return None
     required = [f for f in fields if gadget.Params.model_fields[f].is_required()]
     for order in (required, fields):
         if len(values) == len(order):
