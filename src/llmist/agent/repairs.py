@@ -41,8 +41,8 @@
 - ``values_in_order``: a block body of values alone, one a line, as many as the gadget's required
   parameters (or all its parameters): bound in declared order (``3``, ``4``, ``2`` for ``a``,
   ``b``, ``c``); or such values under a call's only ``!!!ARG:`` line, one for that parameter and
-  each declared after it (``!!!ARG:initial_speed`` then ``0``, ``5``, ``-9.81``); or such values
-  before a body's first ``!!!ARG:`` line, as many as the required parameters it leaves unset (or
+  each declared after it (``!!!ARG:initial_speed`` then ``0``, ``5``, ``-9.81``); or two or more
+  such values before a body's first ``!!!ARG:`` line, as many as the required parameters it leaves unset (or
   all it leaves unset: ``john doe``, ``new york``, then ``!!!ARG:optional_param``).
 - ``bare_parameter_names``: a block body whose first line is a parameter's name alone, its value
   on the lines after it (``I``, ``10``, ``r``, ``0.01``), or with its value on its line
