@@ -512,21 +512,11 @@ async def test_other_values_keep_their_quotes(body: str, city: str) -> None:
     assert "quoted_value" not in result.repairs
 
 
-@pytest.mark.parametrize("blank", ["\n", "\n\n", "\r\n\n"])
-async def test_blank_lines_after_a_one_line_value_are_not_its_own(blank: str) -> None:
-    # Qwen2.5-Coder-1.5B put a blank line before the end marker: the format keeps all but one
-    # newline, and `units` came out "kilometers\n" (10 of 150 constrained answers).
-    body = f"!!!ARG:city\nParis{blank}\n"
-    result, events = await _run(_call("get_weather", body), "done")
-    assert result.gadget_results[0].result == "Paris: sunny"
-    assert result.repairs == {"blank_lines": 1}
-    assert events[0].detail == "get_weather: city without the blank lines after them"
-
-
-async def test_a_value_of_several_lines_keeps_its_blank_lines() -> None:
-    result, _ = await _run(_call("write_note", "!!!ARG:text\nfirst\nsecond\n\n"), "done")
-    [r] = result.gadget_results
-    assert r.result == "'first\\nsecond\\n'" and result.repairs == {}
+async def test_blank_lines_after_a_one_line_value_are_its_own() -> None:
+    # A file's one line and its newline (`WriteFile` of "hello\n", as llmist's writer writes it)
+    # looks like `kilometers` and a blank line before the end marker: the value keeps them.
+    result, _ = await _run(_call("write_note", "!!!ARG:text\nfirst\n\n"), "done")
+    assert result.gadget_results[0].result == "'first\\n'" and result.repairs == {}
 
 
 async def test_a_quoted_item_of_a_list_is_the_lists_own() -> None:

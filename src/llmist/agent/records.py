@@ -244,7 +244,6 @@ RepairKind: TypeAlias = Literal[
     "numbered_parameters",
     "value_as_list",
     "quoted_value",
-    "blank_lines",
     "missing_dependency",
     "joined_words",
     "copied_prompt",

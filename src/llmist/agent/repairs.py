@@ -82,9 +82,6 @@
   matching quotes (``!!!ARG:unit`` then ``"m"``, ``'1 week'``; no quote of that kind inside): the
   quotes go. Small models write values as JSON literals; Qwen2.5-Coder did so for 7 BFCL values,
   each meant without them.
-- ``blank_lines``: such a parameter's one-line value has blank lines after it (``kilometers``, a
-  blank line, then the end marker: the format keeps all but one newline): they go. A value of
-  several lines keeps them (a file's last empty line can be meant).
 - ``missing_dependency``: a block call waits for an id that no call of the response (or of
   earlier ones) has, once the response has ended: it runs without waiting, and its result says
   so. It waited for nothing that exists, so nothing it could need is skipped; a call that waits
@@ -700,25 +697,15 @@ def values_as_lists(
     return {**params, **read} if read else None
 
 
-def _may_hold_one_line(params: Mapping[str, object]) -> bool:
-    """Whether a value of ``params`` is text that opens with a quote or ends with a newline: the
-    one look a well-formed call's values cost before :func:`_one_line` reads them."""
-    for value in params.values():
-        if isinstance(value, str) and value and (value[0] in "\"'" or value[-1] == "\n"):
-            return True
-    return False
+def _may_be_quoted(params: Mapping[str, object]) -> bool:
+    """Whether a value of ``params`` is text that opens with a quote: the one look a well-formed
+    call's values cost before :func:`_quoted_line` reads them."""
+    return any(isinstance(value, str) and value[:1] in ('"', "'") for value in params.values())
 
 
-def _one_line(value: object) -> str | None:
-    """``value``'s one line of text when it is one line in quotes (``"m"``, ``'1 week'``) or
-    followed by blank lines (``kilometers\n``), else ``None``."""
-    if not isinstance(value, str):
-        return None
-    trailing = value.endswith("\n")
-    line = value.rstrip("\r\n") if trailing else value
-    if "\n" in line or not line.strip() or not (trailing or line[:1] in ('"', "'")):
-        return None
-    return line
+def _quoted_line(value: object) -> bool:
+    """Whether ``value`` is one line of text in matching quotes (``"m"``, ``'1 week'``)."""
+    return isinstance(value, str) and "\n" not in value and unquoted(value) != value
 
 
 def _bracketed(text: str) -> bool:
@@ -1125,8 +1112,8 @@ class CallRepairs:
             lists = self._lists(call.gadget_name)
         if lists and call.parameters and call.parse_error is None:
             call = self._values_as_lists(call, lists)
-        if call.parameters and _may_hold_one_line(call.parameters):
-            call = self._one_line_values(call)
+        if call.parameters and _may_be_quoted(call.parameters):
+            call = self._quoted_values(call)
         if call.dependencies and call.parameters and call.invocation_id in call.parameters:
             call = self._header_repeating_arguments(call)
         return self._ids_as_meant(call) if self._response_ids or self._aliases else call
@@ -1227,11 +1214,10 @@ class CallRepairs:
         self._note("value_as_list", f"{call.gadget_name}: {', '.join(changed)}", call.invocation_id)
         return fixed
 
-    def _one_line_values(self, call: ParsedCall) -> ParsedCall:
+    def _quoted_values(self, call: ParsedCall) -> ParsedCall:
         """``call`` with the one-line values of its string, number, integer and boolean parameters
-        read as that line: without the blank lines after it (``blank_lines``: ``!!!ARG:units``,
-        ``kilometers``, a blank line, then the end marker) and without matching quotes around it
-        (``quoted_value``: ``!!!ARG:unit`` then ``"m"``; :func:`~llmist.syntax._tolerance.unquoted`)."""
+        written in matching quotes (``!!!ARG:unit`` then ``"m"``) read without them
+        (``quoted_value``, :func:`~llmist.syntax._tolerance.unquoted`)."""
         scalars = self._scalars_by.get(call.gadget_name)
         if scalars is None:
             schema = json_schema(self._gadgets[call.gadget_name].Params)
@@ -1239,25 +1225,11 @@ class CallRepairs:
             scalars = frozenset(f for f, node in schema.properties.items() if schema.kind(node) in kinds)
             self._scalars_by[call.gadget_name] = scalars
         params = call.parameters or {}
-        lines = {
-            name: line for name, value in params.items() if name in scalars and (line := _one_line(value)) is not None
-        }
-        unblank = {name: line for name, line in lines.items() if line != params[name]}
-        unquote = {name: unquoted(line) for name, line in lines.items() if unquoted(line) != line}
-        read = {**unblank, **unquote}
+        read = {name: unquoted(value) for name, value in params.items() if name in scalars and _quoted_line(value)}
         written = _written_arguments(call.gadget_name, {**params, **read}, self._arg) if read else None
         if written is None:
             return call
-        if unblank:
-            self._note(
-                "blank_lines",
-                f"{call.gadget_name}: {', '.join(unblank)} without the blank lines after them",
-                call.invocation_id,
-            )
-        if unquote:
-            self._note(
-                "quoted_value", f"{call.gadget_name}: {_listed(unquote)} without their quotes", call.invocation_id
-            )
+        self._note("quoted_value", f"{call.gadget_name}: {_listed(read)} without their quotes", call.invocation_id)
         return dataclasses.replace(call, parameters={**params, **read}, parameters_raw=written)
 
     def _block_arguments(self, call: ParsedCall, required: tuple[str, ...]) -> ParsedCall:
