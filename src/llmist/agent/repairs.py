@@ -485,14 +485,20 @@ def body_arguments(gadget: Gadget, body: str, required: Sequence[str]) -> tuple[
     if len(required) == 1:
         value = body.strip("\r\n")
         return "body_as_parameter", f"the body read as {required[0]}", {required[0]: value}
-    values = [line.strip() for line in lines if line.strip()]
-    for order in (list(required), fields):
+    read = _in_declared_order([line.strip() for line in lines if line.strip()], required, fields)
+    if read is None:
+        return None
+    return "values_in_order", f"the lines read as {', '.join(read)}, in order", read
+
+
+def _in_declared_order(values: Sequence[str], required: Sequence[str], unset: Sequence[str]) -> dict[str, str] | None:
+    """``values`` bound in declared order to the ``required`` parameters left unset when there are
+    as many, else to all the parameters left unset (``unset``, in declared order) when there are as
+    many; ``None`` otherwise. The one rule of values written without names, wherever they are:
+    a body, the lines before its first ``!!!ARG:`` line, a header's slots."""
+    for order in (required, unset):
         if len(values) == len(order):
-            return (
-                "values_in_order",
-                f"the lines read as {', '.join(order)}, in order",
-                dict(zip(order, values, strict=True)),
-            )
+            return dict(zip(order, values, strict=True))
     return None
 
 
@@ -557,10 +563,8 @@ def header_arguments(
         if read and all(read.values()):
             return {name: ", ".join(value) for name, value in read.items()}
         return None
-    for order in ([r for r in required if r not in params], [f for f in fields if f not in params]):
-        if len(order) == len(slots):
-            return dict(zip(order, slots, strict=True))
-    return None
+    unset = [f for f in fields if f not in params]
+    return _in_declared_order(slots, [r for r in required if r not in params], unset)
 
 
 _PAIR_SEPARATOR = re.compile(r"\s*[;,&:]\s*|\s+")
@@ -639,12 +643,11 @@ def lead_arguments(
     if len(values) < 2:  # one line before the arguments may be prose ("Here it is:"), never read as a value
         return None
     required = [f for f in fields if gadget.Params.model_fields[f].is_required()]
-    for order in (required, fields):
-        if len(values) == len(order):
-            read = dict(zip(order, values, strict=True))
-            detail = f"the lines before the first {arg.strip()} line read as {', '.join(order)}, in order"
-            return "values_in_order", detail, {**read, **params}, _argument_lines(arg, read) + raw[start:]
-    return None
+    read = _in_declared_order(values, required, fields)
+    if read is None:
+        return None
+    detail = f"the lines before the first {arg.strip()} line read as {', '.join(read)}, in order"
+    return "values_in_order", detail, {**read, **params}, _argument_lines(arg, read) + raw[start:]
 
 
 def spread_values(
