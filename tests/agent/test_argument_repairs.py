@@ -700,3 +700,44 @@ async def test_a_list_read_as_text_by_another_reading_is_read_as_its_items(
     got, _ = await _run_with(gadgets, response, "done")
     assert got.gadget_results[0].result == result
     assert set(got.repairs) == kinds
+
+
+@gadget(description="Rewards of a game.")
+def game_rewards(game: str, mission: str = "", level: int = 1, limit: int | None = 10) -> str:
+    return f"{game} mission={mission!r} level={level} limit={limit}"
+
+
+@pytest.mark.parametrize("word", ["None", "null", "None  "])
+async def test_an_optional_parameter_written_as_a_null_word_takes_its_default(word: str) -> None:
+    # Qwen2.5-Coder-1.5B wrote `!!!ARG:mission` then `None` for BFCL's optional strings: it meant
+    # no mission, and the call ran with the mission "None".
+    body = f"!!!ARG:game\nFortnite\n!!!ARG:mission\n{word}\n!!!ARG:level\nnull\n"
+    result, events = await _run_with([game_rewards], _call("game_rewards", body), "done")
+    assert result.gadget_results[0].result == "Fortnite mission='' level=1 limit=10"
+    assert result.repairs == {"null_value": 1}
+    assert events[0].detail == f"game_rewards: mission={word!r}, level='null' left out (no value)"
+
+
+async def test_a_null_word_where_the_field_takes_none_is_none_not_the_default() -> None:
+    # `limit: int | None = 10`: null says "no limit", which is not the default.
+    result, _ = await _run_with([game_rewards], _call("game_rewards", "!!!ARG:game\nFortnite\n!!!ARG:limit\nnull\n"), "done")
+    assert result.gadget_results[0].result == "Fortnite mission='' level=1 limit=None"
+    assert result.repairs == {}
+
+
+@pytest.mark.parametrize(
+    ("body", "game"),
+    [
+        ("!!!ARG:game\nNone\n", "None"),  # required: the word is the value
+        ("!!!ARG:game\nNone of them\n!!!ARG:mission\nNull Island\n", "None of them"),  # more than the word
+    ],
+)
+async def test_a_null_word_of_a_required_parameter_or_within_a_value_stays(body: str, game: str) -> None:
+    result, _ = await _run_with([game_rewards], _call("game_rewards", body), "done")
+    assert result.gadget_results[0].result.startswith(f"{game} ")
+    assert result.repairs == {}
+
+
+async def test_a_null_word_is_refused_in_strict_mode() -> None:
+    with pytest.raises(RepairRefused, match="null_value"):
+        await _run_with([game_rewards], _call("game_rewards", "!!!ARG:game\nx\n!!!ARG:mission\nNone\n"), "done", strict=True)

@@ -244,6 +244,7 @@ RepairKind: TypeAlias = Literal[
     "numbered_parameters",
     "value_as_list",
     "quoted_value",
+    "null_value",
     "missing_dependency",
     "joined_words",
     "copied_prompt",

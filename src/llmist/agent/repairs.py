@@ -82,6 +82,9 @@
   matching quotes (``!!!ARG:unit`` then ``"m"``, ``'1 week'``; no quote of that kind inside): the
   quotes go. Small models write values as JSON literals; Qwen2.5-Coder did so for 7 BFCL values,
   each meant without them.
+- ``null_value``: a block call gives an optional parameter the value ``None`` or ``null`` (how
+  Python and JSON say "no value"), where binding would keep the word or fail on it: the parameter
+  is left out, and takes its default. Kept only if the call then validates.
 - ``missing_dependency``: a block call waits for an id that no call of the response (or of
   earlier ones) has, once the response has ended: it runs without waiting, and its result says
   so. It waited for nothing that exists, so nothing it could need is skipped; a call that waits
@@ -131,7 +134,7 @@ from llmist.execution.names import closest_names, gadget_names, same_name, unkno
 from llmist.execution.results import call_result
 from llmist.gadgets import Gadget, InvalidParametersError, bind_call, validate_params
 from llmist.gadgets._schema import is_plain_string
-from llmist.gadgets.binding import joined_words, shown_block_call
+from llmist.gadgets.binding import is_null_word, joined_words, shown_block_call
 from llmist.syntax import BlockParseError, ParsedCall, is_auto_id, native_call, next_auto_id
 from llmist.syntax._tolerance import unquoted
 from llmist.syntax.pointers import parse_block_body
@@ -1117,6 +1120,8 @@ class CallRepairs:
             call = self._values_as_lists(call, lists)
         if call.parameters and _may_be_quoted(call.parameters):
             call = self._quoted_values(call)
+        if call.parameters and any(is_null_word(value) for value in call.parameters.values()):
+            call = self._nulls_left_out(call, required)
         if call.dependencies and call.parameters and call.invocation_id in call.parameters:
             call = self._header_repeating_arguments(call)
         return self._ids_as_meant(call) if self._response_ids or self._aliases else call
@@ -1234,6 +1239,33 @@ class CallRepairs:
             return call
         self._note("quoted_value", f"{call.gadget_name}: {_listed(read)} without their quotes", call.invocation_id)
         return dataclasses.replace(call, parameters={**params, **read}, parameters_raw=written)
+
+    def _nulls_left_out(self, call: ParsedCall, required: frozenset[str]) -> ParsedCall:
+        """``call`` without the optional parameters it gives a null word (``!!!ARG:mission`` then
+        ``None``; ``null``) that binding keeps as that word, or cannot bind: the model said the
+        parameter has no value, so it takes its default (``null_value``). Kept only if the call
+        then validates. Where the field takes ``None`` and is no string, binding reads the word as
+        ``None`` already, which may differ from the default, so that parameter stays."""
+        params = call.parameters or {}
+        words = [name for name, value in params.items() if name not in required and is_null_word(value)]
+        if not words:
+            return call
+        gadget = self._gadgets[call.gadget_name]
+        try:
+            bound = bind_call(gadget, call, arg_prefix=self._arg)
+        except InvalidParametersError:
+            bound = {}
+        words = [name for name in words if bound.get(name, params[name]) is not None]
+        kept = {name: value for name, value in params.items() if name not in words}
+        written = _written_arguments(call.gadget_name, kept, self._arg) if words else None
+        if written is None:
+            return call
+        fixed = dataclasses.replace(call, parameters=kept, parameters_raw=written)
+        if not _binds(gadget, fixed):
+            return call
+        left_out = _listed({name: params[name] for name in words})
+        self._note("null_value", f"{call.gadget_name}: {left_out} left out (no value)", call.invocation_id)
+        return fixed
 
     def _block_arguments(self, call: ParsedCall, required: tuple[str, ...]) -> ParsedCall:
         """``call`` (a block call that leaves a required parameter unset) with the arguments the

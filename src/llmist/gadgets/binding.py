@@ -40,6 +40,7 @@ __all__ = [
     "corrected_params",
     "dump_params",
     "format_validation_error",
+    "is_null_word",
     "joined_words",
     "prepare_params",
     "shown_block_call",
@@ -486,9 +487,15 @@ _NULL_WORDS: Final = frozenset({"null", "None"})
 """How models write "no value": JSON's ``null``, and Python's ``None`` from models trained on Python."""
 
 
+def is_null_word(value: object) -> bool:
+    """Whether ``value`` is text that says "no value" as models write it: ``null`` or ``None``."""
+    # The length test first: a value may be a whole file, and only a short one can be the word.
+    return isinstance(value, str) and len(value) < 8 and value.strip() in _NULL_WORDS
+
+
 def _no_value(schema: JsonSchema, node: Any, text: str) -> bool:
     """Whether ``text`` is a null word and the field at ``node`` may be null."""
-    return text.strip() in _NULL_WORDS and schema.nullable(node)
+    return is_null_word(text) and schema.nullable(node)
 
 
 def _json(text: str, path: list[str]) -> Any:
