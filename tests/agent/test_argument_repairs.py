@@ -720,7 +720,9 @@ async def test_an_optional_parameter_written_as_a_null_word_takes_its_default(wo
 
 async def test_a_null_word_where_the_field_takes_none_is_none_not_the_default() -> None:
     # `limit: int | None = 10`: null says "no limit", which is not the default.
-    result, _ = await _run_with([game_rewards], _call("game_rewards", "!!!ARG:game\nFortnite\n!!!ARG:limit\nnull\n"), "done")
+    result, _ = await _run_with(
+        [game_rewards], _call("game_rewards", "!!!ARG:game\nFortnite\n!!!ARG:limit\nnull\n"), "done"
+    )
     assert result.gadget_results[0].result == "Fortnite mission='' level=1 limit=None"
     assert result.repairs == {}
 
@@ -740,4 +742,6 @@ async def test_a_null_word_of_a_required_parameter_or_within_a_value_stays(body:
 
 async def test_a_null_word_is_refused_in_strict_mode() -> None:
     with pytest.raises(RepairRefused, match="null_value"):
-        await _run_with([game_rewards], _call("game_rewards", "!!!ARG:game\nx\n!!!ARG:mission\nNone\n"), "done", strict=True)
+        await _run_with(
+            [game_rewards], _call("game_rewards", "!!!ARG:game\nx\n!!!ARG:mission\nNone\n"), "done", strict=True
+        )
