@@ -745,3 +745,44 @@ async def test_a_null_word_is_refused_in_strict_mode() -> None:
         await _run_with(
             [game_rewards], _call("game_rewards", "!!!ARG:game\nx\n!!!ARG:mission\nNone\n"), "done", strict=True
         )
+
+
+@gadget(description="Population history.")
+def population_history(country: str, species: str, years: int) -> str:
+    return f"{species} in {country} over {years} years"
+
+
+@gadget(description="A stock's price.")
+def stock_price(company: str, date: str, exchange: str = "NYSE") -> str:
+    return f"{company} on {date} at {exchange}"
+
+
+async def test_values_in_the_header_and_under_it_bind_in_the_order_written() -> None:
+    # Qwen2.5-Coder-1.5B wrote four calls so (BFCL's parallel_multiple_14): read apart, neither
+    # part fit, the call failed and the second, with the same body, was answered as its repeat.
+    calls = _call("population_history:Bangladesh", "tiger\n5\n") + _call("population_history:India", "tiger\n5\n")
+    result, events = await _run_with([population_history], calls, "done")
+    assert [r.result for r in result.gadget_results] == [
+        "tiger in Bangladesh over 5 years",
+        "tiger in India over 5 years",
+    ]
+    assert result.repairs == {"values_in_order": 2}
+    assert events[0].detail == (
+        "population_history: the header's slots and the lines under it read as country, species, years, in order"
+    )
+    assert all(r.invocation_id not in ("Bangladesh", "India") for r in result.gadget_results)
+
+
+async def test_a_header_value_comes_before_the_values_under_it() -> None:
+    # Read apart, the body's two values took the two required parameters and the header's the
+    # optional one: the company got the date (BFCL's parallel_178).
+    result, _ = await _run_with([stock_price], _call("stock_price:Microsoft", "2022-01-01\nNASDAQ\n"), "done")
+    assert result.gadget_results[0].result == "Microsoft on 2022-01-01 at NASDAQ"
+
+
+async def test_an_id_the_instructions_teach_is_never_read_as_a_value() -> None:
+    # `first` is the prompt's own example id; Qwen2.5-Coder-0.5B wrote it over a line of prose.
+    result, _ = await _run_with([stock_price], _call("stock_price:first", "percentage\n"), "done")
+    [r] = result.gadget_results
+    assert r.error is not None and "company" in r.error
+    assert result.repairs == {}

@@ -12,7 +12,7 @@ import importlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
+from typing import Final, Literal, TypeAlias
 
 from llmist.agent.ending import when_done
 from llmist.execution.names import native_name
@@ -94,6 +94,11 @@ def _shown_call(gadget: Gadget | None, syntax: Literal["block", "emoji"], m: Mar
     return text, f"{gadget.name} with {values}" if values else gadget.name
 
 
+TAUGHT_IDS: Final = ("first", "second")
+"""The ids the block syntax's instructions show a model in their dependency example: a model that
+copies them writes them as ids, never as values (the ``values_in_order`` reading leaves them be)."""
+
+
 def _block_syntax(m: Markers, gadgets: Sequence[Gadget] = ()) -> str:
     s, e, a = m.start, m.end, m.arg
     first = gadgets[0] if gadgets else None
@@ -116,7 +121,7 @@ objects use paths: `{a}config/timeout`, `{a}items/0/name`.
 - Several blocks in one answer run in parallel.
 - A call that must run after another without needing its result (a file written into a folder \
 made first): give the first call an id after its name, and put that id after the second call's \
-own id: `{s}{one}:first` runs before `{s}{two}:second:first`.
+own id: `{s}{one}:{TAUGHT_IDS[0]}` runs before `{s}{two}:{TAUGHT_IDS[1]}:{TAUGHT_IDS[0]}`.
 {_CALL_RULES}{when_done(gadgets, "answer in plain text without any block")}."""
 
 

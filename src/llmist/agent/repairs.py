@@ -43,7 +43,10 @@
   ``b``, ``c``); or such values under a call's only ``!!!ARG:`` line, one for that parameter and
   each declared after it (``!!!ARG:initial_speed`` then ``0``, ``5``, ``-9.81``); or two or more
   such values before a body's first ``!!!ARG:`` line, as many as the required parameters it leaves unset (or
-  all it leaves unset: ``john doe``, ``new york``, then ``!!!ARG:optional_param``).
+  all it leaves unset: ``john doe``, ``new york``, then ``!!!ARG:optional_param``); or values in
+  a block header's slots and then alone in its body, one sequence in the order written
+  (``!!!GADGET_START:population_history:Bangladesh`` then ``tiger``, ``5``), but never an id
+  the instructions teach (``first``).
 - ``bare_parameter_names``: a block body whose first line is a parameter's name alone, its value
   on the lines after it (``I``, ``10``, ``r``, ``0.01``), or with its value on its line
   (``city: Paris``, ``a=3``): read as ``!!!ARG:`` lines, each name a parameter of the gadget;
@@ -128,6 +131,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 from llmist.agent.ending import when_done
 from llmist.agent.errors import RepairRefused
+from llmist.agent.prompt import TAUGHT_IDS
 from llmist.agent.records import RepairEvent, RepairKind
 from llmist.execution import GadgetExecutionResult
 from llmist.execution.names import closest_names, gadget_names, same_name, unknown_gadget_text
@@ -503,6 +507,45 @@ def _in_declared_order(values: Sequence[str], required: Sequence[str], unset: Se
         if len(values) == len(order):
             return dict(zip(order, values, strict=True))
     return None
+
+
+def body_values(
+    gadget: Gadget, slots: Sequence[str], body: str, required: Sequence[str], has_slots: bool
+) -> tuple[RepairKind, str, dict[str, str], bool] | None:
+    """The arguments of a block body without ``!!!ARG:`` lines (:func:`body_arguments`), with the
+    repair kind, what was read, and whether the header's ``slots`` were read too; ``None`` when no
+    way fits. When the header holds values (``has_slots``) and the body values alone, both are one
+    sequence in the order written (:func:`values_across`): read apart, the body's took the first
+    parameters and the header's the rest (``get_stock_price:Microsoft`` over ``2022-01-01`` and
+    ``NASDAQ`` gave the company the date)."""
+    read = body_arguments(gadget, body, required)
+    across = values_across(gadget, slots, body, required) if has_slots else None
+    if across is not None and (
+        read is None
+        or (read[0] != "bare_parameter_names" and header_arguments(gadget, slots, required, read[2]) is not None)
+    ):
+        return (
+            "values_in_order",
+            f"the header's slots and the lines under it read as {', '.join(across)}, in order",
+            across,
+            True,
+        )
+    return None if read is None else (*read, False)
+
+
+def values_across(gadget: Gadget, slots: Sequence[str], body: str, required: Sequence[str]) -> dict[str, str] | None:
+    """Values alone in a block header's slots and then in its body, one a line, in the order
+    written, bound in declared order as :func:`_in_declared_order` binds them
+    (``!!!GADGET_START:animal_population_get_history:Bangladesh`` over ``tiger`` and ``5`` for
+    ``country``, ``species``, ``years``); ``None`` when a slot is a parameter's name or a
+    ``name=value`` pair (:func:`header_arguments` reads those), or an id the instructions teach
+    (``first``: Qwen2.5-Coder-0.5B wrote ``genetics_calculate_similarity:first`` over one line of
+    prose), or the count fits neither."""
+    fields = list(gadget.Params.model_fields)
+    if any(slot in gadget.Params.model_fields or "=" in slot or slot in TAUGHT_IDS for slot in slots):
+        return None
+    lines = [line.strip() for line in body.splitlines() if line.strip()]
+    return _in_declared_order([*slots, *lines], required, fields) if lines else None
 
 
 _NAME_VALUE = re.compile(r"([A-Za-z_][\w.-]*)\s*[:=]\s*(\S.*)")
@@ -1315,19 +1358,22 @@ class CallRepairs:
         params = dict(call.parameters or {})
         raw = call.parameters_raw
         kinds = list(kinds)
+        slots = [call.invocation_id, *call.dependencies]
+        has_slots = not is_auto_id(call.invocation_id) and not self._known_id(call.invocation_id)
+        read_across = False
         if not params and raw.strip():
-            read = body_arguments(gadget, raw, required)
+            read = body_values(gadget, slots, raw, required, has_slots)
             if read is not None:
-                kinds.append((read[0], read[1]))
-                params = read[2]
+                kind, what, params, read_across = read
+                kinds.append((kind, what))
         elif params:
             read_too = lead_arguments(gadget, raw, self._arg, params) or spread_values(gadget, raw, self._arg, params)
             if read_too is not None:
                 kind, what, params, raw = read_too
                 kinds.append((kind, what))
         header = None
-        if not is_auto_id(call.invocation_id) and not self._known_id(call.invocation_id):
-            header = header_arguments(gadget, [call.invocation_id, *call.dependencies], required, params)
+        if has_slots and not read_across:
+            header = header_arguments(gadget, slots, required, params)
             if header is not None:
                 kinds.append(("header_arguments", f"the header's {_listed(header)} read as arguments"))
                 params = {**params, **header}
@@ -1340,7 +1386,9 @@ class CallRepairs:
         if written is None and header is not None and self._arg in raw:
             written = raw + ("" if raw.endswith("\n") else "\n") + _argument_lines(self._arg, header)
         fixed = dataclasses.replace(call, parameters=params, parameters_raw=raw if written is None else written)
-        if header is not None:  # the id slot held a value: the call gets an id of its own, and waits for none
+        if (
+            header is not None or read_across
+        ):  # the id slot held a value: the call gets an id of its own, and waits for none
             fixed = dataclasses.replace(fixed, invocation_id=self._ids(), dependencies=())
         bound = self._binding(fixed)
         if bound is None:
