@@ -12,9 +12,10 @@ import importlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final, Literal, TypeAlias
+from typing import Literal, TypeAlias
 
 from llmist.agent.ending import when_done
+from llmist.agent.repairs import TAUGHT_IDS
 from llmist.execution.names import native_name
 from llmist.gadgets import Gadget, render_call, render_gadget, sample_params
 from llmist.providers.base import Message, ToolCall, ToolSpec
@@ -92,11 +93,6 @@ def _shown_call(gadget: Gadget | None, syntax: Literal["block", "emoji"], m: Mar
         return None
     values = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in params.items())
     return text, f"{gadget.name} with {values}" if values else gadget.name
-
-
-TAUGHT_IDS: Final = ("first", "second")
-"""The ids the block syntax's instructions show a model in their dependency example: a model that
-copies them writes them as ids, never as values (the ``values_in_order`` reading leaves them be)."""
 
 
 def _block_syntax(m: Markers, gadgets: Sequence[Gadget] = ()) -> str:

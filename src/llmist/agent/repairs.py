@@ -128,10 +128,10 @@ import json
 import re
 import shlex
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from typing import Final
 
 from llmist.agent.ending import when_done
 from llmist.agent.errors import RepairRefused
-from llmist.agent.prompt import TAUGHT_IDS
 from llmist.agent.records import RepairEvent, RepairKind
 from llmist.execution import GadgetExecutionResult
 from llmist.execution.names import closest_names, gadget_names, same_name, unknown_gadget_text
@@ -547,6 +547,11 @@ def values_across(gadget: Gadget, slots: Sequence[str], body: str, required: Seq
     lines = [line.strip() for line in body.splitlines() if line.strip()]
     return _in_declared_order([*slots, *lines], required, fields) if lines else None
 
+
+TAUGHT_IDS: Final = ("first", "second")
+"""The ids the block syntax's instructions show a model in their dependency example (the system
+prompt writes them from here): a model that copies them writes them as ids, never as values, so
+:func:`values_across` leaves them be."""
 
 _NAME_VALUE = re.compile(r"([A-Za-z_][\w.-]*)\s*[:=]\s*(\S.*)")
 """A parameter's name and its value on one line: ``city: Paris``, ``a=3``."""
