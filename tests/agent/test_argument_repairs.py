@@ -786,3 +786,20 @@ async def test_an_id_the_instructions_teach_is_never_read_as_a_value() -> None:
     [r] = result.gadget_results
     assert r.error is not None and "company" in r.error
     assert result.repairs == {}
+
+
+_WORD = st.text(st.characters(whitelist_categories=("L", "N"), whitelist_characters=" -'"), min_size=1, max_size=20)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    country=_WORD.filter(lambda t: t.strip() not in ("first", "second", "country", "species", "years") and t.strip()),
+    species=_WORD.filter(lambda t: bool(t.strip())),
+    years=st.integers(min_value=0, max_value=10**6),
+)
+async def test_header_then_body_values_bind_in_the_order_written(country: str, species: str, years: int) -> None:
+    assume(":" not in country and "," not in country and "=" not in country)
+    result, _ = await _run_with(
+        [population_history], _call(f"population_history:{country.strip()}", f"{species}\n{years}\n"), "done"
+    )
+    assert result.gadget_results[0].result == f"{species.strip()} in {country.strip()} over {years} years"
