@@ -381,3 +381,42 @@ async def test_qwens_native_runaway_ends_at_the_result_it_wrote_after_its_call()
     assert result.repairs == {"json_call": 1, "invented_result": 1}  # type: ignore[attr-defined]
     assert model.closed_early == [True, False]
     assert model.read[0] < 100  # chunks of thousands (the watch reads lines from 256 characters)
+
+
+# --- prose that repeats itself otherwise -----------------------------------------------------
+
+
+async def test_prose_that_says_one_line_again_and_again_between_others_ends() -> None:
+    # Qwen2.5-Coder-0.5B to its cap (2,048 tokens, 74 s): the ordinal changed, the formula did not.
+    ordinals = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"]
+    formula = r"\[ \int_{1}^{4} (3x - 1)^2 \, dx \]"
+    body = "".join(f"The integral of the {o} part is:\n{formula}\n\n" for o in ordinals * 300)
+    result, model, repairs = await _run("Certainly!\n" + body)
+    assert _kinds(repairs) == ["degenerate_response"]
+    assert repairs[0].detail.startswith("the response ended early: 8 copies of the line")
+    assert model.closed_early == [True]
+    assert result.output.count(formula) == 7  # type: ignore[attr-defined]
+
+
+async def test_prose_on_one_line_that_repeats_one_stretch_ends() -> None:
+    unit = r" = \frac{120480 \times 0.000000295625}{32768}"
+    result, model, repairs = await _run(r"Now: \[ P(X = 10) = \frac{120480}{32768}" + unit * RUNAWAY, chunk_size=4)
+    assert _kinds(repairs) == ["degenerate_response"]
+    assert "a line repeating" in repairs[0].detail
+    assert model.read[0] < model.total[0] // 50
+    assert len(result.output) < 1000  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "x" * 100_000,  # a test's long value
+        "".join(f"row number {k}\nsame line of the file\n" for k in range(400)),  # a line, others between
+    ],
+)
+async def test_a_call_body_that_repeats_itself_is_written_whole(content: str) -> None:
+    response = "Writing it.\n" + block_call("write_file", path="a.txt", content=content) + "Done, as asked.\n"
+    _result, model, repairs = await _run(response, "done", gadgets=[write_file], chunk_size=64)
+    assert "degenerate_response" not in _kinds(repairs)
+    assert written[-1].rstrip("\n") == content.rstrip("\n")
+    assert model.closed_early == [False, False]

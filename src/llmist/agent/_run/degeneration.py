@@ -22,6 +22,20 @@ per call, nothing per character beyond finding the line breaks):
   not compared: a numbered list that goes on with the same items (Qwen2.5-Coder-0.5B numbered
   the same four tenant's rights to 72 before its cap) is a loop of lines too.
 
+Two more signs read prose alone, outside any call (text syntaxes: after a call's end marker, or
+before the first call), since a call's value may hold any text on purpose (a file of the same line,
+a test's megabyte of ``x``):
+
+- **one line again and again, with others between**: a line (of :data:`MIN_LINE` characters or
+  more) that is the :data:`SCATTERED_COPIES`-th copy among the last :data:`MAX_PERIOD` lines.
+  Qwen2.5-Coder-0.5B wrote "The integral of the sixteenth part ..." over the same formula, the
+  seventeenth over it again, to its cap (2,048 tokens, 74 s): the changing ordinal broke every
+  run of equal lines;
+- **a line that repeats one stretch**: a line whose last :data:`UNIT_WINDOW` characters are one
+  stretch of up to :data:`MAX_UNIT` characters over and over (``= \frac{120480 \times ...}{32768}``
+  forty times on one line, to the cap), looked at each time the line grows by
+  :data:`UNIT_WINDOW` characters.
+
 Where calls come as JSON text in the prose (``syntax="native"`` on a server such as
 llama-cpp-python's, which returns Qwen's calls so), a line holding such a call counts as a call,
 and a result the model writes on the line after it (``<tool_response>``, ``Result: 7``) ends the
@@ -36,7 +50,16 @@ from typing import Final
 from llmist.agent.repairs import json_calls, opens_like_result
 from llmist.syntax import ParsedCall
 
-__all__ = ["MAX_PERIOD", "MIN_REPEATS", "REPEATED_LINES", "SAME_CALL_LIMIT", "DegenerationWatch"]
+__all__ = [
+    "MAX_PERIOD",
+    "MAX_UNIT",
+    "MIN_REPEATS",
+    "REPEATED_LINES",
+    "SAME_CALL_LIMIT",
+    "SCATTERED_COPIES",
+    "UNIT_WINDOW",
+    "DegenerationWatch",
+]
 
 # Final: the compiled build inlines them (a plain module global is a dict look-up there).
 SAME_CALL_LIMIT: Final = 3
@@ -65,6 +88,17 @@ MIN_LINE: Final = 8
 skipped like a blank line. A loop worth ending writes longer lines, and a response of many calls
 (twenty values ``1``) is then read at the cost of a length check a line."""
 
+SCATTERED_COPIES: Final = 8
+"""Copies of one prose line among the last :data:`MAX_PERIOD` lines that end a response (half of
+them): prose that says a line again so often, with others between, is a loop."""
+
+UNIT_WINDOW: Final = 384
+"""The stretch of a long prose line read for one repeated unit (:data:`MAX_UNIT`), and how much the
+line grows between two looks."""
+
+MAX_UNIT: Final = 64
+"""Longest unit whose repeats fill a line's :data:`UNIT_WINDOW` (six copies at least)."""
+
 _DIGITS: Final = "0123456789"
 """What a list item's number is written in (:func:`_unnumbered`)."""
 
@@ -84,11 +118,15 @@ class DegenerationWatch:
     __slots__ = (
         "_after_call",
         "_calls",
+        "_ends",
+        "_in_call",
         "_line",
         "_line_at",
         "_line_size",
         "_markers",
         "_names",
+        "_next_look",
+        "_prose_lines",
         "_recent",
         "_run_at",
         "_run_line",
@@ -101,10 +139,20 @@ class DegenerationWatch:
         "invented",
     )
 
-    def __init__(self, markers: tuple[str, ...] = (), names: Sequence[str] = ()) -> None:
+    def __init__(self, markers: tuple[str, ...] = (), names: Sequence[str] = (), ends: tuple[str, ...] = ()) -> None:
         self._markers = markers
         """Line starts of the syntax's markers: such lines are skipped like blank ones. Calls are
         compared whole (:meth:`call`); their marker lines would repeat in any list of calls."""
+        self._ends = ends
+        """Line starts of the syntax's end markers: after one, the text is prose until the next
+        marker line (without them, as natively, the prose-only signs are off)."""
+        self._in_call = False
+        """Whether the last marker line opened a call or wrote an argument (not an end)."""
+        self._next_look = UNIT_WINDOW + UNIT_WINDOW // 3
+        """The length of the line being written at which it is next read for a repeated unit."""
+        self._prose_lines = 0
+        """Lines read since the last marker line (the last ones of them are prose when not
+        :attr:`_in_call`)."""
         self._names = names
         """The gadgets' names, when calls come as JSON text (the native syntax): a line that
         holds such a call is compared as a call, and a result written after it ends the
@@ -167,6 +215,8 @@ class DegenerationWatch:
             if self._line_size <= MAX_LINE:
                 self._line.append(text)
                 self._line_size += len(text)
+                if self._line_size >= self._next_look and self._ends and not self._in_call:
+                    return self._repeated_unit()
             return False
         pieces = text.split("\n")
         for k, piece in enumerate(pieces[:-1]):
@@ -182,14 +232,36 @@ class DegenerationWatch:
                 if len(line) < MIN_LINE and not self._names:
                     continue  # short, and shorter still once stripped (natively read: a result may be short)
                 line = line.strip()
-                if not line or line.startswith(self._markers):
+                if not line:
                     continue  # skipped: they neither make nor break a repeat
+                if line.startswith(self._markers):
+                    self._in_call = not line.startswith(self._ends) if self._ends else False
+                    self._prose_lines = 0
+                    continue
             if self._read_line(line, start):
                 return True
         last = pieces[-1]
         self._line = [last]
         self._line_size = len(last)
         self._line_at = at
+        self._next_look = UNIT_WINDOW + UNIT_WINDOW // 3
+        if len(last) >= self._next_look and self._ends and not self._in_call:  # a long line's start came too
+            return self._repeated_unit()
+        return False
+
+    def _repeated_unit(self) -> bool:
+        """The prose line being written has grown to its next look: whether its last
+        :data:`UNIT_WINDOW` characters repeat one unit of up to :data:`MAX_UNIT`."""
+        self._next_look = self._line_size + UNIT_WINDOW
+        line = "".join(self._line)
+        self._line = [line]
+        tail = line[-UNIT_WINDOW:]
+        for p in range(1, MAX_UNIT + 1):
+            if tail[p:] == tail[:-p]:  # each character equals the one a unit before it
+                self.found = f"a line repeating {tail[-p:][:80]!r}"
+                self.cut_at = self._line_at + len(line) - UNIT_WINDOW + p  # after the window's first unit
+                self.first_line = ""
+                return True
         return False
 
     def _read_line(self, line: str | None, start: int) -> bool:
@@ -217,10 +289,11 @@ class DegenerationWatch:
                 self._run_at = [0] * (MAX_PERIOD + 1)
                 self._run_line = [""] * (MAX_PERIOD + 1)
             self._running = True
-            found = self._repeats(key, line, start)
+            found = self._repeats(key, line, start) or self._scattered(key, line, start)
         recent.append(key)
         if len(recent) > MAX_PERIOD:
             del recent[0]
+        self._prose_lines += 1
         return found
 
     def _repeats(self, line: str, written: str, start: int) -> bool:
@@ -246,6 +319,20 @@ class DegenerationWatch:
                 self.first_line = first
                 return True
         return False
+
+    def _scattered(self, key: str, line: str, start: int) -> bool:
+        """Whether the prose line ``line`` (``key``: as compared) is the :data:`SCATTERED_COPIES`-th
+        copy among the last lines, with no run of equal lines going: the response then ends
+        before it (the copies before it stay: the lines between them differ, so no first copy of
+        a block can be told)."""
+        if not self._ends or self._in_call or max(self._runs) > 1:
+            return False  # a run of equal lines is a loop the other sign ends, after its first copy
+        prose = self._recent[-self._prose_lines :] if self._prose_lines < MAX_PERIOD else self._recent
+        if prose.count(key) < SCATTERED_COPIES - 1:  # the copies before this one, in prose
+            return False
+        self.found = f"{SCATTERED_COPIES} copies of the line {line[:80]!r} among {MAX_PERIOD} lines"
+        self.cut_at, self.first_line = start, ""
+        return True
 
     def _text_call(self, line: str, start: int) -> bool:
         """A line of a response whose calls come as JSON text: whether it ends the response (the

@@ -450,12 +450,17 @@ def _degeneration_watch(cfg: RunPlan) -> DegenerationWatch:
     if cfg.syntax == "native":
         return DegenerationWatch(names=list(cfg.by_name))
     m = cfg.markers
-    return DegenerationWatch((m.start, m.end, m.arg) if cfg.syntax == "block" else _EMOJI_MARKERS)
+    if cfg.syntax == "block":
+        return DegenerationWatch((m.start, m.end, m.arg), ends=(m.end,))
+    return DegenerationWatch(_EMOJI_MARKERS, ends=_EMOJI_ENDS)
 
 
 _EMOJI_MARKERS = (EMOJI_START, "\U0001f6e0[")
 """How the emoji syntax's marker lines start (the marker without its variation selector too: the
 parser takes it)."""
+
+_EMOJI_ENDS = (EMOJI_END, "\U0001f6e0[/end]")
+"""How the emoji syntax's end marker lines start (the marker without its variation selector too)."""
 
 
 class _CopyWatch:
