@@ -751,10 +751,14 @@ def values_as_lists(
     return {**params, **read} if read else None
 
 
-def _may_be_quoted(params: Mapping[str, object]) -> bool:
-    """Whether a value of ``params`` is text that opens with a quote: the one look a well-formed
-    call's values cost before :func:`_quoted_line` reads them."""
-    return any(isinstance(value, str) and value[:1] in ('"', "'") for value in params.values())
+def _may_need_reading(params: Mapping[str, object]) -> bool:
+    """Whether a value of ``params`` is text that opens with a quote or says "no value" (``None``):
+    the one look a well-formed call's values cost before :meth:`CallRepairs._quoted_values` and
+    :meth:`CallRepairs._nulls_left_out` read them."""
+    for value in params.values():  # noqa: SIM110 (every block call: a loop costs less than any() of a generator)
+        if isinstance(value, str) and (value[:1] in ('"', "'") or is_null_word(value)):
+            return True
+    return False
 
 
 def _quoted_line(value: object) -> bool:
@@ -1166,10 +1170,8 @@ class CallRepairs:
             lists = self._lists(call.gadget_name)
         if lists and call.parameters and call.parse_error is None:
             call = self._values_as_lists(call, lists)
-        if call.parameters and _may_be_quoted(call.parameters):
-            call = self._quoted_values(call)
-        if call.parameters and any(is_null_word(value) for value in call.parameters.values()):
-            call = self._nulls_left_out(call, required)
+        if call.parameters and _may_need_reading(call.parameters):
+            call = self._nulls_left_out(self._quoted_values(call), required)
         if call.dependencies and call.parameters and call.invocation_id in call.parameters:
             call = self._header_repeating_arguments(call)
         return self._ids_as_meant(call) if self._response_ids or self._aliases else call

@@ -119,10 +119,10 @@ class DegenerationWatch:
         "_after_call",
         "_calls",
         "_ends",
-        "_in_call",
         "_line",
         "_line_at",
         "_line_size",
+        "_marker",
         "_markers",
         "_names",
         "_next_look",
@@ -146,13 +146,12 @@ class DegenerationWatch:
         self._ends = ends
         """Line starts of the syntax's end markers: after one, the text is prose until the next
         marker line (without them, as natively, the prose-only signs are off)."""
-        self._in_call = False
-        """Whether the last marker line opened a call or wrote an argument (not an end)."""
+        self._marker = ""
+        """The last marker line read: the text after it is a call's, unless it is an end marker."""
         self._next_look = UNIT_WINDOW + UNIT_WINDOW // 3
         """The length of the line being written at which it is next read for a repeated unit."""
         self._prose_lines = 0
-        """Lines read since the last marker line (the last ones of them are prose when not
-        :attr:`_in_call`)."""
+        """Lines read since the last marker line (prose when :meth:`_in_prose`)."""
         self._names = names
         """The gadgets' names, when calls come as JSON text (the native syntax): a line that
         holds such a call is compared as a call, and a result written after it ends the
@@ -215,7 +214,7 @@ class DegenerationWatch:
             if self._line_size <= MAX_LINE:
                 self._line.append(text)
                 self._line_size += len(text)
-                if self._line_size >= self._next_look and self._ends and not self._in_call:
+                if self._line_size >= self._next_look and self._in_prose():
                     return self._repeated_unit()
             return False
         pieces = text.split("\n")
@@ -235,7 +234,7 @@ class DegenerationWatch:
                 if not line:
                     continue  # skipped: they neither make nor break a repeat
                 if line.startswith(self._markers):
-                    self._in_call = not line.startswith(self._ends) if self._ends else False
+                    self._marker = line
                     self._prose_lines = 0
                     continue
             if self._read_line(line, start):
@@ -245,9 +244,15 @@ class DegenerationWatch:
         self._line_size = len(last)
         self._line_at = at
         self._next_look = UNIT_WINDOW + UNIT_WINDOW // 3
-        if len(last) >= self._next_look and self._ends and not self._in_call:  # a long line's start came too
+        if len(last) >= self._next_look and self._in_prose():  # a long line's start came too
             return self._repeated_unit()
         return False
+
+    def _in_prose(self) -> bool:
+        """Whether the text being read is prose: before any marker line, or after an end marker
+        (never without the syntax's end markers, as natively). Asked only where a prose sign may
+        fire, so a list of calls costs one store a marker line."""
+        return bool(self._ends) and (not self._marker or self._marker.startswith(self._ends))
 
     def _repeated_unit(self) -> bool:
         """The prose line being written has grown to its next look: whether its last
@@ -325,7 +330,7 @@ class DegenerationWatch:
         copy among the last lines, with no run of equal lines going: the response then ends
         before it (the copies before it stay: the lines between them differ, so no first copy of
         a block can be told)."""
-        if not self._ends or self._in_call or max(self._runs) > 1:
+        if not self._in_prose() or max(self._runs) > 1:
             return False  # a run of equal lines is a loop the other sign ends, after its first copy
         prose = self._recent[-self._prose_lines :] if self._prose_lines < MAX_PERIOD else self._recent
         if prose.count(key) < SCATTERED_COPIES - 1:  # the copies before this one, in prose
