@@ -28,7 +28,7 @@ async def _result(call: str, syntax: Literal["block", "emoji"] = "block") -> tup
     return result.result, result.error
 
 
-@pytest.mark.parametrize("word", ["null", "None", " null "])
+@pytest.mark.parametrize("word", ["null", "None", " null ", "    None    "])
 async def test_null_leaves_out_an_optional_list_number_and_flag_in_the_block_syntax(word: str) -> None:
     call = (
         f"!!!GADGET_START:show\n!!!ARG:name\nx\n!!!ARG:tags\n{word}\n!!!ARG:limit\n{word}\n"

@@ -492,10 +492,15 @@ def body_arguments(gadget: Gadget, body: str, required: Sequence[str]) -> tuple[
     if len(required) == 1:
         value = body.strip("\r\n")
         return "body_as_parameter", f"the body read as {required[0]}", {required[0]: value}
-    read = _in_declared_order([line.strip() for line in lines if line.strip()], required, fields)
+    read = _in_declared_order(_values_alone(lines), required, fields)
     if read is None:
         return None
     return "values_in_order", f"the lines read as {', '.join(read)}, in order", read
+
+
+def _values_alone(lines: Iterable[str]) -> list[str]:
+    """The values of ``lines`` written one a line without names: each non-blank line, stripped."""
+    return [line.strip() for line in lines if line.strip()]
 
 
 def _in_declared_order(values: Sequence[str], required: Sequence[str], unset: Sequence[str]) -> dict[str, str] | None:
@@ -544,7 +549,7 @@ def values_across(gadget: Gadget, slots: Sequence[str], body: str, required: Seq
     fields = list(gadget.Params.model_fields)
     if any(slot in gadget.Params.model_fields or "=" in slot or slot in TAUGHT_IDS for slot in slots):
         return None
-    lines = [line.strip() for line in body.splitlines() if line.strip()]
+    lines = _values_alone(body.splitlines())
     return _in_declared_order([*slots, *lines], required, fields) if lines else None
 
 
@@ -690,7 +695,7 @@ def lead_arguments(
     if named is not None:
         detail = f"the lines {', '.join(named)} before the first {arg.strip()} line read as parameter names"
         return "bare_parameter_names", detail, {**named, **params}, _argument_lines(arg, named) + raw[start:]
-    values = [line.strip() for line in raw[:start].splitlines() if line.strip()]
+    values = _values_alone(raw[:start].splitlines())
     if len(values) < 2:  # one line before the arguments may be prose ("Here it is:"), never read as a value
         return None
     required = [f for f in fields if gadget.Params.model_fields[f].is_required()]
@@ -714,7 +719,7 @@ def spread_values(
     fields = list(gadget.Params.model_fields)
     if not isinstance(value, str) or name not in fields:
         return None
-    values = [line.strip() for line in value.splitlines() if line.strip()]
+    values = _values_alone(value.splitlines())
     order = fields[fields.index(name) : fields.index(name) + len(values)]
     if len(values) < 2 or len(order) != len(values):
         return None
@@ -729,7 +734,7 @@ def list_items(text: str) -> list[str]:
     each stripped, empty ones dropped, and without the quotes of ``"a", "b"``. ``[]`` for blank
     text. (The emoji binding splits at commas only and keeps every piece: its form is the
     syntax's own, this one a repair's reading.)"""
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    lines = _values_alone(text.splitlines())
     pieces = lines if len(lines) > 1 else [p.strip() for p in text.split(",") if p.strip()]
     return [unquoted(piece) for piece in pieces]
 
@@ -1393,9 +1398,8 @@ class CallRepairs:
         if written is None and header is not None and self._arg in raw:
             written = raw + ("" if raw.endswith("\n") else "\n") + _argument_lines(self._arg, header)
         fixed = dataclasses.replace(call, parameters=params, parameters_raw=raw if written is None else written)
-        if (
-            header is not None or read_across
-        ):  # the id slot held a value: the call gets an id of its own, and waits for none
+        if header is not None or read_across:
+            # The id slot held a value: the call gets an id of its own, and waits for none.
             fixed = dataclasses.replace(fixed, invocation_id=self._ids(), dependencies=())
         bound = self._binding(fixed)
         if bound is None:

@@ -488,9 +488,14 @@ _NULL_WORDS: Final = frozenset({"null", "None"})
 
 
 def is_null_word(value: object) -> bool:
-    """Whether ``value`` is text that says "no value" as models write it: ``null`` or ``None``."""
-    # The length test first: a value may be a whole file, and only a short one can be the word.
-    return isinstance(value, str) and len(value) < 8 and value.strip() in _NULL_WORDS
+    """Whether ``value`` is text that says "no value" as models write it: ``null`` or ``None``,
+    spaces around it aside."""
+    if not isinstance(value, str):
+        return False
+    # Its ends first: a value may be a whole file, and only one that starts and ends as the word
+    # does (or with a space) is worth stripping.
+    first, last = value[:1], value[-1:]
+    return (first in "nN" or first.isspace()) and (last in "le" or last.isspace()) and value.strip() in _NULL_WORDS
 
 
 def _no_value(schema: JsonSchema, node: Any, text: str) -> bool:

@@ -99,6 +99,9 @@ line grows between two looks."""
 MAX_UNIT: Final = 64
 """Longest unit whose repeats fill a line's :data:`UNIT_WINDOW` (six copies at least)."""
 
+_FIRST_LOOK: Final = UNIT_WINDOW + UNIT_WINDOW // 3
+"""The length at which a prose line is first read for a repeated unit (:data:`UNIT_WINDOW`)."""
+
 _DIGITS: Final = "0123456789"
 """What a list item's number is written in (:func:`_unnumbered`)."""
 
@@ -148,7 +151,7 @@ class DegenerationWatch:
         marker line (without them, as natively, the prose-only signs are off)."""
         self._marker = ""
         """The last marker line read: the text after it is a call's, unless it is an end marker."""
-        self._next_look = UNIT_WINDOW + UNIT_WINDOW // 3
+        self._next_look = _FIRST_LOOK
         """The length of the line being written at which it is next read for a repeated unit."""
         self._prose_lines = 0
         """Lines read since the last marker line (prose when :meth:`_in_prose`)."""
@@ -243,7 +246,7 @@ class DegenerationWatch:
         self._line = [last]
         self._line_size = len(last)
         self._line_at = at
-        self._next_look = UNIT_WINDOW + UNIT_WINDOW // 3
+        self._next_look = _FIRST_LOOK
         if len(last) >= self._next_look and self._in_prose():  # a long line's start came too
             return self._repeated_unit()
         return False
