@@ -36,7 +36,7 @@ def _compiled_modules() -> tuple[str, ...]:
 COMPILED = _compiled_modules()
 INTERPRETED = (
     "llmist.syntax",
-    "llmist.syntax._fast",
+    "llmist.syntax.frozen",
     "llmist.syntax.events",
     "llmist.execution.results",
     "llmist.agent._run.loop",

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from llmist.agent._run.media import media_content, with_text
-from llmist.agent.messages import GadgetResultMessage
+from llmist.agent.messages import GadgetResultMessage, build_result_message
 from llmist.agent.repairs import INVENTED_RESULT_NOTE, NEXT_STEP_NOTES, STORED_OUTPUT_NOTE
 from llmist.execution import GadgetExecutionResult
 from llmist.execution.names import UNKNOWN_GADGET
@@ -74,7 +74,7 @@ def result_message(
     content = media_content(text, r.media, vision) if r.media else text
     for note in notes:
         content = with_text(content, note)
-    return GadgetResultMessage(
+    return build_result_message(
         "gadget_result",
         content,
         r.gadget_name,

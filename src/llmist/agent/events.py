@@ -19,6 +19,7 @@ from llmist.agent.records import GuardrailRecord, PendingCall
 from llmist.execution import GadgetExecutionResult, GadgetSkip
 from llmist.providers.base import Usage
 from llmist.syntax import ArgsPartialEvent, GadgetCallEvent, TextEvent
+from llmist.syntax.frozen import fast_constructor
 
 __all__ = [
     "AgentEvent",
@@ -40,6 +41,10 @@ class GadgetResultEvent:
     type: ClassVar[str] = "gadget_result"
     result: GadgetExecutionResult
 
+
+build_result_event = fast_constructor(GadgetResultEvent)
+"""``GadgetResultEvent(result)`` without its frozen ``__init__``: how the loop makes the event of
+every call's result (``llmist.syntax.frozen``)."""
 
 GadgetSkippedEvent: TypeAlias = GadgetSkip
 """A call was not run because a call it depends on failed (type ``"gadget_skipped"``): the

@@ -27,6 +27,7 @@ from typing import Any, cast, get_args
 from llmist.agent.errors import MessageFormatError
 from llmist.agent.records import json_text
 from llmist.providers.base import ContentPart, ImagePart, Message, Role, TextPart, ToolCall, Usage
+from llmist.syntax.frozen import fast_constructor
 
 __all__ = [
     "MESSAGES_FORMAT",
@@ -77,6 +78,11 @@ class GadgetResultMessage(Message):
     """The call's parameters as parsed (``None`` when they could not be parsed)."""
     is_error: bool = False
     """Whether the call failed, was skipped or was not run."""
+
+
+build_result_message = fast_constructor(GadgetResultMessage)
+"""``GadgetResultMessage(...)`` without its frozen ``__init__``: how the loop makes the message
+of every call's result (``llmist.syntax.frozen``)."""
 
 
 @dataclass(frozen=True, slots=True)

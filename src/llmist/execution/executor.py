@@ -24,7 +24,7 @@ from llmist.execution._threads import run_in_thread
 from llmist.execution.cancellation import DEFAULT_CANCEL_GRACE_S, stop_task
 from llmist.execution.controllers import BeforeGadget, BeforeGadgetDecision, GadgetCallInfo, ParameterInterceptor
 from llmist.execution.names import unknown_gadget_text
-from llmist.execution.results import GadgetDeferral, GadgetExecutionResult, ResultStatus
+from llmist.execution.results import GadgetDeferral, GadgetExecutionResult, ResultStatus, build_result
 from llmist.execution.steps import CallWrapper
 from llmist.gadgets import (
     ExecutionContext,
@@ -381,7 +381,7 @@ class GadgetExecutor:
         name = prepared.gadget.name
         if result is not None and self.output_store is not None and name != "GadgetOutputViewer":
             result = self.output_store.limit(name, result)
-        return GadgetExecutionResult(
+        return build_result(
             gadget_name=name,
             invocation_id=prepared.call.invocation_id,
             parameters=prepared.dumped,
@@ -401,7 +401,7 @@ class GadgetExecutor:
     def _failure(
         self, call: ParsedCall, name: str, parameters: dict[str, Any], error: str, started: float
     ) -> GadgetExecutionResult:
-        return GadgetExecutionResult(
+        return build_result(
             gadget_name=name,
             invocation_id=call.invocation_id,
             parameters=parameters,
@@ -469,7 +469,7 @@ def _apply_decision(prepared: PreparedCall, decision: object) -> GadgetExecution
     if isinstance(decision, BeforeGadgetDecision) and decision.action == "proceed" and decision.parameters is not None:
         return _replaced(prepared, decision.parameters)
     if isinstance(decision, BeforeGadgetDecision) and decision.action == "skip":
-        return GadgetExecutionResult(
+        return build_result(
             gadget_name=prepared.gadget.name,
             invocation_id=prepared.call.invocation_id,
             parameters=prepared.dumped,
@@ -480,7 +480,7 @@ def _apply_decision(prepared: PreparedCall, decision: object) -> GadgetExecution
         )
     if isinstance(decision, BeforeGadgetDecision) and decision.action == "defer":
         reason = decision.result or "deferred by a before_gadget hook"
-        return GadgetExecutionResult(
+        return build_result(
             gadget_name=prepared.gadget.name,
             invocation_id=prepared.call.invocation_id,
             parameters=prepared.dumped,
@@ -500,7 +500,7 @@ def _replaced(prepared: PreparedCall, parameters: dict[str, Any]) -> GadgetExecu
     try:
         params = validate_params(gadget, parameters)
     except InvalidParametersError as exc:
-        return GadgetExecutionResult(
+        return build_result(
             gadget_name=gadget.name,
             invocation_id=prepared.call.invocation_id,
             parameters=dict(parameters),

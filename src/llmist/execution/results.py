@@ -7,6 +7,7 @@ from typing import Any, ClassVar, Literal, TypeAlias
 
 from llmist.gadgets.media import GadgetMedia
 from llmist.syntax import ParsedCall
+from llmist.syntax.frozen import fast_constructor
 
 __all__ = ["GadgetDeferral", "GadgetExecutionResult", "GadgetSkip", "ResultStatus"]
 
@@ -97,6 +98,11 @@ class GadgetExecutionResult:
         return f"Error: {self.error}" if self.error else ""
 
 
+build_result = fast_constructor(GadgetExecutionResult)
+"""``GadgetExecutionResult(...)`` without its frozen ``__init__``: how the executor makes the
+result of every call (``llmist.syntax.frozen``)."""
+
+
 RUN_CANCELLED = "Cancelled: the run was cancelled"
 """The error of a call that the run's cancellation ended."""
 
@@ -104,7 +110,7 @@ RUN_CANCELLED = "Cancelled: the run was cancelled"
 def call_result(call: ParsedCall, result: str | None, error: str | None, status: ResultStatus) -> GadgetExecutionResult:
     """The result of ``call`` decided without running its gadget (an error, a cancellation, a
     fallback): its parameters as parsed, no time, no cost."""
-    return GadgetExecutionResult(
+    return build_result(
         gadget_name=call.gadget_name,
         invocation_id=call.invocation_id,
         parameters=dict(call.parameters or {}),

@@ -8,7 +8,7 @@ from typing import Any
 
 from mypy_extensions import mypyc_attr
 
-from llmist.syntax._fast import text_event
+from llmist.syntax.frozen import text_event
 
 _auto_ids = itertools.count(1)
 _AUTO_ID_PREFIX = "gadget_"

@@ -17,7 +17,6 @@ from typing import Final
 from mypy_extensions import mypyc_attr
 
 from llmist.syntax._base import CallIds, TextStretches, holdback, next_auto_id
-from llmist.syntax._fast import block_call_event, partial_event, text_event
 from llmist.syntax._rope import ValueRope
 from llmist.syntax._tolerance import (
     CODE_FENCE,
@@ -28,6 +27,7 @@ from llmist.syntax._tolerance import (
     unfuse_arguments,
 )
 from llmist.syntax.events import ArgsPartialEvent, GadgetCallEvent, SyntaxEvent
+from llmist.syntax.frozen import block_call_event, partial_event, text_event
 from llmist.syntax.pointers import BlockParseError, arguments_span, assemble_params, parse_block_span, stripped_span
 from llmist.syntax.writing import block_escape_char
 

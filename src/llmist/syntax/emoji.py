@@ -18,9 +18,9 @@ from typing import Final
 from mypy_extensions import mypyc_attr
 
 from llmist.syntax._base import TextStretches, holdback, next_auto_id
-from llmist.syntax._fast import text_event
 from llmist.syntax._tolerance import MISSING_END
 from llmist.syntax.events import GadgetCallEvent, ParsedCall, SyntaxEvent
+from llmist.syntax.frozen import text_event
 
 __all__ = ["EmojiCallParser"]
 

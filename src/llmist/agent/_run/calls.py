@@ -17,7 +17,7 @@ from llmist.agent._run.state import RunState
 from llmist.agent.approvals import Decision, PendingCall, denied_text, edited_note
 from llmist.agent.conversation import not_run_message
 from llmist.agent.errors import RepairRefused
-from llmist.agent.events import AgentEvent, GadgetPendingEvent, GadgetResultEvent, GadgetSkippedEvent
+from llmist.agent.events import AgentEvent, GadgetPendingEvent, GadgetSkippedEvent, build_result_event
 from llmist.agent.hooks import (
     DeferGadget,
     GadgetContext,
@@ -414,7 +414,7 @@ def result_event(r: GadgetExecutionResult) -> AgentEvent:
     """The stream event of a recorded call."""
     skip = r.skip
     if skip is None:
-        return GadgetResultEvent(r)
+        return build_result_event(r)
     return GadgetSkippedEvent(
         skip.gadget_name, skip.invocation_id, skip.parameters, skip.failed_dependency, skip.failed_dependency_error
     )

@@ -18,7 +18,7 @@ from llmist.agent._run.hooks import RunHooks
 from llmist.agent._run.plan import CallParser, RunPlan
 from llmist.agent._run.state import RunState
 from llmist.agent.conversation import cut_off_message
-from llmist.agent.events import AgentEvent, GadgetResultEvent, LLMResponseEndEvent, ReasoningEvent
+from llmist.agent.events import AgentEvent, LLMResponseEndEvent, ReasoningEvent, build_result_event
 from llmist.agent.hooks import ChunkContext, call_observer
 from llmist.agent.prompt import COPIED_LINE_MAX
 from llmist.agent.repairs import opens_like_result
@@ -418,7 +418,7 @@ class Response:
         if self.calls.kept:  # the response started over on another model: a kept call's repeat
             answer = self.calls.kept_answer(ev.call)
             if answer is not None:
-                return [ev, GadgetResultEvent(answer)]
+                return [ev, build_result_event(answer)]
         self.n_calls += 1
         if self._capped and "missing_end" in ev.call.repairs:
             # The token limit ended the response inside this call: its last value is whatever
