@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from llmist import Agent, ModelSettings, gadget
 from llmist.agent import Hooks, Observers
+from llmist.agent._run.degeneration import SHORT_RUN
 from llmist.agent.options import DEFAULT_MAX_RESPONSE_TOKENS
 from llmist.agent.repairs import RepairEvent, RepairRefused
 from llmist.models import ModelRegistry, ModelSpec
@@ -118,6 +119,28 @@ async def test_a_runaway_of_one_line_ends_at_its_sixteenth_copy_and_keeps_the_fi
     assert model.read[0] < model.total[0] // 100
     assert result.output == "Sure.\n" + line.strip()  # type: ignore[attr-defined]
     assert result.stop_reason == "no_calls"  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("gap", ["\n", "\n\n"])
+async def test_a_runaway_of_one_short_value_in_a_call_ends_at_its_64th_copy(gap: str) -> None:
+    # Qwen2.5-Coder-0.5B wrote 0.01 under a call's argument 406 times, to its cap (BFCL multiple_106).
+    runaway = "!!!GADGET_START:add\n!!!ARG:a\n3\n!!!ARG:b\n" + gap.join(["0.01"] * RUNAWAY)
+    result, model, repairs = await _run(runaway)
+    assert _kinds(repairs) == ["degenerate_response"]
+    assert f"{SHORT_RUN} lines repeating the line '0.01'" in repairs[0].detail
+    assert model.closed_early[0] and model.read[0] < model.total[0] // 20
+    assert ran == []  # the call never ended: it is not run
+    # As for any loop inside a call: the response is kept up to its first copy, and the run ends.
+    assert result.messages[-1].text.endswith("!!!ARG:b\n0.01")  # type: ignore[attr-defined]
+    assert result.stop_reason == "no_calls"  # type: ignore[attr-defined]
+
+
+async def test_a_short_line_a_few_dozen_times_in_a_row_is_written_whole() -> None:
+    body = "[\n" + "  0,\n" * (SHORT_RUN - 1) + "  0\n]\n"  # a file of zeros
+    response = block_call("write_file", path="zeros.json", content=body)
+    _result, _model, repairs = await _run(response, "done", gadgets=[write_file])
+    assert "degenerate_response" not in _kinds(repairs)
+    assert written[-1].rstrip("\n") == body.rstrip("\n")
 
 
 async def test_a_runaway_of_a_block_of_lines_ends_too() -> None:
