@@ -790,6 +790,29 @@ async def test_an_id_the_instructions_teach_is_never_read_as_a_value() -> None:
     assert result.repairs == {}
 
 
+@gadget(description="Save a file into an existing folder.")
+def save_file(folder: str, filename: str, content: str) -> str:
+    return f"wrote {content!r} to {folder}/{filename}"
+
+
+@pytest.mark.parametrize("header", ["save_file:third", "save_file:Fourth", "save_file:second:first"])
+async def test_an_ordinal_in_the_header_is_an_id_never_the_missing_value(header: str) -> None:
+    # Qwen2.5-Coder-0.5B went on from the taught `first` and `second` to `save_file:third`, with
+    # no content under it: read in declared order, "third" was written as the file's content.
+    result, _ = await _run_with(
+        [save_file], _call(header, "!!!ARG:folder\nscripts\n!!!ARG:filename\nhello.py\n"), "done"
+    )
+    [r] = result.gadget_results
+    assert r.error is not None and "content: missing" in r.error
+    assert "header_arguments" not in result.repairs
+
+
+async def test_a_value_in_the_header_that_is_no_ordinal_still_fills_the_missing_parameter() -> None:
+    result, _ = await _run_with([save_file], _call("save_file:hello", "!!!ARG:folder\nd\n!!!ARG:filename\nf\n"), "done")
+    assert result.gadget_results[0].result == "wrote 'hello' to d/f"
+    assert result.repairs == {"header_arguments": 1}
+
+
 _WORD = st.text(st.characters(whitelist_categories=("L", "N"), whitelist_characters=" -'"), min_size=1, max_size=20)
 
 

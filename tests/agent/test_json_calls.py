@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from llmist.agent.repairs import json_calls, without_json_calls
 from llmist.syntax import CallIds
 
-PARAMETERS = {"add": ("a", "b"), "get_weather": ("city",), "list_files": ()}
+PARAMETERS = {"add": {"a": True, "b": True}, "get_weather": {"city": True, "days": False}, "list_files": {}}
 NAMES = list(PARAMETERS)
 
 _values = st.one_of(st.integers(), st.text(max_size=12), st.booleans(), st.none())
@@ -60,3 +60,38 @@ def test_json_nested_deeper_than_python_reads_is_prose() -> None:
     for text in ('{"add": ' * 5000 + "1" + "}" * 5000, '{"name": ' * 5000, '{"add": {"a": [' * 3000):
         assert json_calls(text, NAMES, parameters=PARAMETERS) == []
         assert without_json_calls(text, NAMES, parameters=PARAMETERS)[0] == text.strip()
+
+
+@given(
+    st.sampled_from(["add", "get_weather"]).flatmap(
+        lambda name: st.tuples(
+            st.just(name),
+            st.fixed_dictionaries(
+                {p: _values for p, required in PARAMETERS[name].items() if required},
+                optional={p: _values for p, required in PARAMETERS[name].items() if not required},
+            ),
+        )
+    ),
+    st.text(max_size=40).filter(lambda t: "{" not in t),
+)
+def test_one_gadgets_arguments_alone_are_its_call(call: tuple[str, dict[str, object]], before: str) -> None:
+    # Qwen2.5-Coder-0.5B answered BFCL's tasks with the arguments alone, fenced, without a name.
+    name, arguments = call
+    text = f"{before}\n```json\n{json.dumps(arguments, indent=2)}\n```\n"
+    [found] = json_calls(text, NAMES, parameters=PARAMETERS)
+    assert (found.gadget_name, found.parameters, found.repairs) == (name, arguments, ("json_call",))
+    assert without_json_calls(text, NAMES, parameters=PARAMETERS)[0] == before.strip()
+
+
+def test_an_object_that_is_not_one_gadgets_whole_arguments_is_prose() -> None:
+    both = {**PARAMETERS, "forecast": {"city": True}}  # {"city": ...} fits two gadgets
+    for text, parameters in [
+        ('{"a": 1}', PARAMETERS),  # b is required
+        ('{"a": 1, "b": 2, "c": 3}', PARAMETERS),  # c is no parameter
+        ('{"temp": 18, "city": "Paris"}', PARAMETERS),  # a result the model reports
+        ('{"a": 1, "a": 2, "b": 3}', PARAMETERS),  # a member twice
+        ('{"city": "Paris"}', both),
+        ("{}", PARAMETERS),
+    ]:
+        assert json_calls(text, NAMES, parameters=parameters) == [], text
+        assert without_json_calls(text, NAMES, parameters=parameters)[0] == text

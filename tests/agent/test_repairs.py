@@ -221,6 +221,30 @@ async def test_an_object_of_calls_keyed_by_gadget_names_runs_each_in_order() -> 
     assert result.repairs == {"json_call": 3, "gadget_name": 1}  # type: ignore[attr-defined]
 
 
+async def test_one_gadgets_arguments_written_alone_as_json_run_as_its_call() -> None:
+    # Qwen2.5-Coder-0.5B answered so on BFCL: the arguments in a fence, without the gadget's name.
+    result, events = await _run('```json\n{\n  "path": "a.txt",\n  "text": "hi"\n}\n```', "done")
+    [r] = result.gadget_results  # type: ignore[attr-defined]
+    assert (r.gadget_name, r.result) == ("write_file", "wrote 2 characters to a.txt")
+    assert result.repairs == {"json_call": 1}  # type: ignore[attr-defined]
+    assert [e.detail for e in events] == ["write_file: a native tool call written as JSON text run as a call"]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        '{"a": 1}',  # add's arguments, but b is missing
+        '{"city": "Oslo", "temperature": 18}',  # a result: temperature is no parameter
+        '{"path": "a.txt", "text": "hi", "mode": "w"}',
+    ],
+    ids=["required_missing", "result", "extra_member"],
+)
+async def test_an_object_that_is_not_one_gadgets_whole_arguments_stays_prose(answer: str) -> None:
+    result, _ = await _run(answer)
+    assert result.gadget_results == [] and result.repairs == {}  # type: ignore[attr-defined]
+    assert result.output == answer  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize(
     "answer",
     [

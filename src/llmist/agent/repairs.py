@@ -46,7 +46,7 @@
   all it leaves unset: ``john doe``, ``new york``, then ``!!!ARG:optional_param``); or values in
   a block header's slots and then alone in its body, one sequence in the order written
   (``!!!GADGET_START:population_history:Bangladesh`` then ``tiger``, ``5``), but never an id
-  the instructions teach (``first``).
+  the instructions teach or a model goes on with (``first``, ``third``: :data:`ID_WORDS`).
 - ``bare_parameter_names``: a block body whose first line is a parameter's name alone, its value
   on the lines after it (``I``, ``10``, ``r``, ``0.01``), or with its value on its line
   (``city: Paris``, ``a=3``): read as ``!!!ARG:`` lines, each name a parameter of the gadget;
@@ -58,7 +58,7 @@
   read as arguments (by name when the first slot is a parameter's name or the header holds
   ``name=value`` pairs, ``!!!GADGET_START:artwork_find:type=installation;location=new york``,
   else in declared order into the missing required parameters, or into all the parameters left
-  unset); the call gets an id of its own
+  unset, when no slot is an id word such as ``third``); the call gets an id of its own
   and waits for none. A header's last slot that names a parameter the body leaves unset, over
   text before the body's first ``!!!ARG:`` line, is that text's argument line
   (``!!!GADGET_START:geo_distance_calculate:start_location`` then ``New York``, then
@@ -105,7 +105,9 @@
 - ``json_call``: the model wrote a native tool call as text (``{"name": "add", "arguments":
   {...}}``, bare, fenced or in ``<tool_call>`` tags) naming one of the gadgets: it runs. So does
   each call of an object keyed by gadget names (``{"add": {"a": 1}, "add": {"a": 2}}``) whose
-  every member names a gadget and holds only that gadget's parameters.
+  every member names a gadget and holds only that gadget's parameters, and an object of one
+  gadget's arguments alone (``{"a": 1, "b": 2}``) when that gadget is the only one whose
+  parameters hold them all and include its required ones.
 
 And what the parser tolerated to read a call (``ParsedCall.repairs``), counted the same way:
 
@@ -127,7 +129,7 @@ import dataclasses
 import json
 import re
 import shlex
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Final
 
 from llmist.agent.ending import when_done
@@ -288,9 +290,10 @@ def drop_invented_results(text: str, start: str, end: str) -> tuple[str, list[st
 
 
 # Where a tool call written as JSON may begin: {"name": ...} (OpenAI, Hermes and Qwen templates,
-# bare, in a ```json fence or in <tool_call> tags) or {"type": "function", "function": {...}}; or
-# an object of calls keyed by gadget names, {"get_weather": {"city": "Paris"}, ...}.
-_JSON_CALL = re.compile(r'\{\s*"(?:(?:name|type|function)"\s*:|[^"\\\n]+"\s*:\s*\{)')
+# bare, in a ```json fence or in <tool_call> tags), {"type": "function", "function": {...}}, an
+# object of calls keyed by gadget names, {"get_weather": {"city": "Paris"}, ...}, or a gadget's
+# arguments alone, {"city": "Paris"}: any object with a first member.
+_JSON_CALL = re.compile(r'\{\s*"[^"\\\n]+"\s*:')
 
 
 class _Members:
@@ -316,10 +319,13 @@ def _plain(value: object) -> object:
     return value
 
 
-def parameter_names(gadgets: Iterable[Gadget]) -> dict[str, Collection[str]]:
-    """Each gadget's parameter names, by the gadget's name: what :func:`json_calls` and
-    :func:`without_json_calls` take as ``parameters``."""
-    return {gadget.name: gadget.Params.model_fields.keys() for gadget in gadgets}
+def parameter_names(gadgets: Iterable[Gadget]) -> dict[str, dict[str, bool]]:
+    """Each gadget's parameters, by the gadget's name: each parameter's name and whether it is
+    required. What :func:`json_calls` and :func:`without_json_calls` take as ``parameters``."""
+    return {
+        gadget.name: {name: field.is_required() for name, field in gadget.Params.model_fields.items()}
+        for gadget in gadgets
+    }
 
 
 def json_calls(
@@ -327,18 +333,26 @@ def json_calls(
     names: Sequence[str],
     *,
     ids: Callable[[], str] = next_auto_id,
-    parameters: Mapping[str, Collection[str]] | None = None,
+    parameters: Mapping[str, Mapping[str, bool]] | None = None,
 ) -> list[ParsedCall]:
     """The native tool calls written as JSON text in ``text`` that name one of the gadgets
     ``names`` (in any spelling :func:`same_name` accepts), as calls whose ``repairs`` say
     ``json_call``, each given its id by ``ids`` (a run's: :class:`~llmist.syntax.CallIds`). A
     JSON object naming no gadget is prose, and is left alone.
 
-    Given ``parameters`` (each gadget's parameter names), an object made of calls keyed by
-    gadget names is read too, one call a member in order: ``{"get_weather": {"city": "Paris"},
-    "get_weather": {"city": "Oslo"}}``. Each member must name a gadget, with an object of that
-    gadget's parameters as its value; an id after the name (``"get_weather:first"``) is dropped.
-    Any other object (a result the model reports, ``{"get_weather": {"temp": 18}}``) is prose."""
+    Given ``parameters`` (each gadget's parameters, :func:`parameter_names`), two more forms are
+    read:
+
+    - an object made of calls keyed by gadget names, one call a member in order:
+      ``{"get_weather": {"city": "Paris"}, "get_weather": {"city": "Oslo"}}``. Each member must
+      name a gadget, with an object of that gadget's parameters as its value; an id after the
+      name (``"get_weather:first"``) is dropped;
+    - a gadget's arguments without its name, ``{"city": "Paris", "days": 3}``: a call of the one
+      gadget whose parameters hold every member and whose required ones are all there (two
+      gadgets that fit: prose, since the call could be read two ways).
+
+    Any other object (a result the model reports, ``{"get_weather": {"temp": 18}}``,
+    ``{"temp": 18}``) is prose."""
     return [call for _, _, call in _json_call_spans(text, names, ids, parameters)]
 
 
@@ -349,7 +363,7 @@ _WRAP_AFTER = re.compile(r"\s*(?:```|</tool_call>|</tools>)")  # matched at the 
 
 
 def without_json_calls(
-    text: str, names: Sequence[str], *, parameters: Mapping[str, Collection[str]] | None = None
+    text: str, names: Sequence[str], *, parameters: Mapping[str, Mapping[str, bool]] | None = None
 ) -> tuple[str, list[str]]:
     """``text`` without the tool calls :func:`json_calls` reads in it (and the fence or
     ``<tool_call>`` tags around each), and without a result the model wrote after a call (as
@@ -381,7 +395,7 @@ def _json_call_spans(
     text: str,
     names: Sequence[str],
     ids: Callable[[], str] = next_auto_id,
-    parameters: Mapping[str, Collection[str]] | None = None,
+    parameters: Mapping[str, Mapping[str, bool]] | None = None,
 ) -> list[tuple[int, int, ParsedCall]]:
     """Where each JSON object holding tool calls starts and ends in ``text``, and each call in it
     (an object keyed by gadget names holds several: each is found with the object's span)."""
@@ -402,7 +416,7 @@ def _json_call_spans(
 
 
 def _written_calls(
-    value: object, names: Sequence[str], parameters: Mapping[str, Collection[str]] | None
+    value: object, names: Sequence[str], parameters: Mapping[str, Mapping[str, bool]] | None
 ) -> list[tuple[str, str]]:
     """The gadget name and JSON arguments of each call a decoded JSON object writes (see
     :func:`json_calls`); none when it is not a call, or names no gadget."""
@@ -411,6 +425,12 @@ def _written_calls(
         return [named] if named[0] in names or same_name(named[0], names) is not None else []
     if parameters is None or not isinstance(value, _Members):
         return []
+    return _keyed_by_names(value, parameters) or _arguments_alone(value, parameters)
+
+
+def _keyed_by_names(value: _Members, parameters: Mapping[str, Mapping[str, bool]]) -> list[tuple[str, str]]:
+    """The calls of an object keyed by gadget names (:func:`json_calls`); none when a member is
+    no such call."""
     calls: list[tuple[str, str]] = []
     for key, arguments in value.pairs:
         name = key.split(":", 1)[0].strip()
@@ -421,6 +441,22 @@ def _written_calls(
             return []
         calls.append((name, json.dumps(_plain(arguments))))
     return calls
+
+
+def _arguments_alone(value: _Members, parameters: Mapping[str, Mapping[str, bool]]) -> list[tuple[str, str]]:
+    """The call an object of one gadget's arguments without its name stands for (Qwen2.5-Coder-0.5B
+    answered BFCL's tasks with ``{"location": "Miami", "days": 7, "min_humidity": 50}`` in a
+    fence): the one gadget whose parameters hold every member and whose required parameters are
+    all members. None when no gadget or two fit, or a member is written twice."""
+    members = {name for name, _ in value.pairs}
+    if not members or len(members) < len(value.pairs):
+        return []
+    fits = [
+        gadget
+        for gadget, params in parameters.items()
+        if members <= params.keys() and all(name in members for name, required in params.items() if required)
+    ]
+    return [(fits[0], json.dumps(_plain(value)))] if len(fits) == 1 else []
 
 
 def _name_and_arguments(value: object) -> tuple[str, str] | None:
@@ -547,16 +583,27 @@ def values_across(gadget: Gadget, slots: Sequence[str], body: str, required: Seq
     (``first``: Qwen2.5-Coder-0.5B wrote ``genetics_calculate_similarity:first`` over one line of
     prose), or the count fits neither."""
     fields = list(gadget.Params.model_fields)
-    if any(slot in gadget.Params.model_fields or "=" in slot or slot in TAUGHT_IDS for slot in slots):
+    if any(slot in gadget.Params.model_fields or "=" in slot or is_id_word(slot) for slot in slots):
         return None
     lines = _values_alone(body.splitlines())
     return _in_declared_order([*slots, *lines], required, fields) if lines else None
 
 
-TAUGHT_IDS: Final = ("first", "second")
+ID_WORDS: Final = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+"""Ids a model writes after the instructions' example: the two it shows (:data:`TAUGHT_IDS`) and
+the ordinals a model goes on with for its third call and after (Qwen2.5-Coder wrote
+``save_file:third`` and ``:fourth`` where it had more calls than the example). They are ids,
+never values, so :func:`values_across` and :func:`header_arguments` leave them be."""
+
+TAUGHT_IDS: Final = ID_WORDS[:2]
 """The ids the block syntax's instructions show a model in their dependency example (the system
-prompt writes them from here): a model that copies them writes them as ids, never as values, so
-:func:`values_across` leaves them be."""
+prompt writes them from here)."""
+
+
+def is_id_word(slot: str) -> bool:
+    """Whether a header's slot is one of :data:`ID_WORDS`, in any case: an id, never a value."""
+    return slot.strip().lower() in ID_WORDS
+
 
 _NAME_VALUE = re.compile(r"([A-Za-z_][\w.-]*)\s*[:=]\s*(\S.*)")
 """A parameter's name and its value on one line: ``city: Paris``, ``a=3``."""
@@ -601,7 +648,8 @@ def header_arguments(
     are joined again). ``!!!GADGET_START:get_president_and_vp:1980``: as many slots as required
     parameters left unset by ``params`` (or as all parameters left unset:
     ``!!!GADGET_START:music_generate:D Minor:120:4/4``), bound to them in declared order, as
-    :func:`body_arguments` binds values alone."""
+    :func:`body_arguments` binds values alone, unless a slot is an id word (``save_file:third``:
+    :data:`ID_WORDS`)."""
     fields = gadget.Params.model_fields
     # The parser split the header at ":" and the dependencies at ",": joined again, as written.
     header = ":".join([*slots[:1], ",".join(slots[1:])]) if len(slots) > 1 else "".join(slots)
@@ -619,6 +667,8 @@ def header_arguments(
         if read and all(read.values()):
             return {name: ", ".join(value) for name, value in read.items()}
         return None
+    if any(is_id_word(slot) for slot in slots):
+        return None  # ``save_file:third``: an id, the content still missing
     unset = [f for f in fields if f not in params]
     return _in_declared_order(slots, [r for r in required if r not in params], unset)
 
