@@ -95,3 +95,11 @@ def test_an_object_that_is_not_one_gadgets_whole_arguments_is_prose() -> None:
     ]:
         assert json_calls(text, NAMES, parameters=parameters) == [], text
         assert without_json_calls(text, NAMES, parameters=parameters)[0] == text
+
+
+def test_with_parameter_names_alone_arguments_without_a_name_stay_prose() -> None:
+    # Names without what is required (the form parameters= took before): the other forms read.
+    names_only = {name: tuple(params) for name, params in PARAMETERS.items()}
+    assert json_calls('{"a": 1, "b": 2}', NAMES, parameters=names_only) == []
+    [call] = json_calls('{"add": {"a": 1, "b": 2}}', NAMES, parameters=names_only)
+    assert (call.gadget_name, call.parameters) == ("add", {"a": 1, "b": 2})

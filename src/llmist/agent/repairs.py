@@ -129,7 +129,7 @@ import dataclasses
 import json
 import re
 import shlex
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Final
 
 from llmist.agent.ending import when_done
@@ -333,15 +333,15 @@ def json_calls(
     names: Sequence[str],
     *,
     ids: Callable[[], str] = next_auto_id,
-    parameters: Mapping[str, Mapping[str, bool]] | None = None,
+    parameters: Mapping[str, Collection[str]] | None = None,
 ) -> list[ParsedCall]:
     """The native tool calls written as JSON text in ``text`` that name one of the gadgets
     ``names`` (in any spelling :func:`same_name` accepts), as calls whose ``repairs`` say
     ``json_call``, each given its id by ``ids`` (a run's: :class:`~llmist.syntax.CallIds`). A
     JSON object naming no gadget is prose, and is left alone.
 
-    Given ``parameters`` (each gadget's parameters, :func:`parameter_names`), two more forms are
-    read:
+    Given ``parameters`` (each gadget's parameter names), two more forms are read (the second
+    only with :func:`parameter_names`'s mapping of each name to whether it is required):
 
     - an object made of calls keyed by gadget names, one call a member in order:
       ``{"get_weather": {"city": "Paris"}, "get_weather": {"city": "Oslo"}}``. Each member must
@@ -363,7 +363,7 @@ _WRAP_AFTER = re.compile(r"\s*(?:```|</tool_call>|</tools>)")  # matched at the 
 
 
 def without_json_calls(
-    text: str, names: Sequence[str], *, parameters: Mapping[str, Mapping[str, bool]] | None = None
+    text: str, names: Sequence[str], *, parameters: Mapping[str, Collection[str]] | None = None
 ) -> tuple[str, list[str]]:
     """``text`` without the tool calls :func:`json_calls` reads in it (and the fence or
     ``<tool_call>`` tags around each), and without a result the model wrote after a call (as
@@ -395,7 +395,7 @@ def _json_call_spans(
     text: str,
     names: Sequence[str],
     ids: Callable[[], str] = next_auto_id,
-    parameters: Mapping[str, Mapping[str, bool]] | None = None,
+    parameters: Mapping[str, Collection[str]] | None = None,
 ) -> list[tuple[int, int, ParsedCall]]:
     """Where each JSON object holding tool calls starts and ends in ``text``, and each call in it
     (an object keyed by gadget names holds several: each is found with the object's span)."""
@@ -416,7 +416,7 @@ def _json_call_spans(
 
 
 def _written_calls(
-    value: object, names: Sequence[str], parameters: Mapping[str, Mapping[str, bool]] | None
+    value: object, names: Sequence[str], parameters: Mapping[str, Collection[str]] | None
 ) -> list[tuple[str, str]]:
     """The gadget name and JSON arguments of each call a decoded JSON object writes (see
     :func:`json_calls`); none when it is not a call, or names no gadget."""
@@ -428,7 +428,7 @@ def _written_calls(
     return _keyed_by_names(value, parameters) or _arguments_alone(value, parameters)
 
 
-def _keyed_by_names(value: _Members, parameters: Mapping[str, Mapping[str, bool]]) -> list[tuple[str, str]]:
+def _keyed_by_names(value: _Members, parameters: Mapping[str, Collection[str]]) -> list[tuple[str, str]]:
     """The calls of an object keyed by gadget names (:func:`json_calls`); none when a member is
     no such call."""
     calls: list[tuple[str, str]] = []
@@ -443,19 +443,22 @@ def _keyed_by_names(value: _Members, parameters: Mapping[str, Mapping[str, bool]
     return calls
 
 
-def _arguments_alone(value: _Members, parameters: Mapping[str, Mapping[str, bool]]) -> list[tuple[str, str]]:
+def _arguments_alone(value: _Members, parameters: Mapping[str, Collection[str]]) -> list[tuple[str, str]]:
     """The call an object of one gadget's arguments without its name stands for (Qwen2.5-Coder-0.5B
     answered BFCL's tasks with ``{"location": "Miami", "days": 7, "min_humidity": 50}`` in a
     fence): the one gadget whose parameters hold every member and whose required parameters are
-    all members. None when no gadget or two fit, or a member is written twice."""
+    all members. None when no gadget or two fit, or a member is written twice; and none when
+    ``parameters`` are names alone, not :func:`parameter_names`'s mapping of each name to whether
+    it is required (what a gadget requires is then unknown)."""
     members = {name for name, _ in value.pairs}
     if not members or len(members) < len(value.pairs):
         return []
-    fits = [
-        gadget
-        for gadget, params in parameters.items()
-        if members <= params.keys() and all(name in members for name, required in params.items() if required)
-    ]
+    fits: list[str] = []
+    for gadget, params in parameters.items():
+        if not isinstance(params, Mapping):
+            return []
+        if members <= params.keys() and all(name in members for name, required in params.items() if required):
+            fits.append(gadget)
     return [(fits[0], json.dumps(_plain(value)))] if len(fits) == 1 else []
 
 
