@@ -125,14 +125,34 @@ async def test_a_runaway_of_one_line_ends_at_its_sixteenth_copy_and_keeps_the_fi
 async def test_a_runaway_of_one_short_value_in_a_call_ends_at_its_64th_copy(gap: str) -> None:
     # Qwen2.5-Coder-0.5B wrote 0.01 under a call's argument 406 times, to its cap (BFCL multiple_106).
     runaway = "!!!GADGET_START:add\n!!!ARG:a\n3\n!!!ARG:b\n" + gap.join(["0.01"] * RUNAWAY)
-    result, model, repairs = await _run(runaway)
+    result, model, repairs = await _run(runaway, block_call("add", a=3, b=4), "3 + 4 = 7.")
     assert _kinds(repairs) == ["degenerate_response"]
     assert f"{SHORT_RUN} lines repeating the line '0.01'" in repairs[0].detail
     assert model.closed_early[0] and model.read[0] < model.total[0] // 20
-    assert ran == []  # the call never ended: it is not run
-    # As for any loop inside a call: the response is kept up to its first copy, and the run ends.
-    assert result.messages[-1].text.endswith("!!!ARG:b\n0.01")  # type: ignore[attr-defined]
-    assert result.stop_reason == "no_calls"  # type: ignore[attr-defined]
+    assert ran == [(3, 4)]  # the looping call never ended: it is not run; the one sent again is
+    # As for a call the token limit cut off: the response is kept up to the first copy, the call
+    # is answered with an error saying why, and the run goes on.
+    looped, again = result.gadget_results  # type: ignore[attr-defined]
+    assert looped.status == "error" and looped.error.startswith("Not run: inside this add call your response")
+    assert f"({SHORT_RUN} lines repeating the line '0.01')" in looped.error
+    assert result.messages[2].text.endswith("!!!ARG:b\n0.01")  # type: ignore[attr-defined]
+    assert "Not run: inside this add call" in result.messages[3].text  # type: ignore[attr-defined]
+    assert (again.result, result.output, result.stop_reason) == ("7", "3 + 4 = 7.", "no_calls")  # type: ignore[attr-defined]
+
+
+async def test_a_runaway_in_a_call_after_other_calls_leaves_them_running() -> None:
+    runaway = block_call("add", a=1, b=2) + "!!!GADGET_START:add\n!!!ARG:a\n" + "\n".join(["7"] * RUNAWAY)
+    result, _model, _repairs = await _run(runaway, "done")
+    assert ran == [(1, 2)]
+    # In completion order: the looping call's error comes at once, the sum from its thread.
+    assert sorted(r.status for r in result.gadget_results) == ["error", "success"]  # type: ignore[attr-defined]
+    assert result.output == "done"  # type: ignore[attr-defined]
+
+
+async def test_a_prose_loop_after_a_call_ends_the_response_and_leaves_no_error() -> None:
+    line = "I will now add the two numbers for you.\n"
+    result, _model, _repairs = await _run(block_call("add", a=1, b=2) + line * RUNAWAY, "done")
+    assert [r.status for r in result.gadget_results] == ["success"]  # type: ignore[attr-defined]
 
 
 async def test_a_short_line_a_few_dozen_times_in_a_row_is_written_whole() -> None:

@@ -22,6 +22,7 @@ __all__ = [
     "cut_off_message",
     "format_result",
     "loop_notes",
+    "looped_call_message",
     "not_run_message",
     "repeated_failure_note",
     "result_message",
@@ -99,6 +100,15 @@ def cut_off_message(gadget_name: str) -> str:
         f"Not run: your response reached its length limit inside this {gadget_name} call, before the "
         "call's end, so its last value may be cut short. Send the call again, complete; if it is long "
         "(a whole file's content), split the work into smaller calls."
+    )
+
+
+def looped_call_message(gadget_name: str, found: str) -> str:
+    """Error text of a call inside which the response went on repeating itself, so that the
+    degeneration watch ended it there (``found`` says what repeated): not run."""
+    return (
+        f"Not run: inside this {gadget_name} call your response went on repeating itself ({found}), so it "
+        "was ended there, before the call's end. Send the call again, with each value written once."
     )
 
 

@@ -17,7 +17,7 @@ from llmist.agent._run.degeneration import DegenerationWatch
 from llmist.agent._run.hooks import RunHooks
 from llmist.agent._run.plan import CallParser, RunPlan
 from llmist.agent._run.state import RunState
-from llmist.agent.conversation import cut_off_message
+from llmist.agent.conversation import cut_off_message, looped_call_message
 from llmist.agent.events import AgentEvent, LLMResponseEndEvent, ReasoningEvent, build_result_event
 from llmist.agent.hooks import ChunkContext, call_observer
 from llmist.agent.prompt import COPIED_LINE_MAX
@@ -194,8 +194,7 @@ class Response:
         """The response ended: whatever the parser still holds (text, a call cut off), then the
         native tool calls the model wrote as JSON text in its prose."""
         if self.ended:  # what the parser still holds came after the copy, or is the loop
-            self.parser.finalize()
-            events = []
+            events = await self._looped_call(self.parser.finalize())
         else:
             self._capped = self.finish in _CAPPED_FINISH
             events = await self.handle(self.parser.finalize())
@@ -400,6 +399,22 @@ class Response:
             await self.calls.note_repair("invented_result", detail)
         else:
             await self.calls.note_repair("degenerate_response", f"the response ended early: {loop.found}")
+
+    async def _looped_call(self, held: Iterable[SyntaxEvent]) -> list[AgentEvent]:
+        """The events of the call the response ended inside of, when the degeneration watch
+        ended it on lines repeating in that call (``held``: what the parser still held): the call
+        is answered with an error, not run, as a call the token limit cut off is, so that the
+        model hears why and can send it again; the run goes on. Nothing else that was held is
+        read: it came after a copy of the prompt, a result the model wrote, or a repeated call."""
+        loop = self._loop
+        if loop is None or loop.cut_at < 0 or loop.invented or loop.found is None:
+            return []
+        for ev in held:
+            if isinstance(ev, GadgetCallEvent) and "missing_end" in ev.call.repairs:
+                self.n_calls += 1
+                error = looped_call_message(ev.call.gadget_name, loop.found)
+                return [ev, await self.calls.finished(self.calls.refuse(ev.call, self.n_calls, error))]
+        return []
 
     async def _cut(self) -> None:
         """The prose line just read copies the prompt: the response ends before it."""
