@@ -398,7 +398,12 @@ def _json_call_spans(
     parameters: Mapping[str, Collection[str]] | None = None,
 ) -> list[tuple[int, int, ParsedCall]]:
     """Where each JSON object holding tool calls starts and ends in ``text``, and each call in it
-    (an object keyed by gadget names holds several: each is found with the object's span)."""
+    (an object keyed by gadget names holds several: each is found with the object's span).
+
+    An object read whole is skipped past. One that does not decode (cut short, or not JSON) costs
+    a read to where it fails, and each object opened inside it, read again, costs as much: the
+    work grows with how deep the broken objects nest (Python's decoder stops at about a thousand
+    levels), and a complete call inside a broken object is still found."""
     found: list[tuple[int, int, ParsedCall]] = []
     pos = 0
     while (m := _JSON_CALL.search(text, pos)) is not None:
