@@ -155,6 +155,18 @@ async def test_a_prose_loop_after_a_call_ends_the_response_and_leaves_no_error()
     assert [r.status for r in result.gadget_results] == ["success"]  # type: ignore[attr-defined]
 
 
+async def test_blank_lines_in_a_row_are_no_run_of_a_short_line() -> None:
+    # Blank lines only sit between the copies of a short line: a file's 200 empty lines, before
+    # or after a longer line, are written whole. With no short line before them, they were read
+    # as copies of the empty line "" (a short path, `a.txt`, hid it).
+    body = "header line of the file\n" + "\n" * 200 + "end\n"
+    for content in (body, "\n" * 200 + "end\n"):
+        call = block_call("write_file", path="notes/blank-lines.txt", content=content)
+        _result, _model, repairs = await _run(call, "done", gadgets=[write_file])
+        assert "degenerate_response" not in _kinds(repairs)
+        assert written[-1].strip("\n") == content.strip("\n")
+
+
 async def test_a_short_line_a_few_dozen_times_in_a_row_is_written_whole() -> None:
     body = "[\n" + "  0,\n" * (SHORT_RUN - 1) + "  0\n]\n"  # a file of zeros
     response = block_call("write_file", path="zeros.json", content=body)

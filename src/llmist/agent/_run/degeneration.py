@@ -280,6 +280,8 @@ class DegenerationWatch:
     def _short_line(self, line: str, start: int) -> bool:
         """A short line as written, starting at ``start``: whether it is the :data:`SHORT_RUN`-th
         copy in a row of one (the response then ends after the first)."""
+        if not line.strip():
+            return False  # a blank line neither makes nor breaks a run (nor is one)
         if line == self._short:
             self._short_run += 1
             if self._short_run == 2:
@@ -288,7 +290,7 @@ class DegenerationWatch:
                 self.found = f"{self._short_run} lines repeating the line {line.strip()!r}"
                 self.cut_at, self.first_line = self._short_at, line.strip()
                 return True
-        elif line.strip():  # a blank line neither makes nor breaks a run
+        else:
             self._short, self._short_run = line, 1
         return False
 
