@@ -184,15 +184,50 @@ async def test_a_runaway_of_a_block_of_lines_ends_too() -> None:
     assert result.output == "Sure.\nCalling add.\nThe answer will be 7."  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("size", [9, 16])
-async def test_a_runaway_of_a_long_block_ends_at_its_fourth_copy(size: int) -> None:
-    # Qwen2.5-Coder-0.5B repeated a recipe's nine ingredients until its cap.
+@pytest.mark.parametrize("size", [9, 16, 20, 64])
+async def test_a_runaway_of_a_long_block_of_prose_ends_at_its_second_copy(size: int) -> None:
+    # Qwen2.5-Coder-0.5B repeated a recipe's nine ingredients until its cap, and on another task
+    # 20 lines explaining its calls.
     block = "".join(f"- {k} tablespoons of ingredient {k}\n" for k in range(size))
     result, model, repairs = await _run("The recipe:\n" + block * RUNAWAY)
     assert _kinds(repairs) == ["degenerate_response"]
-    assert f"{4 * size} lines repeating a block of {size} lines" in repairs[0].detail
+    assert f"{2 * size} lines repeating a block of {size} lines" in repairs[0].detail
     assert model.read[0] < model.total[0] // 10
     assert result.output == "The recipe:\n" + block.strip()  # type: ignore[attr-defined]
+
+
+async def test_a_block_repeated_in_a_calls_value_ends_at_its_fourth_copy() -> None:
+    # A file may repeat a section on purpose: in a call's value a block is a loop at its fourth copy.
+    block = "".join(f"    row {k}: the same section of the file\n" for k in range(9))
+    response = block_call("write_file", path="a.txt", content=block * RUNAWAY)
+    _result, model, repairs = await _run(response, "done", gadgets=[write_file])
+    assert _kinds(repairs) == ["degenerate_response"]
+    assert "36 lines repeating a block of 9 lines" in repairs[0].detail
+    assert model.read[0] < model.total[0] // 100
+
+
+@pytest.mark.parametrize(("size", "copies"), [(9, 3), (20, 10)])
+async def test_a_file_that_repeats_a_section_is_written_whole(size: int, copies: int) -> None:
+    # Three copies of a short section, or ten of a section longer than MAX_PERIOD lines, in a
+    # call's value: what the watch reads as a loop in prose (PROSE_REPEATS) a file may mean.
+    block = "".join(f"    row {k}: the same section of the file\n" for k in range(size))
+    response = "I will write the file.\n" + block_call("write_file", path="a.txt", content=block * copies)
+    _result, model, repairs = await _run(response, "done", gadgets=[write_file])
+    assert "degenerate_response" not in _kinds(repairs)
+    assert written[-1].rstrip("\n") == (block * copies).rstrip("\n")
+    assert model.closed_early == [False, False]
+
+
+async def test_a_prose_line_after_a_call_is_compared_with_prose_alone() -> None:
+    # A call's value says one line seven times between others; the prose after the call says it
+    # once more. Eight copies among sixteen lines, but only one of them prose: no loop.
+    line = "the same line of the file"
+    content = "".join(f"{line}\nrow number {k} of the file\n" for k in range(7))
+    response = block_call("write_file", path="a.txt", content=content) + line + "\n"
+    _result, model, repairs = await _run(response, "done", gadgets=[write_file])
+    assert "degenerate_response" not in _kinds(repairs)
+    assert written[-1].rstrip("\n") == content.rstrip("\n")
+    assert model.closed_early == [False, False]
 
 
 async def test_short_lines_between_the_copies_neither_make_nor_break_a_loop() -> None:
@@ -336,7 +371,7 @@ async def test_an_answer_of_different_lines_is_never_cut(lines: list[str], sizes
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     prefix=st.lists(_LINE, max_size=5, unique_by=_as_compared),
-    block=st.lists(_LINE, min_size=1, max_size=4, unique_by=_as_compared),
+    block=st.lists(_LINE, min_size=1, max_size=40, unique_by=_as_compared),
     size=st.integers(1, 50),
 )
 async def test_a_loop_of_lines_is_cut_after_its_first_copy_however_it_streams(

@@ -14,7 +14,8 @@ per call, nothing per character beyond finding the line breaks):
   calls of one gadget writes different parameters; twenty parallel calls of one gadget with
   twenty cities never trip it.
 - **the same lines over and over**: a block of up to :data:`MAX_PERIOD` lines repeated in a row
-  until the repeats cover :data:`REPEATED_LINES` lines and :data:`MIN_REPEATS` copies. Blank lines,
+  until the repeats cover :data:`REPEATED_LINES` lines and :data:`MIN_REPEATS` copies; in prose,
+  a block of up to :data:`MAX_PROSE_PERIOD` lines and two copies (:data:`PROSE_REPEATS`). Blank lines,
   short lines (under :data:`MIN_LINE` characters: ``}``, ``7``, ``end``) and the syntax's marker
   lines are skipped: they neither make nor break a repeat. A loop often alternates a call and a
   blank line; a file body closes many braces, and a list of calls repeats its short values and
@@ -54,8 +55,10 @@ from llmist.syntax import ParsedCall
 
 __all__ = [
     "MAX_PERIOD",
+    "MAX_PROSE_PERIOD",
     "MAX_UNIT",
     "MIN_REPEATS",
+    "PROSE_REPEATS",
     "REPEATED_LINES",
     "SAME_CALL_LIMIT",
     "SCATTERED_COPIES",
@@ -84,7 +87,20 @@ MAX_PERIOD: Final = 16
 """Longest block, in non-blank lines, whose repeats are looked for (a block-syntax call with two
 arguments is 6 lines; the ``SAME_CALL_LIMIT`` finds longer calls). Qwen2.5-Coder-0.5B, asked for
 a lasagna recipe, repeated nine ingredients to its cap (2,048 tokens, 66 s) when this was 8: a
-longer loop ends no sooner than its fourth copy anyway, and the cap bounds the rest."""
+longer loop ends no sooner than its fourth copy anyway, and the cap bounds the rest. Prose has
+longer blocks (:data:`MAX_PROSE_PERIOD`)."""
+
+MAX_PROSE_PERIOD: Final = 64
+"""Longest block of prose lines (outside any call, see below) whose repeats are looked for.
+Qwen2.5-Coder-0.5B explained its three calls in 16 lines, listed them in 4 more, and wrote those 20
+lines over and over to its cap (2,048 tokens, 59 s, BFCL's ``parallel_168``); a block of more than
+:data:`MAX_PERIOD` lines was never looked for."""
+
+PROSE_REPEATS: Final = 2
+"""Copies a block of prose lines needs (its repeats still covering :data:`REPEATED_LINES` lines):
+a model's answer that writes the same 20 lines twice in a row, line for line, has begun a loop,
+where a call's value (a file of repeated sections) may mean it (:data:`MIN_REPEATS`). Over every
+recorded BFCL response, prose repeated so is a loop that ran to the cap in each case."""
 
 MIN_LINE: Final = 8
 """Characters a line needs, stripped, to be read for repeats: a shorter one (``}``, ``7``) is
@@ -192,7 +208,7 @@ class DegenerationWatch:
         self._size = 0
         """The response's text read so far."""
         self._recent: list[str] = []
-        """The last :data:`MAX_PERIOD` non-blank lines, stripped (oldest first)."""
+        """The last :data:`MAX_PROSE_PERIOD` lines read for repeats, stripped (oldest first)."""
         # Made when a line first repeats one of the last ones (most responses never do: a
         # response costs as little as it can, issue 39).
         self._runs: list[int] = []
@@ -332,17 +348,17 @@ class DegenerationWatch:
             if self._running:
                 self._running = False
                 runs = self._runs
-                for p in range(1, MAX_PERIOD + 1):
+                for p in range(1, MAX_PROSE_PERIOD + 1):
                     runs[p] = 0
         else:
             if not self._runs:
-                self._runs = [0] * (MAX_PERIOD + 1)
-                self._run_at = [0] * (MAX_PERIOD + 1)
-                self._run_line = [""] * (MAX_PERIOD + 1)
+                self._runs = [0] * (MAX_PROSE_PERIOD + 1)
+                self._run_at = [0] * (MAX_PROSE_PERIOD + 1)
+                self._run_line = [""] * (MAX_PROSE_PERIOD + 1)
             self._running = True
             found = self._repeats(key, line, start) or self._scattered(key, line, start)
         recent.append(key)
-        if len(recent) > MAX_PERIOD:
+        if len(recent) > MAX_PROSE_PERIOD:
             del recent[0]
         self._prose_lines += 1
         return found
@@ -353,7 +369,8 @@ class DegenerationWatch:
         makes a loop."""
         recent, runs = self._recent, self._runs
         n = len(recent)
-        for p in range(1, MAX_PERIOD + 1):
+        prose = self._prose_lines + 1 if self._in_prose() else 0  # lines since the last marker, this one too
+        for p in range(1, MAX_PROSE_PERIOD + 1):
             if p > n or recent[n - p] != line:
                 runs[p] = 0
                 continue
@@ -362,7 +379,9 @@ class DegenerationWatch:
                 self._run_line[p] = written
             runs[p] += 1
             lines = runs[p] + p
-            if lines >= REPEATED_LINES and lines >= MIN_REPEATS * p:
+            # A run all of prose is a loop at its second copy; else at its fourth, of a short block.
+            copies = PROSE_REPEATS if lines <= prose else MIN_REPEATS if p <= MAX_PERIOD else 0
+            if copies and lines >= REPEATED_LINES and lines >= copies * p:
                 first = self._run_line[p]
                 what = "the line" if p == 1 else f"a block of {p} lines from"
                 self.found = f"{lines} lines repeating {what} {first[:80]!r}"
@@ -378,7 +397,7 @@ class DegenerationWatch:
         a block can be told)."""
         if not self._in_prose() or max(self._runs) > 1:
             return False  # a run of equal lines is a loop the other sign ends, after its first copy
-        prose = self._recent[-self._prose_lines :] if self._prose_lines < MAX_PERIOD else self._recent
+        prose = self._recent[len(self._recent) - min(self._prose_lines, MAX_PERIOD) :]
         if prose.count(key) < SCATTERED_COPIES - 1:  # the copies before this one, in prose
             return False
         self.found = f"{SCATTERED_COPIES} copies of the line {line[:80]!r} among {MAX_PERIOD} lines"
