@@ -46,7 +46,9 @@
   all it leaves unset: ``john doe``, ``new york``, then ``!!!ARG:optional_param``); or values in
   a block header's slots and then alone in its body, one sequence in the order written
   (``!!!GADGET_START:population_history:Bangladesh`` then ``tiger``, ``5``), but never an id
-  the instructions teach or a model goes on with (``first``, ``third``: :data:`ID_WORDS`).
+  the instructions teach or a model goes on with (``first``, ``third``: :data:`ID_WORDS`); or a
+  call's only ``!!!ARG:`` line holding the value where the name goes, to a gadget with one
+  required parameter (``!!!ARG:Brazil`` then ``Brazil``, or ``!!!ARG:45`` over nothing).
 - ``bare_parameter_names``: a block body whose first line is a parameter's name alone, its value
   on the lines after it (``I``, ``10``, ``r``, ``0.01``), or with its value on its line
   (``city: Paris``, ``a=3``): read as ``!!!ARG:`` lines, each name a parameter of the gadget;
@@ -786,6 +788,35 @@ def spread_values(
     return "values_in_order", detail, dict(read), _argument_lines(arg, read)
 
 
+def value_as_name(
+    gadget: Gadget, raw: str, arg: str, params: Mapping[str, object]
+) -> tuple[RepairKind, str, dict[str, object], str] | None:
+    """A block call's only ``!!!ARG:`` line holding the value where a parameter's name goes, to a
+    gadget with one required parameter, or ``None``: the name written again under it
+    (``!!!ARG:Brazil`` then ``Brazil``), or nothing under it and a name unlike a parameter's
+    (``!!!ARG:45``, ``!!!ARG:Brazil``: anything but lower-case letters, digits and underscores
+    with no digit first). Qwen2.5-Coder-1.5B wrote both, on two fresh sets of BFCL cases. A name
+    such as ``note`` over nothing is rather a parameter named wrong: its call fails, and the error
+    lists the parameters. The parameter so read, and the body with it as an argument line."""
+    if len(params) != 1 or raw.count(arg) != 1:
+        return None
+    [(name, value)] = params.items()
+    fields = gadget.Params.model_fields
+    required = [field for field, info in fields.items() if info.is_required()]
+    if name in fields or len(required) != 1 or not name.strip():
+        return None
+    written = "" if value is None else str(value).strip()
+    if written != name.strip() and (written or _IDENTIFIER.fullmatch(name)):
+        return None
+    read = {required[0]: name.strip()}
+    detail = f"the {arg.strip()} line's {name.strip()!r} read as the value of {required[0]}"
+    return "values_in_order", detail, dict(read), _argument_lines(arg, read)
+
+
+_IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")
+"""A name a parameter may have (``note``, ``max_results``), as written after ``!!!ARG:``."""
+
+
 def list_items(text: str) -> list[str]:
     """The items of a list written as text without brackets: one a line when it has several
     lines, else its comma-separated pieces (``highways,tolls``, the emoji syntax's list form);
@@ -1437,7 +1468,11 @@ class CallRepairs:
                 kind, what, params, read_across = read
                 kinds.append((kind, what))
         elif params:
-            read_too = lead_arguments(gadget, raw, self._arg, params) or spread_values(gadget, raw, self._arg, params)
+            read_too = (
+                lead_arguments(gadget, raw, self._arg, params)
+                or spread_values(gadget, raw, self._arg, params)
+                or value_as_name(gadget, raw, self._arg, params)
+            )
             if read_too is not None:
                 kind, what, params, raw = read_too
                 kinds.append((kind, what))
