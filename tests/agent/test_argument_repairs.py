@@ -833,29 +833,19 @@ async def test_header_then_body_values_bind_in_the_order_written(country: str, s
 # --- the value where the parameter's name goes ------------------------------------------------
 
 
-@gadget(description="The capital of a country.")
-def country_capital(country: str, language: str = "en") -> str:
-    return f"capital of {country} ({language})"
-
-
-@gadget(description="Prime factors of a number.")
-def prime_factors(number: int) -> str:
-    return str(number)
-
-
 @pytest.mark.parametrize(
     ("response", "result"),
     [
-        (_call("country_capital", "!!!ARG:Brazil\nBrazil\n"), "capital of Brazil (en)"),  # the name written again
-        (_call("country_capital", "!!!ARG:Brazil\n"), "capital of Brazil (en)"),  # nothing under it
-        (_call("prime_factors", "!!!ARG:45\n"), "45"),  # a number: coerced by the schema
+        (_call("artwork_find", "!!!ARG:Louvre\nLouvre\n"), "paintings of Louvre"),  # the name written again
+        (_call("artwork_find", "!!!ARG:Louvre\n"), "paintings of Louvre"),  # nothing under it
+        (_call("get_president_and_vp", "!!!ARG:1980\n"), "president of 1980"),  # a number: coerced by the schema
     ],
 )
 async def test_a_value_where_the_only_arg_lines_name_goes_is_the_one_required_parameter(
     response: str, result: str
 ) -> None:
-    # What Qwen2.5-Coder-1.5B wrote on two fresh sets of BFCL cases.
-    done, events = await _run_with([country_capital, prime_factors], response, "done")
+    # What Qwen2.5-Coder-1.5B wrote on two fresh sets of BFCL cases (`!!!ARG:Brazil` over `Brazil`, `!!!ARG:45`).
+    done, events = await _run(response, "done")
     assert done.gadget_results[0].result == result
     assert done.repairs == {"values_in_order": 1}
     assert "line's" in events[0].detail and "read as the value of" in events[0].detail
@@ -864,18 +854,18 @@ async def test_a_value_where_the_only_arg_lines_name_goes_is_the_one_required_pa
 @pytest.mark.parametrize(
     "response",
     [
-        _call("country_capital", "!!!ARG:nation\n"),  # a parameter named wrong, nothing under it
-        _call("country_capital", "!!!ARG:Brazil\nArgentina\n"),  # another value under it
-        _call("country_capital", "!!!ARG:Brazil\nBrazil\n!!!ARG:France\nFrance\n"),  # two such lines
+        _call("artwork_find", "!!!ARG:place\n"),  # a parameter named wrong, nothing under it
+        _call("artwork_find", "!!!ARG:Louvre\nPrado\n"),  # another value under it
+        _call("artwork_find", "!!!ARG:Louvre\nLouvre\n!!!ARG:Prado\nPrado\n"),  # two such lines
         _call("save_note", "!!!ARG:Groceries\n"),  # two required parameters
     ],
 )
 async def test_a_name_that_is_no_value_is_not_read_as_one(response: str) -> None:
-    done, _ = await _run_with([country_capital, save_note], response, "done")
+    done, _ = await _run(response, "done")
     assert done.gadget_results[0].error is not None
     assert done.repairs == {}
 
 
 async def test_a_value_where_the_name_goes_is_refused_in_strict_mode() -> None:
     with pytest.raises(RepairRefused):
-        await _run_with([country_capital], _call("country_capital", "!!!ARG:Brazil\nBrazil\n"), "done", strict=True)
+        await _run(_call("artwork_find", "!!!ARG:Louvre\nLouvre\n"), "done", strict=True)

@@ -803,13 +803,14 @@ def value_as_name(
     [(name, value)] = params.items()
     fields = gadget.Params.model_fields
     required = [field for field, info in fields.items() if info.is_required()]
-    if name in fields or len(required) != 1 or not name.strip():
+    text = name.strip()
+    if name in fields or len(required) != 1 or not text:
         return None
     written = "" if value is None else str(value).strip()
-    if written != name.strip() and (written or _IDENTIFIER.fullmatch(name)):
+    if written != text and (written or _IDENTIFIER.fullmatch(name)):
         return None
-    read = {required[0]: name.strip()}
-    detail = f"the {arg.strip()} line's {name.strip()!r} read as the value of {required[0]}"
+    read = {required[0]: text}
+    detail = f"the {arg.strip()} line's {text!r} read as the value of {required[0]}"
     return "values_in_order", detail, dict(read), _argument_lines(arg, read)
 
 
