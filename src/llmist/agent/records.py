@@ -227,6 +227,7 @@ class GuardrailRecord:
 RepairKind: TypeAlias = Literal[
     "gadget_name",
     "unknown_gadget",
+    "parameter_name",
     "repeated_call",
     "invented_result",
     "body_as_prose",

@@ -6,6 +6,13 @@
   call of the name llmist sent for a gadget with dots, which native tools cannot hold, is that
   gadget's call, not a repair: :func:`~llmist.execution.names.native_name`.)
 - ``unknown_gadget``: a call names no gadget: the model is answered with the closest names.
+- ``parameter_name``: a block call names a parameter its gadget lacks, which misspells exactly one
+  parameter the call leaves unset: in another case or with other separators (``startLevel``), or
+  one slip from it, a character left out, added, changed or two swapped (``startin_level`` for
+  ``starting_level``; names of at least 4 characters). It is read as that parameter, if the call
+  then validates. Qwen2.5-Coder-1.5B wrote ``startin_level`` and ``startin_balance`` on two fresh
+  BFCL sets: a JSON-schema gadget (a BFCL function's, an MCP tool's) drops a name its schema
+  lacks, so the call ran with the parameter's default.
 - ``repeated_call``: a call identical to an earlier one of the same response, or to a successful
   one of the last response that had any: not run again. The model gets the earlier result with a
   note (a call of the same response: a note that names the call whose result it shares, as that
@@ -818,6 +825,40 @@ _IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")
 """A name a parameter may have (``note``, ``max_results``), as written after ``!!!ARG:``."""
 
 
+def misspelt_parameters(written: Collection[str], fields: Collection[str]) -> dict[str, str]:
+    """The names of a call's parameters that ``fields`` (the gadget's) lack, each mapped to the
+    one parameter it misspells: a parameter the call leaves unset that it matches ignoring case,
+    ``_``, ``-`` and spaces (``startLevel`` for ``start_level``), or that it is one slip from
+    (:func:`_one_slip`: ``startin_level`` for ``starting_level``). A name close to two unset
+    parameters, or two names close to one, are left as written: which was meant is unknown."""
+    unset = [field for field in fields if field not in written]
+    meant: dict[str, str] = {}
+    for name in written:
+        if name in fields:
+            continue
+        close = same_name(name, unset)
+        found = [close] if close is not None else [field for field in unset if _one_slip(name, field)]
+        if len(found) == 1:
+            meant[name] = found[0]
+    targets = list(meant.values())
+    return {name: field for name, field in meant.items() if targets.count(field) == 1}
+
+
+def _one_slip(written: str, name: str) -> bool:
+    """Whether ``written`` is ``name`` (case aside) with one character left out, added, changed,
+    or two neighbours swapped; both at least 4 characters long, as one slip turns a shorter name
+    into another (``a`` and ``b``, ``lat`` and ``lon``)."""
+    a, b = written.lower(), name.lower()
+    if min(len(a), len(b)) < 4 or abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    i = 0
+    while i < min(len(a), len(b)) and a[i] == b[i]:
+        i += 1
+    if len(a) != len(b):  # one left out or added: the rest after it is the same
+        return a[i + 1 :] == b[i:] if len(a) > len(b) else a[i:] == b[i + 1 :]
+    return a[i + 1 :] == b[i + 1 :] or (a[i + 2 :] == b[i + 2 :] and a[i : i + 2] == b[i : i + 2][::-1])
+
+
 def list_items(text: str) -> list[str]:
     """The items of a list written as text without brackets: one a line when it has several
     lines, else its comma-separated pieces (``highways,tolls``, the emoji syntax's list form);
@@ -1196,10 +1237,7 @@ class CallRepairs:
         # arguments are positional. The common case costs one look at the parameters' names.
         if call.syntax != "block" or gadget is None or not params:
             return None
-        fields = self._fields_by.get(call.gadget_name)
-        if fields is None:
-            fields = self._fields_by[call.gadget_name] = frozenset(gadget.Params.model_fields)
-        if params.keys() <= fields:
+        if params.keys() <= self._fields(call.gadget_name):
             return None
         read = numbered_calls(gadget, params)
         if read is None:
@@ -1256,6 +1294,9 @@ class CallRepairs:
         if required is None:
             required = self._required(call.gadget_name)
         params = call.parameters
+        if params and call.parse_error is None and not params.keys() <= self._fields(call.gadget_name):
+            call = self._parameter_names(call)
+            params = call.parameters
         if required and params is not None and not params.keys() >= required and call.parse_error is None:
             call = self._block_arguments(
                 call, tuple(f for f in self._gadgets[call.gadget_name].Params.model_fields if f in required)
@@ -1320,6 +1361,37 @@ class CallRepairs:
                 self._note("joined_words", detail, call.invocation_id)
                 return fixed
         return call
+
+    def _fields(self, name: str) -> frozenset[str]:
+        """The parameters' names of the gadget ``name``, worked out once."""
+        found = self._fields_by.get(name)
+        if found is None:
+            gadget = self._gadgets.get(name)
+            found = self._fields_by[name] = frozenset(gadget.Params.model_fields if gadget is not None else ())
+        return found
+
+    def _parameter_names(self, call: ParsedCall) -> ParsedCall:
+        """``call`` (a block call naming parameters its gadget lacks) with each name that misspells
+        one it leaves unset written as that one (:func:`misspelt_parameters`), if the call then
+        binds and validates; else as it was, for its error. A gadget that takes names it does not
+        declare (``extra="allow"``) takes them as written."""
+        gadget = self._gadgets[call.gadget_name]
+        params = call.parameters or {}
+        if gadget.Params.model_config.get("extra") == "allow":
+            return call
+        meant = misspelt_parameters(params, self._fields(call.gadget_name))
+        if not meant:
+            return call
+        renamed = {meant.get(name, name): value for name, value in params.items()}
+        written = _written_arguments(call.gadget_name, renamed, self._arg)
+        if written is None:
+            return call
+        fixed = dataclasses.replace(call, parameters=renamed, parameters_raw=written)
+        if not _binds(gadget, fixed):
+            return call
+        detail = ", ".join(f"{name!r} read as {field!r}" for name, field in meant.items())
+        self._note("parameter_name", f"{call.gadget_name}: {detail}", call.invocation_id)
+        return fixed
 
     def _required(self, name: str) -> frozenset[str]:
         """The required parameters of the gadget ``name``, worked out once."""
