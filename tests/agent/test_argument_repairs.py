@@ -869,3 +869,24 @@ async def test_a_name_that_is_no_value_is_not_read_as_one(response: str) -> None
 async def test_a_value_where_the_name_goes_is_refused_in_strict_mode() -> None:
     with pytest.raises(RepairRefused):
         await _run(_call("artwork_find", "!!!ARG:Louvre\nLouvre\n"), "done", strict=True)
+
+
+@gadget(description="An account's transactions.")
+def transactions(account: str, days: int, kind: str) -> str:
+    return f"{kind} of {account} over {days} days"
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        _call("transactions:7:credit", "!!!ARG:account\n00125648\n"),  # header_arguments
+        _call("transactions:7:credit", "```\n!!!ARG:account\n00125648\n```\n"),  # a fence around the body too
+        _call("transactions", "7\ncredit\n!!!ARG:account\n00125648\n"),  # values_in_order before the first line
+    ],
+)
+async def test_a_reading_keeps_the_other_values_as_written(response: str) -> None:
+    # The parser reads 00125648 as the number 125648 (it has no schema); written back from that,
+    # the account lost its zeros. Binding reads the value as written, by the schema: a string.
+    result, events = await _run_with([transactions], response, "done")
+    assert result.gadget_results[0].result == "credit of 00125648 over 7 days"
+    assert events

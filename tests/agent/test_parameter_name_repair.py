@@ -78,6 +78,24 @@ async def test_a_json_schema_gadget_no_longer_drops_a_misspelt_parameter() -> No
     assert result.repairs == {"parameter_name": 1}
 
 
+async def test_the_other_values_keep_the_form_they_were_written_in() -> None:
+    # Read without the schema, 00125648 is the number 125648: written back from that, the
+    # account lost its zeros (Qwen2.5-Coder-1.5B's call on a BFCL case).
+    result, _ = await run_with_repairs(GADGETS, _call("open_ledger", owner="00125648", startin_balance="0.0"), "done")
+    assert result.gadget_results[0].result == "balance 0.0, owner 00125648"
+
+
+async def test_a_list_written_item_by_item_under_a_misspelt_name_is_read() -> None:
+    @gadget(description="Sum some numbers.")
+    def total(numbers: list[int], starting_value: int = 0) -> str:
+        return str(starting_value + sum(numbers))
+
+    body = "!!!GADGET_START:total\n!!!ARG:numbrs/0\n1\n!!!ARG:numbrs/1\n2\n!!!ARG: startin_value \n3\n!!!GADGET_END\n"
+    result, events = await run_with_repairs([total], body, "done")
+    assert result.gadget_results[0].result == "6"
+    assert [e.detail for e in events] == ["total: 'numbrs' read as 'numbers', 'startin_value' read as 'starting_value'"]
+
+
 @pytest.mark.parametrize(
     ("written", "meant"),
     [

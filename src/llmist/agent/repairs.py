@@ -152,7 +152,7 @@ from llmist.gadgets._schema import is_plain_string
 from llmist.gadgets.binding import is_null_word, joined_words, shown_block_call
 from llmist.syntax import BlockParseError, ParsedCall, is_auto_id, native_call, next_auto_id
 from llmist.syntax._tolerance import unquoted
-from llmist.syntax.pointers import parse_block_body
+from llmist.syntax.pointers import arguments_span, parse_block_body
 from llmist.syntax.schema import json_schema
 from llmist.syntax.writing import write_block_call
 
@@ -844,6 +844,19 @@ def misspelt_parameters(written: Collection[str], fields: Collection[str]) -> di
     return {name: field for name, field in meant.items() if targets.count(field) == 1}
 
 
+def _renamed_arguments(raw: str, arg: str, meant: Mapping[str, str]) -> str:
+    """The block body ``raw`` with each argument line that names a key of ``meant`` naming its
+    value instead (``!!!ARG:startin_level``, and ``!!!ARG:startin_level/0`` for a list's item).
+    Every value stays as written: binding reads the body again by the schema, and a value written
+    back from what the parser made of it would lose its form (``00125648`` for a string is the
+    number ``125648`` to a parser without the schema)."""
+    for name, field in meant.items():
+        line = re.compile(re.escape(arg) + r"([ \t]*)" + re.escape(name) + r"(?=[ \t]*(?:/|\r?\n|\Z))")
+        template = arg.replace("\\", "\\\\") + r"\g<1>" + field.replace("\\", "\\\\")  # only "\" is special
+        raw = line.sub(template, raw)
+    return raw
+
+
 def _one_slip(written: str, name: str) -> bool:
     """Whether ``written`` is ``name`` (case aside) with one character left out, added, changed,
     or two neighbours swapped; both at least 4 characters long, as one slip turns a shorter name
@@ -926,6 +939,11 @@ def _written_arguments(name: str, params: Mapping[str, object], arg: str) -> str
 def _argument_lines(arg: str, values: Mapping[str, str]) -> str:
     """``values`` written as a block body's argument lines."""
     return "".join(f"{arg}{name}\n{value}\n" for name, value in values.items())
+
+
+def _with_lines(body: str, arg: str, values: Mapping[str, str]) -> str:
+    """The block body ``body`` with ``values`` added after it as argument lines."""
+    return body + ("" if body.endswith("\n") or not body else "\n") + _argument_lines(arg, values)
 
 
 def _listed(values: Mapping[str, object]) -> str:
@@ -1383,9 +1401,7 @@ class CallRepairs:
         if not meant:
             return call
         renamed = {meant.get(name, name): value for name, value in params.items()}
-        written = _written_arguments(call.gadget_name, renamed, self._arg)
-        if written is None:
-            return call
+        written = _renamed_arguments(call.parameters_raw, self._arg, meant)
         fixed = dataclasses.replace(call, parameters=renamed, parameters_raw=written)
         if not _binds(gadget, fixed):
             return call
@@ -1557,12 +1573,18 @@ class CallRepairs:
                 params = {**params, **header}
         if not kinds:
             return None
-        # Written back as argument lines: binding reads them again, and a call identical to an
-        # earlier one is told by them (call_signature); two calls with their values in the header
-        # alone had the same empty body, and the second was answered as a repeat of the first.
-        written = _written_arguments(call.gadget_name, params, self._arg)
-        if written is None and header is not None and self._arg in raw:
-            written = raw + ("" if raw.endswith("\n") else "\n") + _argument_lines(self._arg, header)
+        # What was read goes into the body as argument lines: binding reads the body again, and a
+        # call identical to an earlier one is told by it (call_signature); two calls with their
+        # values in the header alone had the same empty body, and the second was answered as a
+        # repeat of the first. Argument lines already there stay as written, so that each value
+        # keeps its form: written back from what the parser made of it without the schema, a
+        # string account 00125648 became 125648. A body of values alone is written anew.
+        if self._arg in raw:
+            start, end, _ = arguments_span(raw, 0, len(raw), self._arg)  # any fence around them goes
+            kept = raw[start:end]
+            written: str | None = kept if header is None else _with_lines(kept, self._arg, header)
+        else:
+            written = _written_arguments(call.gadget_name, params, self._arg)
         fixed = dataclasses.replace(call, parameters=params, parameters_raw=raw if written is None else written)
         if header is not None or read_across:
             # The id slot held a value: the call gets an id of its own, and waits for none.
