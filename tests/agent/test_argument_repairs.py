@@ -872,16 +872,21 @@ async def test_a_value_where_the_name_goes_is_refused_in_strict_mode() -> None:
 
 
 @gadget(description="An account's transactions.")
-def transactions(account: str, days: int, kind: str) -> str:
-    return f"{kind} of {account} over {days} days"
+def transactions(account: str, days: int, kind: str, memo: str = "") -> str:
+    return f"{kind} of {account} over {days} days{memo}"
+
+
+_ACCOUNT = "!!!ARG:account\n00125648\n"
 
 
 @pytest.mark.parametrize(
     "response",
     [
-        _call("transactions:7:credit", "!!!ARG:account\n00125648\n"),  # header_arguments
-        _call("transactions:7:credit", "```\n!!!ARG:account\n00125648\n```\n"),  # a fence around the body too
-        _call("transactions", "7\ncredit\n!!!ARG:account\n00125648\n"),  # values_in_order before the first line
+        _call("transactions:7:credit", _ACCOUNT),  # header_arguments
+        _call("transactions:7:credit", f"```\n{_ACCOUNT}```\n"),  # a fence around the body too
+        _call("transactions", f"7\ncredit\n{_ACCOUNT}"),  # values_in_order before the first line
+        _call("transactions", f'{_ACCOUNT}!!!ARG:days\n7\n!!!ARG:kind\n"credit"\n'),  # quoted_value
+        _call("transactions", f"{_ACCOUNT}!!!ARG:days\n7\n!!!ARG:kind\ncredit\n!!!ARG:memo\nNone\n"),  # null_value
     ],
 )
 async def test_a_reading_keeps_the_other_values_as_written(response: str) -> None:
@@ -890,3 +895,13 @@ async def test_a_reading_keeps_the_other_values_as_written(response: str) -> Non
     result, events = await _run_with([transactions], response, "done")
     assert result.gadget_results[0].result == "credit of 00125648 over 7 days"
     assert events
+
+
+async def test_calls_read_from_numbered_parameters_keep_their_values_as_written() -> None:
+    body = "!!!ARG:account1\n00125648\n!!!ARG:account2\n0042\n!!!ARG:days\n7\n!!!ARG:kind\ncredit\n"
+    result, _ = await _run_with([transactions], _call("transactions", body), "done")
+    assert sorted(str(r.result) for r in result.gadget_results) == [
+        "credit of 00125648 over 7 days",
+        "credit of 0042 over 7 days",
+    ]
+    assert result.repairs == {"numbered_parameters": 1}

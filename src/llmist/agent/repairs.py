@@ -925,6 +925,23 @@ def _written_as_list(value: object) -> bool:
     return isinstance(value, (list, dict)) or (isinstance(value, str) and _bracketed(value))
 
 
+def _as_written(call: ParsedCall, arg: str) -> dict[str, object]:
+    """A block call's parameters with each top-level one the parser made a number or a boolean
+    as its text was written (``00125648``, ``1.50``, ``True``), for a body a repair writes anew:
+    binding reads that body again by the gadget's schema, and a string written back from the
+    number would have lost its form (``125648``)."""
+    params = call.parameters or {}
+    coerced = [name for name, value in params.items() if isinstance(value, int | float)]  # bool is an int
+    if not coerced:
+        return dict(params)
+    as_text = {"type": "object", "properties": {name: {"type": "string"} for name in coerced}}
+    try:
+        texts = parse_block_body(call.parameters_raw, arg_prefix=arg, schema=as_text)
+    except BlockParseError:
+        return dict(params)
+    return {name: texts.get(name, value) if name in coerced else value for name, value in params.items()}
+
+
 def _written_arguments(name: str, params: Mapping[str, object], arg: str) -> str | None:
     """``params`` of a call to ``name`` written as a block body's argument lines (lists and
     objects as pointers), as binding reads them back; ``None`` when a value holds a marker, which
@@ -1258,11 +1275,12 @@ class CallRepairs:
         if params.keys() <= self._fields(call.gadget_name):
             return None
         read = numbered_calls(gadget, params)
-        if read is None:
+        texts = numbered_calls(gadget, _as_written(call, self._arg))  # the same calls, values as written
+        if read is None or texts is None:
             return None
         calls: list[ParsedCall] = []
-        for one in read:
-            written = _written_arguments(call.gadget_name, one, self._arg)
+        for one, text in zip(read, texts, strict=True):
+            written = _written_arguments(call.gadget_name, text, self._arg)
             if written is None:
                 return None
             # The parser's tolerances are the first call's alone: admit notes them once.
@@ -1467,7 +1485,9 @@ class CallRepairs:
             self._scalars_by[call.gadget_name] = scalars
         params = call.parameters or {}
         read = {name: unquoted(value) for name, value in params.items() if name in scalars and _quoted_line(value)}
-        written = _written_arguments(call.gadget_name, {**params, **read}, self._arg) if read else None
+        written = (
+            _written_arguments(call.gadget_name, {**_as_written(call, self._arg), **read}, self._arg) if read else None
+        )
         if written is None:
             return call
         self._note("quoted_value", f"{call.gadget_name}: {_listed(read)} without their quotes", call.invocation_id)
@@ -1490,7 +1510,8 @@ class CallRepairs:
             bound = {}
         words = [name for name in words if bound.get(name, params[name]) is not None]
         kept = {name: value for name, value in params.items() if name not in words}
-        written = _written_arguments(call.gadget_name, kept, self._arg) if words else None
+        as_written = {name: value for name, value in _as_written(call, self._arg).items() if name not in words}
+        written = _written_arguments(call.gadget_name, as_written, self._arg) if words else None
         if written is None:
             return call
         fixed = dataclasses.replace(call, parameters=kept, parameters_raw=written)
