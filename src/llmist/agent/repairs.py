@@ -1260,11 +1260,14 @@ class CallRepairs:
         return named
 
     def split(self, call: ParsedCall) -> list[ParsedCall] | None:
-        """``call`` as the calls it writes with numbered parameters (``numbered_parameters``:
-        ``city1``, ``city2`` for ``get_weather``'s ``city``), or ``None`` when it writes none, or
-        one of them does not validate. The first keeps the call's id; the others get ids of
-        their own, and each waits for what the call waited for. Called before :meth:`admit`, which
-        then takes each; Qwen2.5-Coder-0.5B asked for two cities' weather six times over so."""
+        """``call`` as the calls it writes when it names parameters its gadget lacks, or ``None``
+        when it names none, or no reading of them validates: with numbered parameters
+        (``numbered_parameters``: ``city1``, ``city2`` for ``get_weather``'s ``city``), a call a
+        number; else, with a parameter's name misspelt (``parameter_name``:
+        :meth:`_parameter_names`), the one call with that name read as meant. Of several calls the
+        first keeps the call's id; the others get ids of their own, and each waits for what the
+        call waited for. Called before :meth:`admit`, which then takes each; Qwen2.5-Coder-0.5B
+        asked for two cities' weather six times over so."""
         gadget = self._gadgets.get(call.gadget_name)
         params = call.parameters
         # Block calls only: a native call's result must answer the one tool call id the provider
@@ -1275,8 +1278,11 @@ class CallRepairs:
         if params.keys() <= self._fields(call.gadget_name):
             return None
         read = numbered_calls(gadget, params)
+        if read is None:
+            renamed = self._parameter_names(call)
+            return None if renamed is call else [renamed]
         texts = numbered_calls(gadget, _as_written(call, self._arg))  # the same calls, values as written
-        if read is None or texts is None:
+        if texts is None:
             return None
         calls: list[ParsedCall] = []
         for one, text in zip(read, texts, strict=True):
@@ -1330,9 +1336,6 @@ class CallRepairs:
         if required is None:
             required = self._required(call.gadget_name)
         params = call.parameters
-        if params and call.parse_error is None and not params.keys() <= self._fields(call.gadget_name):
-            call = self._parameter_names(call)
-            params = call.parameters
         if required and params is not None and not params.keys() >= required and call.parse_error is None:
             call = self._block_arguments(
                 call, tuple(f for f in self._gadgets[call.gadget_name].Params.model_fields if f in required)
