@@ -199,5 +199,18 @@ def test_a_name_is_read_as_a_parameter_it_is_one_slip_from_or_spelt_otherwise(wr
 @given(st.lists(NAMES, min_size=1, max_size=4, unique=True), st.lists(NAMES, max_size=4, unique=True))
 def test_a_reading_names_only_unset_parameters_and_never_two_names_one(written: list[str], fields: list[str]) -> None:
     meant = misspelt_parameters(written, fields)
+    if len([name for name in written if name not in fields]) > len([f for f in fields if f not in written]):
+        assert meant == {}
     assert all(name not in fields and field in fields and field not in written for name, field in meant.items())
     assert len(set(meant.values())) == len(meant)
+
+
+def test_a_call_of_many_unknown_names_costs_a_look_at_the_parameters_alone() -> None:
+    # More names unknown than parameters unset: no slip makes that, so none is read (and a body
+    # of a hundred thousand names is not compared with each parameter).
+    written = [f"startin_level{k}" for k in range(100_000)] + ["startin_level"]
+    assert misspelt_parameters(written, ["player", "starting_level"]) == {}
+    assert misspelt_parameters(["startin_level", "plyer"], ["player", "starting_level"]) == {
+        "startin_level": "starting_level",
+        "plyer": "player",
+    }

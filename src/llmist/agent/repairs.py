@@ -830,12 +830,15 @@ def misspelt_parameters(written: Collection[str], fields: Collection[str]) -> di
     one parameter it misspells: a parameter the call leaves unset that it matches ignoring case,
     ``_``, ``-`` and spaces (``startLevel`` for ``start_level``), or that it is one slip from
     (:func:`_one_slip`: ``startin_level`` for ``starting_level``). A name close to two unset
-    parameters, or two names close to one, are left as written: which was meant is unknown."""
+    parameters, or two names close to one, are left as written: which was meant is unknown; so
+    are all when more names are unknown than parameters unset (no slip makes that many, and the
+    look then costs at most the gadget's parameters squared, whatever a body holds)."""
+    unknown = [name for name in written if name not in fields]
     unset = [field for field in fields if field not in written]
+    if len(unknown) > len(unset):
+        return {}
     meant: dict[str, str] = {}
-    for name in written:
-        if name in fields:
-            continue
+    for name in unknown:
         close = same_name(name, unset)
         found = [close] if close is not None else [field for field in unset if _one_slip(name, field)]
         if len(found) == 1:
