@@ -27,7 +27,9 @@ def test_a_misspelt_optional_parameter_is_an_error_naming_the_closest_name() -> 
 
 
 def test_the_model_reads_the_error_and_its_corrected_call_runs() -> None:
-    bad = "!!!GADGET_START:greet\n!!!ARG:nmae\nAda\n!!!GADGET_END\n"
+    # A name shorter than 4 characters is never read as the parameter it is one slip from (the
+    # agent's parameter_name repair reads "nmae"): the model gets the error.
+    bad = "!!!GADGET_START:greet\n!!!ARG:nme\nAda\n!!!GADGET_END\n"
     good = "!!!GADGET_START:greet\n!!!ARG:name\nAda\n!!!GADGET_END\n"
     model = MockModel([bad, good, "done"])
     result = Agent(model=model, gadgets=[greet]).run_sync("greet Ada")
