@@ -17,7 +17,10 @@ runs and once with three times as many (both after 20 warm-up runs); the differe
 the extra runs is one run, with import and warm-up taken out. By default an ``Agent`` is built
 for every run (``--new-agent`` of the other scripts), as the anchors comparison counts it.
 Instructions are not time (a cache miss costs many cycles and one instruction), so confirm a
-gain with ``agent_cpu.py --against`` before quoting it. Needs valgrind; a case takes 30-90 s.
+gain with ``agent_cpu.py --against`` before quoting it. Compare venvs whose paths have the same
+length (copy both builds under ``/tmp``, say): where a venv lies changes the memory layout, and
+with it the interpreter's dict probes, by up to 1 % of ``parallel20`` (benchmarks/RESULTS.md,
+seventeenth session), as much as a small change. Needs valgrind; a case takes 30-90 s.
 """
 
 from __future__ import annotations
