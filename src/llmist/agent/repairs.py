@@ -928,6 +928,14 @@ def _written_as_list(value: object) -> bool:
     return isinstance(value, (list, dict)) or (isinstance(value, str) and _bracketed(value))
 
 
+def _read_as_text(call: ParsedCall, arg: str, names: Iterable[str]) -> dict[str, object]:
+    """A block call's body parsed again with the top-level parameters ``names`` read as text, as
+    written: the parser, which no schema tells their types, reads ``0`` as a number and ``1.50``
+    as 1.5. Raises :class:`BlockParseError` as the parser does."""
+    as_text = {"type": "object", "properties": {name: {"type": "string"} for name in names}}
+    return parse_block_body(call.parameters_raw, arg_prefix=arg, schema=as_text)
+
+
 def _as_written(call: ParsedCall, arg: str) -> dict[str, object]:
     """A block call's parameters with each top-level one the parser made a number or a boolean
     as its text was written (``00125648``, ``1.50``, ``True``), for a body a repair writes anew:
@@ -937,9 +945,8 @@ def _as_written(call: ParsedCall, arg: str) -> dict[str, object]:
     coerced = [name for name, value in params.items() if isinstance(value, int | float)]  # bool is an int
     if not coerced:
         return dict(params)
-    as_text = {"type": "object", "properties": {name: {"type": "string"} for name in coerced}}
     try:
-        texts = parse_block_body(call.parameters_raw, arg_prefix=arg, schema=as_text)
+        texts = _read_as_text(call, arg, coerced)
     except BlockParseError:
         return dict(params)
     return {name: texts.get(name, value) if name in coerced else value for name, value in params.items()}
@@ -1460,10 +1467,7 @@ class CallRepairs:
             bound = bind_call(gadget, call, arg_prefix=self._arg)
             if _validates(gadget, bound):
                 return call
-            # The lists' values as written: the parser, which no schema told they are lists, read
-            # "0" as a number and "1.50" as 1.5.
-            as_text = {"type": "object", "properties": {name: {"type": "string"} for name in lists}}
-            texts = parse_block_body(call.parameters_raw, arg_prefix=self._arg, schema=as_text)
+            texts = _read_as_text(call, self._arg, lists)  # the lists' values as written
         except (InvalidParametersError, BlockParseError):
             return call
         read = values_as_lists(bound, texts, lists)
