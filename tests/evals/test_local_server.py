@@ -8,6 +8,7 @@ crash at the first chat request as a llama.cpp build with an instruction the CPU
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -20,6 +21,7 @@ import pytest
 
 from llmist.evals.local import LlamaCppServer, ServerDied, run_eval
 from tests.evals.fake_llama import install_fake_llama_cpp, server_script
+from tests.gadgets.processes import alive
 
 FAKE_SERVER = server_script(
     """
@@ -147,11 +149,7 @@ def _gone(pid: int, within_s: float = 10.0) -> bool:
     not a measure of speed)."""
     deadline = time.monotonic() + within_s
     while time.monotonic() < deadline:
-        try:
-            with open(f"/proc/{pid}/stat") as stat:
-                if stat.read().rsplit(")", 1)[1].split()[0] == "Z":
-                    return True
-        except FileNotFoundError:
+        if not alive(pid):
             return True
         time.sleep(0.05)
     return False
@@ -171,7 +169,8 @@ def test_a_process_killed_while_it_serves_leaves_no_server_behind(fake_env: dict
     assert holder.wait(timeout=30) == -signal.SIGKILL
     left = [pid for pid in (server_pid, helper) if not _gone(pid)]
     for pid in left:  # not left running for the rest of the session
-        os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
     assert not left, f"{left} outlived the process that started the server {server_pid} (helper {helper})"
 
 

@@ -16,7 +16,7 @@ def alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
             return f.read().split(") ", 1)[1][0] != "Z"
-    except FileNotFoundError:
+    except OSError:  # gone meanwhile: the read of an ended process's file raises ESRCH, not ENOENT
         return False
 
 
