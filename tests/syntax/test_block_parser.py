@@ -118,10 +118,23 @@ def test_an_end_marker_cut_off_at_a_line_start_is_not_part_of_the_last_value(tai
     assert "!!!GADGET_" not in call.parameters_raw and call.repairs == ("missing_end",)
 
 
-def test_a_marker_fragment_inside_a_line_or_no_longer_than_the_shared_bangs_stays_in_the_value() -> None:
-    for body in ("x !!!GADGET_", "x\n!!", "Wow\n!!!"):
+def test_a_marker_fragment_inside_a_line_or_shorter_than_the_shared_bangs_stays_in_the_value() -> None:
+    for body in ("x !!!GADGET_", "x\n!!", "Wow !!!"):
         (call,) = calls(run(GadgetCallParser(), [f"!!!GADGET_START:Note\n!!!ARG:text\n{body}"]))
         assert call.parameters == {"text": body}
+
+
+@pytest.mark.parametrize("size", [1, 2, 1000])
+def test_a_last_line_of_bangs_alone_ends_a_block_without_its_end_marker_and_is_text_before_one(size: int) -> None:
+    # Qwen2.5-Coder-1.5B ended blocks with "!!!" alone: "level" was "3\n!!!", no longer an integer.
+    # (A value whose text ends in such a line keeps it in a block that has its end marker.)
+    for tail in ("!!!", "!!!\n", "!!!\n\n", " !!! \n"):
+        (call,) = calls(run(GadgetCallParser(), split(f"!!!GADGET_START:Note\n!!!ARG:text\nWow\n{tail}", size)))
+        assert call.parameters == {"text": "Wow"} and call.repairs == ("missing_end",)
+        assert call.parameters_raw.rstrip().endswith("Wow")
+    stream = "!!!GADGET_START:Note\n!!!ARG:text\nWow\n!!!\n!!!GADGET_END\n"
+    (call,) = calls(run(GadgetCallParser(), split(stream, size)))
+    assert call.parameters == {"text": "Wow\n!!!"} and call.repairs == ()
 
 
 @pytest.mark.parametrize("size", [1, 3, 1000])

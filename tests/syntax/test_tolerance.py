@@ -130,12 +130,13 @@ _VALUES = st.from_regex(r"[A-Za-z0-9 .,]{1,12}", fullmatch=True).map(str.strip).
 @st.composite
 def _misspelt_blocks(draw: st.DrawFn) -> tuple[str, str, dict[str, str]]:
     """A block written with random counts of "!" (1-6) before each marker at its line start,
-    and the same block written exactly."""
+    some alone on the line before the marker's word, and the same block written exactly."""
     name = draw(_NAMES)
     args = draw(st.dictionaries(_NAMES, _VALUES, max_size=4))
 
     def mark(word: str) -> str:
-        return "!" * draw(st.integers(min_value=1, max_value=6)) + word
+        split = draw(st.sampled_from(["", "", "\n", " \n", "\r\n"]))
+        return "!" * draw(st.integers(min_value=1, max_value=6)) + split + word
 
     def write(m: object) -> str:
         lines = [f"{m('GADGET_START:')}{name}"]  # type: ignore[operator]
@@ -188,7 +189,7 @@ def test_a_fused_value_in_quotes_reads_without_them_in_any_chunking(
 
 @given(
     st.dictionaries(_NAMES, _VALUES, min_size=0, max_size=3),
-    st.sampled_from(["!!!\nGADGET_END", "!!!\nGADGET_END\n", " !!! \n GADGET_END \n\n", "!!!GADGET\n_END\n"]),
+    st.sampled_from(["!!!\nGADGET_END", "!!!\nGADGET_END\n", "!!! \r\nGADGET_END\n\n", "!!\nGADGET_END\n"]),
     st.booleans(),
     st.lists(st.integers(min_value=0, max_value=200), max_size=20),
 )
@@ -203,8 +204,40 @@ def test_an_end_marker_split_over_two_lines_ends_the_block_in_any_chunking(
     got = calls(run(GadgetCallParser(), split_at(stream, cuts)))
     (want,) = calls(run(GadgetCallParser(), [f"!!!GADGET_START:g\n{body}!!!GADGET_END\n"]))
     assert (got[0].parameters, got[0].parameters_raw) == (want.parameters, want.parameters_raw)
-    assert got[0].repairs == ("missing_end",)
+    assert got[0].repairs == ("marker_spelling",)
     assert len(got) == 1 + then_another
+
+
+@given(st.lists(st.integers(min_value=0, max_value=300), max_size=30))
+def test_start_and_argument_markers_split_over_two_lines_read_as_theirs_in_any_chunking(cuts: list[int]) -> None:
+    # Qwen2.5-Coder wrote "!!!" alone, then "GADGET_START:calculate_return_on_investment" (three
+    # calls read as one) and "ARG:conditions/1/operation" (a value that swallowed an argument).
+    stream = (
+        "Here:\n!!!\nGADGET_START:roi\n!!!ARG:price\n150\n!!!\nGADGET_START:roi\n!!!ARG:price\n200\n"
+        "!!!\nGADGET_START:query\n!!!ARG:conditions/0\nage\n!!!\nARG:conditions/1\njob\n!!!\nGADGET_END\nDone."
+    )
+    events = run(GadgetCallParser(), split_at(stream, cuts))
+    got = [(c.gadget_name, c.parameters, c.repairs) for c in calls(events)]
+    assert got == [
+        ("roi", {"price": 150}, ("marker_spelling", "missing_end")),
+        ("roi", {"price": 200}, ("marker_spelling", "missing_end")),
+        ("query", {"conditions": ["age", "job"]}, ("marker_spelling", "marker_spelling", "marker_spelling")),
+    ]
+    assert text(events) == "Here:\n\nDone."  # as after an end marker written on one line
+
+
+@pytest.mark.parametrize(
+    "stream",
+    [
+        "!!!GADGET_START:g\n!!!ARG:text\nWow\n!!!\nGADGET_FINISH\n!!!GADGET_END\n",  # not a marker's word
+        "!!!GADGET_START:g\n!!!ARG:text\nWow\n!!!\n GADGET_END\n!!!GADGET_END\n",  # not at the line start
+        "!!!GADGET_START:g\n!!!ARG:text\nWow\n!!!!!!!\nGADGET_END\n!!!GADGET_END\n",  # a run too long
+    ],
+)
+def test_a_run_alone_before_a_line_that_is_no_marker_word_stays_text(stream: str) -> None:
+    (call,) = calls(run(GadgetCallParser(), split(stream, 3)))
+    assert call.parameters == {"text": stream.split("\n", 2)[2].rsplit("\n!!!GADGET_END", 1)[0]}
+    assert call.repairs == ()
 
 
 def test_a_split_marker_in_the_middle_of_a_value_stays_its_text() -> None:

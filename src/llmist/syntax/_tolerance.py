@@ -11,8 +11,13 @@
   that ``name=value`` form's, as in the emoji syntax's header. After a space the parser leaves
   the value as written (``!!!ARG:query "exact phrase"``); the agent loop, which knows the
   parameter's type, may still read a one-line value without its quotes (``quoted_value``).
-- **Split end marker**: in a block that ends without its end marker, a last line ``GADGET_END``
-  after a line ``!!!`` (the end marker written over two lines) is not the last value's text.
+- **A marker over two lines**: the run alone on a line, then the marker's word at the start of
+  the next (``!!!`` then ``GADGET_START:find``, ``ARG:city`` or ``GADGET_END``), is read as the
+  marker, as a misspelt one is (Qwen2.5-Coder wrote all three so). A run line whose next line
+  starts with anything else stays text.
+- **An end marker written short**: in a block that ends without its end marker, a last line that
+  is only the markers' shared run (``!!!``, blank lines after it aside) is not the last value's
+  text: the model ended the block with it.
 
 Each tolerance the parser applies is named in ``ParsedCall.repairs`` (the names are
 :data:`MARKER_SPELLING`, :data:`FUSED_ARGUMENT`, and for the format's own leniencies
@@ -42,8 +47,8 @@ FUSED_ARGUMENT: Final = "fused_argument"
 CODE_FENCE: Final = "code_fence"
 """A markdown code fence around the arguments, dropped."""
 MISSING_END: Final = "missing_end"
-"""No end marker: the block ended at the next start marker or at the end of the response (an
-end marker split over two lines, ``!!!`` then ``GADGET_END``, is dropped from the body there)."""
+"""No end marker: the block ended at the next start marker or at the end of the response (a last
+line ``!!!``, the end marker written short, is dropped from the body there)."""
 
 
 def _run_and_word(marker: str) -> tuple[str, int, str] | None:
@@ -58,7 +63,8 @@ def _run_and_word(marker: str) -> tuple[str, int, str] | None:
 
 
 class MarkerSpelling:
-    """Finds markers written at a line start with a wrong count of their leading run.
+    """Finds markers written at a line start with a wrong count of their leading run, or over two
+    lines: the run alone on one line, the marker's word at the start of the next.
 
     Made from the parser's three markers (start, end, arg); :meth:`create` gives ``None`` when
     they do not share one leading run (custom markers such as ``<<call>>`` then get no spelling
@@ -74,7 +80,10 @@ class MarkerSpelling:
         self.words = words
         self.most = 2 * run
         """The longest run read as a misspelling."""
-        self.longest = self.most + max(map(len, words))
+        self.longest = self.most + 1 + max(map(len, words))
+        """The longest text a marker may take: a run, a line break (written over two lines), a word.
+        (Spaces after a run alone on its line may make it longer: the chunk that holds them holds
+        the line break too, and the run line is found back from there.)"""
 
     @classmethod
     def create(cls, markers: tuple[str, str, str]) -> MarkerSpelling | None:
@@ -93,25 +102,43 @@ class MarkerSpelling:
         at a line start. Most chunks have none, and skip the search."""
         return self.line_run in s or (bol and s.startswith(self.char))
 
-    def _misspelt_at(self, s: str, w: int, bol: bool) -> int:
-        """Where the misspelt marker whose word starts at ``s[w]`` begins (-1: not one). ``bol``:
-        ``s[0]`` starts a line."""
+    def _run_before(self, s: str, w: int, bol: bool) -> int:
+        """Where the run that ends just before ``s[w]`` begins, if it starts a line and its length
+        is read as a marker's (one character to twice the run); -1 if not. ``bol``: ``s[0]``
+        starts a line."""
         r = w
         c = self.char
         while r > 0 and s[r - 1] == c and w - r <= self.most:
             r -= 1
         k = w - r
-        if k == 0 or k > self.most or k == self.run:
+        if k == 0 or k > self.most:
             return -1
         return r if (s[r - 1] == "\n" if r > 0 else bol) else -1
+
+    def _run_line(self, s: str, nl: int, bol: bool) -> int:
+        """Where the line that ends with the newline ``s[nl]`` begins if it is a run alone
+        (trailing spaces aside), as :meth:`_run_before` reads runs; -1 if not."""
+        j = nl
+        while j > 0 and s[j - 1] in " \t\r":
+            j -= 1
+        return self._run_before(s, j, bol)
+
+    def _misspelt_at(self, s: str, w: int, bol: bool) -> int:
+        """Where the misspelt marker whose word starts at ``s[w]`` begins (-1: not one). ``bol``:
+        ``s[0]`` starts a line."""
+        if w > 0 and s[w - 1] == "\n":  # the word starts a line: the run alone on the line before?
+            return self._run_line(s, w - 1, bol)
+        r = self._run_before(s, w, bol)
+        return -1 if r < 0 or w - r == self.run else r
 
     def find(self, s: str, i: int, bol: bool) -> tuple[int, int, int]:
         """The first misspelt marker in ``s[i:]``: ``(where it begins, its length, which marker:
         0 start, 1 end, 2 arg)``, or ``(-1, 0, -1)``. ``bol``: ``s[0]`` starts a line."""
         best = (-1, 0, -1)
+        reach = self.most + 1  # how far before its word a marker may begin
         for which, word in enumerate(self.words):
             w = s.find(word, i + 1)
-            while w >= 0 and (best[0] < 0 or w < best[0] + self.most):
+            while w >= 0 and (best[0] < 0 or w <= best[0] + reach):
                 r = self._misspelt_at(s, w, bol)
                 if r >= i and (best[0] < 0 or r < best[0]):
                     best = (r, w + len(word) - r, which)
@@ -134,9 +161,16 @@ class MarkerSpelling:
         k = r
         while k < n and s[k] == c:
             k += 1
-        if k == r or k - r > self.most:
+        if k - r > self.most:
             return n
+        if k == r:  # no run: the line may still be a word after a run alone on the line before
+            run = self._run_line(s, nl, bol) if nl > i else -1
+            if run < i:
+                return n
+            r = run
         rest = s[k:]
+        if not rest.strip(" \t\r") and k > r:  # a run alone so far: its word may follow on the next line
+            return r
         return r if any(len(rest) < len(w) and w.startswith(rest) for w in self.words) else n
 
 

@@ -179,7 +179,9 @@ class GadgetCallParser(TextStretches):
     always dropped), for comparing outputs with it.
 
     Beyond the format, the parser reads a marker written at a line start with a wrong count of
-    its leading ``!`` and an argument's value fused to its name line (``!!!ARG:a 5``); see
+    its leading ``!`` or over two lines (``!!!`` then ``GADGET_END``), a last line ``!!!`` of a
+    block without its end marker as that end, and an argument's value fused to its name line
+    (``!!!ARG:a 5``); see
     :mod:`llmist.syntax._tolerance`. ``ParsedCall.repairs`` names each tolerance a call needed
     (these two, a dropped code fence, a missing end marker). ``typescript_compat=True`` reads
     only the original's spellings.
@@ -709,12 +711,12 @@ def _without_blank_tail(s: str, a: int, b: int, markers: tuple[str, ...] = (), c
 
     A last line that is only the beginning of one of ``markers`` (``!!!GADGET_``: the stream was
     cut off in the end marker; see :func:`_cut_marker`) goes too: it is not the value's text. So
-    does the end marker (``markers[1]``) split over the last two lines (``!!!`` then
-    ``GADGET_END``, as Qwen2.5-Coder-1.5B wrote it after each of three calls): the block ended there."""
+    does a last line that is only the markers' ``common`` run (``!!!``): Qwen2.5-Coder-1.5B ended
+    blocks so, and ``level`` came out ``"3\n!!!"``, no longer an integer."""
     end = b
-    if end > a and s[end - 1] != "\n" and markers:  # the stream ended on the marker's last part
-        split = _split_marker_start(s, a, max(s.rfind("\n", a, end) + 1, a), end, markers[1])
-        end = split if split >= 0 else end
+    if end > a and s[end - 1] != "\n" and markers:  # the stream ended in the last line
+        start = max(s.rfind("\n", a, end) + 1, a)
+        end = start if _marker_part(s[start:end], markers, common) else end
     while end > a and s[end - 1] == "\n":
         line_end = end - 1
         k = line_end
@@ -722,27 +724,19 @@ def _without_blank_tail(s: str, a: int, b: int, markers: tuple[str, ...] = (), c
             k -= 1
         if k > a and s[k - 1] != "\n":
             start = max(s.rfind("\n", a, k) + 1, a)
-            if markers and _cut_marker(s[start:k], markers, common):
+            if markers and _marker_part(s[start:k], markers, common):
                 end = start
-                continue
-            split = _split_marker_start(s, a, start, k, markers[1]) if markers else -1
-            if split >= 0:
-                end = split
                 continue
             return end  # the last written line, with its newline (a value loses that one anyway)
         end = k  # a blank line (or the body's start): it goes
     return end
 
 
-def _split_marker_start(s: str, a: int, start: int, k: int, marker: str) -> int:
-    """Where ``marker`` begins when it is written over two lines ending with ``s[start:k]``, its
-    last part (``!!!`` then ``GADGET_END``; spaces around each part aside); -1 when it is not, or
-    when the line before is not within ``s[a:]``."""
-    last = s[start:k].strip()
-    if not last or len(last) >= len(marker) or not marker.endswith(last) or start <= a:
-        return -1
-    before = max(s.rfind("\n", a, start - 1) + 1, a)
-    return before if s[before : start - 1].strip() + last == marker else -1
+def _marker_part(line: str, markers: tuple[str, ...], common: str) -> bool:
+    """Whether the last line of a body without its end marker is a marker's part, not text: a
+    marker cut off (:func:`_cut_marker`), or only the markers' shared run (``!!!``, an end marker
+    written short; markers that share less than three characters have none)."""
+    return _cut_marker(line, markers, common) or (len(common) >= 3 and line.strip() == common)
 
 
 def _deserves_partial(size: int, prev: int) -> bool:
