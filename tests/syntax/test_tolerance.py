@@ -29,6 +29,8 @@ def test_a_call_written_as_the_format_says_needs_no_repair() -> None:
         "!!!GADGET_START:get_weather\n!!ARG:city\nLima\n!!!GADGET_END",
         "!!!GADGET_START:get_weather\n!!!ARG:city\nLima\n!!!!GADGET_END",
         "!!!GADGET_START:get_weather\n!!!!!!ARG:city\nLima\n!!!GADGET_END",
+        "!!!GADGET_START:get_weather\n!!!ARG.city\nLima\n!!!GADGET_END",  # Qwen2.5-Coder-1.5B
+        "!!!GADGET_START;get_weather\n!!!ARG:city\nLima\n!!!GADGET_END",
     ],
 )
 def test_a_marker_with_a_wrong_count_of_marks_at_a_line_start_is_read_as_the_marker(stream: str) -> None:
@@ -47,6 +49,7 @@ def test_the_smollm2_block_reads_with_two_spelling_repairs() -> None:
         "-\n!!GADGETSTART:x\nhi\n",  # not a marker word
         "!!GADGET_END\n!!ARG:a\n",  # an end or argument marker outside a block
         "!!GADGET_START:x",  # a header line that never ends
+        "Say !!!GADGET_START.x\nhi\n",  # a colon misspelt, not at a line start
     ],
 )
 def test_a_misspelt_marker_where_no_marker_can_be_is_text_as_written(stream: str) -> None:
@@ -130,12 +133,15 @@ _VALUES = st.from_regex(r"[A-Za-z0-9 .,]{1,12}", fullmatch=True).map(str.strip).
 @st.composite
 def _misspelt_blocks(draw: st.DrawFn) -> tuple[str, str, dict[str, str]]:
     """A block written with random counts of "!" (1-6) before each marker at its line start,
-    some alone on the line before the marker's word, and the same block written exactly."""
+    some alone on the line before the marker's word, some with "." or ";" for the colon after
+    the word, and the same block written exactly."""
     name = draw(_NAMES)
     args = draw(st.dictionaries(_NAMES, _VALUES, max_size=4))
 
     def mark(word: str) -> str:
         split = draw(st.sampled_from(["", "", "\n", " \n", "\r\n"]))
+        if word.endswith(":"):
+            word = word[:-1] + draw(st.sampled_from([":", ":", ".", ";"]))
         return "!" * draw(st.integers(min_value=1, max_value=6)) + split + word
 
     def write(m: object) -> str:

@@ -11,6 +11,8 @@
   that ``name=value`` form's, as in the emoji syntax's header. After a space the parser leaves
   the value as written (``!!!ARG:query "exact phrase"``); the agent loop, which knows the
   parameter's type, may still read a one-line value without its quotes (``quoted_value``).
+- **A colon misspelt**: ``.`` or ``;`` for the colon that ends the start or argument marker's
+  word (``!!!ARG.from_unit``, ``!!!ARG;width``: Qwen2.5-Coder-1.5B), with any run before it.
 - **A marker over two lines**: the run alone on a line, then the marker's word at the start of
   the next (``!!!`` then ``GADGET_START:find``, ``ARG:city`` or ``GADGET_END``), is read as the
   marker, as a misspelt one is (Qwen2.5-Coder wrote all three so). A run line whose next line
@@ -64,20 +66,28 @@ def _run_and_word(marker: str) -> tuple[str, int, str] | None:
 
 class MarkerSpelling:
     """Finds markers written at a line start with a wrong count of their leading run, or over two
-    lines: the run alone on one line, the marker's word at the start of the next.
+    lines (the run alone on one line, the marker's word at the start of the next), or with a
+    ``.`` or ``;`` for the colon that ends a marker's word (``!!!ARG.from_unit``).
 
     Made from the parser's three markers (start, end, arg); :meth:`create` gives ``None`` when
     they do not share one leading run (custom markers such as ``<<call>>`` then get no spelling
     tolerance, only their exact spelling).
     """
 
-    __slots__ = ("char", "line_run", "longest", "most", "run", "words")
+    __slots__ = ("char", "line_run", "longest", "most", "run", "spellings", "words")
 
     def __init__(self, char: str, run: int, words: tuple[str, ...]) -> None:
         self.char = char
         self.line_run = "\n" + char
         self.run = run
         self.words = words
+        self.spellings = tuple(
+            (spelt, which, spelt != word)
+            for which, word in enumerate(words)
+            for spelt in ((word, *(word[:-1] + c for c in ".;")) if word.endswith(":") else (word,))
+        )
+        """Each word as it may be written, the marker it is, and whether it is misspelt itself (then
+        any run before it makes a misspelt marker, the exact one too)."""
         self.most = 2 * run
         """The longest run read as a misspelling."""
         self.longest = self.most + 1 + max(map(len, words))
@@ -123,23 +133,23 @@ class MarkerSpelling:
             j -= 1
         return self._run_before(s, j, bol)
 
-    def _misspelt_at(self, s: str, w: int, bol: bool) -> int:
+    def _misspelt_at(self, s: str, w: int, bol: bool, misspelt_word: bool) -> int:
         """Where the misspelt marker whose word starts at ``s[w]`` begins (-1: not one). ``bol``:
-        ``s[0]`` starts a line."""
+        ``s[0]`` starts a line; ``misspelt_word``: the word is (``ARG.``), so the exact run is one."""
         if w > 0 and s[w - 1] == "\n":  # the word starts a line: the run alone on the line before?
             return self._run_line(s, w - 1, bol)
         r = self._run_before(s, w, bol)
-        return -1 if r < 0 or w - r == self.run else r
+        return -1 if r < 0 or (w - r == self.run and not misspelt_word) else r
 
     def find(self, s: str, i: int, bol: bool) -> tuple[int, int, int]:
         """The first misspelt marker in ``s[i:]``: ``(where it begins, its length, which marker:
         0 start, 1 end, 2 arg)``, or ``(-1, 0, -1)``. ``bol``: ``s[0]`` starts a line."""
         best = (-1, 0, -1)
         reach = self.most + 1  # how far before its word a marker may begin
-        for which, word in enumerate(self.words):
+        for word, which, misspelt_word in self.spellings:
             w = s.find(word, i + 1)
             while w >= 0 and (best[0] < 0 or w <= best[0] + reach):
-                r = self._misspelt_at(s, w, bol)
+                r = self._misspelt_at(s, w, bol, misspelt_word)
                 if r >= i and (best[0] < 0 or r < best[0]):
                     best = (r, w + len(word) - r, which)
                     break
