@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 import pytest
 from pydantic import BaseModel, Field
@@ -93,6 +93,30 @@ def test_invalid_json_for_list_stays_a_string_and_fails_validation() -> None:
 def test_trailing_carriage_return_is_dropped() -> None:
     raw = bind_call(Order(), block("", {"code": "abc\r"}))
     assert raw["code"] == "abc"
+
+
+class Wave(Gadget):
+    description = "Make a sound wave"
+
+    class Params(BaseModel):
+        kind: Literal["sine", "square", " padded "]
+        label: str = ""
+
+    def execute(self, params: Params, ctx: ExecutionContext) -> str:
+        return "ok"
+
+
+def test_a_choice_with_a_blank_line_after_it_is_that_choice() -> None:
+    # Qwen2.5-Coder-1.5B left a blank line before the end marker: `sine` was "sine\n", refused.
+    parser = GadgetCallParser()
+    stream = "!!!GADGET_START:Wave\n!!!ARG:label\nA\n\n!!!ARG:kind\nsine\n\n!!!GADGET_END\n"
+    (call,) = [e.call for e in [*parser.feed(stream), *parser.finalize()] if isinstance(e, GadgetCallEvent)]
+    raw = bind_call(Wave(), call)
+    assert raw == {"label": "A\n", "kind": "sine"}  # a string keeps its newline: it may mean it
+    assert validate_params(Wave(), bind_call(Wave(), block("", {"kind": " square\t"}))).kind == "square"  # type: ignore[attr-defined]
+    assert bind_call(Wave(), block("", {"kind": " padded "}))["kind"] == " padded "  # a choice as written
+    with pytest.raises(InvalidParametersError, match="kind"):
+        validate_params(Wave(), bind_call(Wave(), block("", {"kind": "sine wave"})))
 
 
 def test_defaults_are_applied() -> None:

@@ -458,13 +458,19 @@ def _fix(schema: JsonSchema, node: Any, value: Any, path: list[str]) -> Any:
 
 def _fix_text(schema: JsonSchema, node: Any, value: str, path: list[str]) -> Any:
     """A string without its trailing ``\\r``; ``None`` for ``null`` where the schema wants an
-    optional list, object, number or boolean; or the JSON it holds where it wants a list, an
-    object or a number."""
+    optional list, object, number or boolean; the JSON it holds where it wants a list, an
+    object or a number; or a choice of an ``enum`` without the whitespace around it."""
     if value.endswith("\r"):
         value = value[:-1]
     if node is None:
         return value
     resolved = schema.resolve(node)
+    choices = resolved.get("enum")
+    if choices is not None and value not in choices and value.strip() in choices:
+        # A blank line before the end marker makes `sine` "sine\n" (one newline less is the
+        # format's rule, and a string may mean the rest). Space around a choice makes no other
+        # choice, so it is that one, as space around a number is that number.
+        return value.strip()
     kind = resolved.get("type")
     structured = kind in ("array", "object", "number", "integer") or (kind is None and "properties" in resolved)
     # A value can only be written as text, so `null` is how a model leaves out an optional
