@@ -74,20 +74,16 @@ class MarkerSpelling:
     tolerance, only their exact spelling).
     """
 
-    __slots__ = ("char", "line_run", "longest", "most", "run", "spellings", "words")
+    __slots__ = ("char", "line_run", "longest", "most", "run", "stems", "words")
 
     def __init__(self, char: str, run: int, words: tuple[str, ...]) -> None:
         self.char = char
         self.line_run = "\n" + char
         self.run = run
         self.words = words
-        self.spellings = tuple(
-            (spelt, which, spelt != word)
-            for which, word in enumerate(words)
-            for spelt in ((word, *(word[:-1] + c for c in ".;")) if word.endswith(":") else (word,))
-        )
-        """Each word as it may be written, the marker it is, and whether it is misspelt itself (then
-        any run before it makes a misspelt marker, the exact one too)."""
+        self.stems = tuple((word.removesuffix(":"), word.endswith(":")) for word in words)
+        """Each word without the colon that may end it, and whether one does (it may be written
+        ``.`` or ``;``)."""
         self.most = 2 * run
         """The longest run read as a misspelling."""
         self.longest = self.most + 1 + max(map(len, words))
@@ -146,14 +142,19 @@ class MarkerSpelling:
         0 start, 1 end, 2 arg)``, or ``(-1, 0, -1)``. ``bol``: ``s[0]`` starts a line."""
         best = (-1, 0, -1)
         reach = self.most + 1  # how far before its word a marker may begin
-        for word, which, misspelt_word in self.spellings:
-            w = s.find(word, i + 1)
+        for which, (stem, colon) in enumerate(self.stems):
+            w = s.find(stem, i + 1)
             while w >= 0 and (best[0] < 0 or w <= best[0] + reach):
+                end = w + len(stem)
+                if colon and (end == len(s) or s[end] not in ":.;"):  # not this word
+                    w = s.find(stem, w + 1)
+                    continue
+                misspelt_word = colon and s[end] != ":"
                 r = self._misspelt_at(s, w, bol, misspelt_word)
                 if r >= i and (best[0] < 0 or r < best[0]):
-                    best = (r, w + len(word) - r, which)
+                    best = (r, end + (1 if colon else 0) - r, which)  # the colon or its stand-in
                     break
-                w = s.find(word, w + 1)
+                w = s.find(stem, w + 1)
         return best
 
     def tail(self, s: str, i: int, bol: bool) -> int:
