@@ -905,3 +905,23 @@ async def test_calls_read_from_numbered_parameters_keep_their_values_as_written(
         "credit of 0042 over 7 days",
     ]
     assert result.repairs == {"numbered_parameters": 1}
+
+
+@gadget(description="The variance of a list of numbers.")
+def statistics_variance(data: list[int], population: bool = True) -> str:
+    return f"variance of {data}, population={population}"
+
+
+async def test_values_alone_are_read_in_order_when_the_whole_body_is_no_value_of_the_one_required() -> None:
+    # Qwen2.5-Coder-1.5B (BFCL's parallel_multiple_20): the list and the flag, one a line, for a
+    # gadget with one required parameter. The whole body is no list of integers; the two lines
+    # are the list and the optional flag, in declared order.
+    result, events = await _run_with([statistics_variance], _call("statistics_variance", "[3, 4, 5]\nfalse\n"), "done")
+    [r] = result.gadget_results
+    assert r.result == "variance of [3, 4, 5], population=False"
+    assert [(e.kind, e.detail) for e in events] == [
+        ("values_in_order", "statistics_variance: the lines read as data, population, in order")
+    ]
+    # A body that is the one required parameter's value stays that, whatever its lines.
+    result, events = await _run(_call("write_note", "milk\neggs\n"), "done")
+    assert result.gadget_results[0].result == "'milk\\neggs'" and [e.kind for e in events] == ["body_as_parameter"]

@@ -525,30 +525,33 @@ def emoji_header_repair(gadget: Gadget, call: ParsedCall) -> tuple[RepairKind, P
 _BARE_WORD = re.compile(r"(?<!\S)[^\s=]*[^\W\d_][^\s=]*(?!\S)")
 
 
-def body_arguments(gadget: Gadget, body: str, required: Sequence[str]) -> tuple[RepairKind, str, dict[str, str]] | None:
+def body_arguments(gadget: Gadget, body: str, required: Sequence[str]) -> list[tuple[RepairKind, str, dict[str, str]]]:
     """The arguments of a block body written without ``!!!ARG:`` lines, read the ways small
-    models write them, with the repair kind and what was read; ``None`` when no way fits.
+    models write them: each reading that fits, with its repair kind and what was read, in the
+    order to try them (the caller keeps the first with which the call validates).
 
     - ``bare_parameter_names``: each parameter's name on a line of its own, its value on the
-      lines after it (``a``, ``3``, ``b``, ``4``), when the first line is a parameter's name;
+      lines after it (``a``, ``3``, ``b``, ``4``), when the first line is a parameter's name (then
+      the only reading);
     - ``body_as_parameter``: the gadget has one required parameter: the whole body is its value;
     - ``values_in_order``: one value a line, as many lines as required parameters (or as all
-      parameters), bound in declared order (``3``, ``4``, ``2`` for ``a``, ``b``, ``c``).
+      parameters), bound in declared order (``3``, ``4``, ``2`` for ``a``, ``b``, ``c``). With one
+      required parameter, tried after the whole body: ``[3, 4, 5]`` then ``true`` is no list of
+      numbers, and is ``data`` and the optional ``population`` (Qwen2.5-Coder-1.5B).
 
-    Values are text: binding coerces them by the schema, and the caller keeps a reading only if
-    the call then validates."""
+    Values are text: binding coerces them by the schema."""
     fields = list(gadget.Params.model_fields)
     lines = body.strip("\r\n").splitlines()
     named = _bare_names(lines, set(fields))
     if named is not None:
-        return "bare_parameter_names", f"the lines {', '.join(named)} read as parameter names", named
+        return [("bare_parameter_names", f"the lines {', '.join(named)} read as parameter names", named)]
+    readings: list[tuple[RepairKind, str, dict[str, str]]] = []
     if len(required) == 1:
-        value = body.strip("\r\n")
-        return "body_as_parameter", f"the body read as {required[0]}", {required[0]: value}
+        readings.append(("body_as_parameter", f"the body read as {required[0]}", {required[0]: body.strip("\r\n")}))
     read = _in_declared_order(_values_alone(lines), required, fields)
-    if read is None:
-        return None
-    return "values_in_order", f"the lines read as {', '.join(read)}, in order", read
+    if read is not None and not (readings and len(read) == 1):  # one value: the whole body already
+        readings.append(("values_in_order", f"the lines read as {', '.join(read)}, in order", read))
+    return readings
 
 
 def _values_alone(lines: Iterable[str]) -> list[str]:
@@ -569,26 +572,25 @@ def _in_declared_order(values: Sequence[str], required: Sequence[str], unset: Se
 
 def body_values(
     gadget: Gadget, slots: Sequence[str], body: str, required: Sequence[str], has_slots: bool
-) -> tuple[RepairKind, str, dict[str, str], bool] | None:
-    """The arguments of a block body without ``!!!ARG:`` lines (:func:`body_arguments`), with the
-    repair kind, what was read, and whether the header's ``slots`` were read too; ``None`` when no
-    way fits. When the header holds values (``has_slots``) and the body values alone, both are one
-    sequence in the order written (:func:`values_across`): read apart, the body's took the first
-    parameters and the header's the rest (``get_stock_price:Microsoft`` over ``2022-01-01`` and
-    ``NASDAQ`` gave the company the date)."""
-    read = body_arguments(gadget, body, required)
+) -> list[tuple[RepairKind, str, dict[str, str], bool]]:
+    """The readings of a block body without ``!!!ARG:`` lines (:func:`body_arguments`), each with
+    its repair kind, what was read, and whether the header's ``slots`` were read too, in the order
+    to try them. When the header holds values (``has_slots``) and the body values alone, both are
+    one sequence in the order written (:func:`values_across`), the one reading: read apart, the
+    body's took the first parameters and the header's the rest (``get_stock_price:Microsoft``
+    over ``2022-01-01`` and ``NASDAQ`` gave the company the date)."""
+    readings = body_arguments(gadget, body, required)
     across = values_across(gadget, slots, body, required) if has_slots else None
     if across is not None and (
-        read is None
-        or (read[0] != "bare_parameter_names" and header_arguments(gadget, slots, required, read[2]) is not None)
-    ):
-        return (
-            "values_in_order",
-            f"the header's slots and the lines under it read as {', '.join(across)}, in order",
-            across,
-            True,
+        not readings
+        or (
+            readings[0][0] != "bare_parameter_names"
+            and header_arguments(gadget, slots, required, readings[0][2]) is not None
         )
-    return None if read is None else (*read, False)
+    ):
+        what = f"the header's slots and the lines under it read as {', '.join(across)}, in order"
+        return [("values_in_order", what, across, True)]
+    return [(*read, False) for read in readings]
 
 
 def values_across(gadget: Gadget, slots: Sequence[str], body: str, required: Sequence[str]) -> dict[str, str] | None:
@@ -1578,16 +1580,16 @@ class CallRepairs:
         gadget = self._gadgets[call.gadget_name]
         params = dict(call.parameters or {})
         raw = call.parameters_raw
-        kinds = list(kinds)
-        slots = [call.invocation_id, *call.dependencies]
         has_slots = not is_auto_id(call.invocation_id) and not self._known_id(call.invocation_id)
-        read_across = False
         if not params and raw.strip():
-            read = body_values(gadget, slots, raw, required, has_slots)
-            if read is not None:
-                kind, what, params, read_across = read
-                kinds.append((kind, what))
-        elif params:
+            slots = [call.invocation_id, *call.dependencies]
+            readings = body_values(gadget, slots, raw, required, has_slots)
+            for kind, what, read, across in readings:
+                fixed = self._with_reading(call, required, [*kinds, (kind, what)], read, raw, across)
+                if fixed is not None:
+                    return fixed
+            return None if readings else self._with_reading(call, required, kinds, params, raw, False)
+        if params:
             read_too = (
                 lead_arguments(gadget, raw, self._arg, params)
                 or spread_values(gadget, raw, self._arg, params)
@@ -1595,9 +1597,27 @@ class CallRepairs:
             )
             if read_too is not None:
                 kind, what, params, raw = read_too
-                kinds.append((kind, what))
+                kinds = [*kinds, (kind, what)]
+        return self._with_reading(call, required, kinds, params, raw, False)
+
+    def _with_reading(
+        self,
+        call: ParsedCall,
+        required: tuple[str, ...],
+        kinds: list[tuple[RepairKind, str]],
+        params: Mapping[str, object],
+        raw: str,
+        read_across: bool,
+    ) -> ParsedCall | None:
+        """``call`` with the arguments ``params`` (its body ``raw``) that the readings ``kinds``
+        gave, and those its header's slots hold unless the body's reading took them
+        (``read_across``), noted; ``None`` when nothing was read or the call then does not bind and
+        validate."""
+        gadget = self._gadgets[call.gadget_name]
+        kinds = list(kinds)
+        slots = [call.invocation_id, *call.dependencies]
         header = None
-        if has_slots and not read_across:
+        if not is_auto_id(call.invocation_id) and not self._known_id(call.invocation_id) and not read_across:
             header = header_arguments(gadget, slots, required, params)
             if header is not None:
                 kinds.append(("header_arguments", f"the header's {_listed(header)} read as arguments"))
@@ -1616,7 +1636,7 @@ class CallRepairs:
             written: str | None = kept if header is None else _with_lines(kept, self._arg, header)
         else:
             written = _written_arguments(call.gadget_name, params, self._arg)
-        fixed = dataclasses.replace(call, parameters=params, parameters_raw=raw if written is None else written)
+        fixed = dataclasses.replace(call, parameters=dict(params), parameters_raw=raw if written is None else written)
         if header is not None or read_across:
             # The id slot held a value: the call gets an id of its own, and waits for none.
             fixed = dataclasses.replace(fixed, invocation_id=self._ids(), dependencies=())
