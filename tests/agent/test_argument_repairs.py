@@ -925,3 +925,15 @@ async def test_values_alone_are_read_in_order_when_the_whole_body_is_no_value_of
     # A body that is the one required parameter's value stays that, whatever its lines.
     result, events = await _run(_call("write_note", "milk\neggs\n"), "done")
     assert result.gadget_results[0].result == "'milk\\neggs'" and [e.kind for e in events] == ["body_as_parameter"]
+
+
+@gadget(description="The frequency of a genotype.")
+def genotype_frequency(allele_frequency: float, genotype: Literal["AA", "Aa", "aa"]) -> str:
+    return f"{genotype} at {allele_frequency}"
+
+
+async def test_values_alone_in_quotes_are_read_without_them() -> None:
+    # Qwen2.5-Coder-1.5B (BFCL's parallel_multiple_143) wrote the enum's value as a JSON string.
+    result, events = await _run_with([genotype_frequency], _call("genotype_frequency", '0.6\n"AA"\n'), "done")
+    assert result.gadget_results[0].result == "AA at 0.6"
+    assert [e.kind for e in events] == ["values_in_order"]

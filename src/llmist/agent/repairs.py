@@ -555,8 +555,11 @@ def body_arguments(gadget: Gadget, body: str, required: Sequence[str]) -> list[t
 
 
 def _values_alone(lines: Iterable[str]) -> list[str]:
-    """The values of ``lines`` written one a line without names: each non-blank line, stripped."""
-    return [line.strip() for line in lines if line.strip()]
+    """The values of ``lines`` written one a line without names: each non-blank line, stripped,
+    and without the quotes around it (``"AA"``), as a ``name="value"`` line's value and a one-line
+    value under ``!!!ARG:`` are read (``quoted_value``): a value alone in quotes is a JSON habit
+    (Qwen2.5-Coder-1.5B wrote ``0.6`` then ``"AA"`` for an enum of ``AA``, ``Aa``, ``aa``)."""
+    return [unquoted(line.strip()) for line in lines if line.strip()]
 
 
 def _in_declared_order(values: Sequence[str], required: Sequence[str], unset: Sequence[str]) -> dict[str, str] | None:
