@@ -937,3 +937,19 @@ async def test_values_alone_in_quotes_are_read_without_them() -> None:
     result, events = await _run_with([genotype_frequency], _call("genotype_frequency", '0.6\n"AA"\n'), "done")
     assert result.gadget_results[0].result == "AA at 0.6"
     assert [e.kind for e in events] == ["values_in_order"]
+
+
+@gadget(description="Find a multiplayer game.")
+def game_finder(platform: str, rating: float, genre: str = "any") -> str:
+    return f"{genre} games on {platform} rated {rating}+"
+
+
+async def test_a_name_with_nothing_after_its_equals_sign_is_left_out() -> None:
+    # Qwen2.5-Coder-1.5B (BFCL's multiple_182): `genre=` with no value, the optional genre unset.
+    body = "platform=Windows 10\nrating=4.5\ngenre=\n"
+    result, events = await _run_with([game_finder], _call("game_finder", body), "done")
+    assert result.gadget_results[0].result == "any games on Windows 10 rated 4.5+"
+    assert [e.kind for e in events] == ["bare_parameter_names"]
+    # With lines under it, the name is a name of its own line: they are its value.
+    result, _ = await _run_with([game_finder], _call("game_finder", "platform:\nPS5\nrating: 4\n"), "done")
+    assert result.gadget_results[0].result == "any games on PS5 rated 4.0+"

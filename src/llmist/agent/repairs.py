@@ -627,8 +627,9 @@ def is_id_word(slot: str) -> bool:
     return slot.strip().lower() in ID_WORDS
 
 
-_NAME_VALUE = re.compile(r"([A-Za-z_][\w.-]*)\s*[:=]\s*(\S.*)")
-"""A parameter's name and its value on one line: ``city: Paris``, ``a=3``."""
+_NAME_VALUE = re.compile(r"([A-Za-z_][\w.-]*)\s*[:=]\s*(\S.*)?")
+"""A parameter's name and its value on one line: ``city: Paris``, ``a=3``; or nothing after the
+``:`` or ``=`` (``genre=``)."""
 
 
 def _bare_names(lines: list[str], fields: set[str]) -> dict[str, str] | None:
@@ -636,7 +637,8 @@ def _bare_names(lines: list[str], fields: set[str]) -> dict[str, str] | None:
     lines, or with its value after ``:`` or ``=`` on its line (``city: Paris``); ``None`` unless
     the first non-blank line is a parameter's name. A name already read is a value the second
     time (a value may be a word that is also a parameter's name). A name given empty quotes
-    (``venue=""``) is left out: the model said it has no value."""
+    (``venue=""``), or nothing after its ``=`` or ``:`` and no lines under it (``genre=``), is
+    left out: the model said it has no value."""
     read: dict[str, list[str]] = {}
     emptied: set[str] = set()
     current: list[str] | None = None
@@ -646,8 +648,9 @@ def _bare_names(lines: list[str], fields: set[str]) -> dict[str, str] | None:
         if word in fields and word not in read:
             current = read[word] = []
         elif pair is not None and pair[1] in fields and pair[1] not in read:
-            current = read[pair[1]] = [unquoted(pair[2])]
-            if pair[2] in ('""', "''"):
+            value = pair[2] or ""
+            current = read[pair[1]] = [unquoted(value)] if value else []
+            if value in ("", '""', "''"):
                 emptied.add(pair[1])
         elif current is not None:
             current.append(line)
