@@ -1586,7 +1586,7 @@ class CallRepairs:
         gadget = self._gadgets[call.gadget_name]
         params = dict(call.parameters or {})
         raw = call.parameters_raw
-        has_slots = not is_auto_id(call.invocation_id) and not self._known_id(call.invocation_id)
+        has_slots = self._has_slots(call)
         if not params and raw.strip():
             slots = [call.invocation_id, *call.dependencies]
             readings = body_values(gadget, slots, raw, required, has_slots)
@@ -1606,6 +1606,11 @@ class CallRepairs:
                 kinds = [*kinds, (kind, what)]
         return self._with_reading(call, required, kinds, params, raw, False)
 
+    def _has_slots(self, call: ParsedCall) -> bool:
+        """Whether ``call``'s header holds slots a model wrote that may be values: an id of its
+        own that is no earlier call's."""
+        return not is_auto_id(call.invocation_id) and not self._known_id(call.invocation_id)
+
     def _with_reading(
         self,
         call: ParsedCall,
@@ -1623,7 +1628,7 @@ class CallRepairs:
         kinds = list(kinds)
         slots = [call.invocation_id, *call.dependencies]
         header = None
-        if not is_auto_id(call.invocation_id) and not self._known_id(call.invocation_id) and not read_across:
+        if not read_across and self._has_slots(call):
             header = header_arguments(gadget, slots, required, params)
             if header is not None:
                 kinds.append(("header_arguments", f"the header's {_listed(header)} read as arguments"))
