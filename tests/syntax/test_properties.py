@@ -63,6 +63,12 @@ block_tokens = st.sampled_from(
         "GADGET_END",
         "a 5",
         "x=1",
+        # markers over two lines (a "!!!" line, then the word), a colon misspelt
+        "GADGET_START:",
+        "!!!ARG.",
+        "ARG;",
+        ".",
+        ";",
     ]
 )
 emoji_tokens = st.sampled_from(

@@ -250,3 +250,20 @@ def test_a_split_marker_in_the_middle_of_a_value_stays_its_text() -> None:
     stream = "!!!GADGET_START:g\n!!!ARG:text\nsee !!!\nGADGET_END\nbelow\n!!!GADGET_END\n"
     (call,) = calls(run(GadgetCallParser(), [stream]))
     assert call.parameters == {"text": "see !!!\nGADGET_END\nbelow"} and call.repairs == ()
+
+
+@pytest.mark.parametrize(
+    ("stream", "raw"),
+    [
+        # A value's last line of spaces, cut by the next start marker: blank, whether it came with
+        # its newline or not (found by a random-stream search: one chunking kept the spaces).
+        ("!!!GADGET_START:x\n!!!ARG:a\n1\n !!!GADGET_START:y", "!!!ARG:a\n1\n"),
+        # Text after an argument line with no name, the same.
+        ("!!!GADGET_START:x\n!!!ARG::!!!ARG:\n\t!!!GADGET_START:y", "!!!ARG::!!!ARG:\n"),
+    ],
+)
+def test_a_blank_last_line_before_the_next_block_is_cut_in_any_chunking(stream: str, raw: str) -> None:
+    for cut in range(1, len(stream)):
+        got = calls(run(GadgetCallParser(), [stream[:cut], stream[cut:]]))
+        assert got[0].parameters_raw == raw, cut
+    assert calls(run(GadgetCallParser(), [stream]))[0].parameters_raw == raw

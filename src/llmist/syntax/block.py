@@ -628,6 +628,7 @@ class GadgetCallParser(TextStretches):
     def _complete(self, block: _Streaming, out: list[SyntaxEvent], missing: bool = False) -> str:
         """The block ended: final partials (every field complete), then its raw body
         (``missing``: it ended without its end marker)."""
+        outside = False  # the body ends outside any value
         if block.pointer is not None:
             path = "".join(block.pointer).strip()
             if path:
@@ -635,9 +636,12 @@ class GadgetCallParser(TextStretches):
         elif block.field:
             self._emit(block, True, out)
             self._close_value(block, True, missing)
+        else:
+            outside = True
         raw = "".join(block.raw)
-        if missing and not block.arguments and not self._typescript_compat:
-            # A body without argument lines, cut as an unstreamed one is (see _end_block).
+        if missing and outside and not self._typescript_compat:
+            # No argument lines, or text after an argument line with no name: the body is cut as
+            # an unstreamed one is (see _end_block); a value is cut by _close_value.
             raw = raw[: _without_blank_tail(raw, 0, len(raw), self._markers, self._common)]
         return raw
 
@@ -714,9 +718,12 @@ def _without_blank_tail(s: str, a: int, b: int, markers: tuple[str, ...] = (), c
     does a last line that is only the markers' ``common`` run (``!!!``): Qwen2.5-Coder-1.5B ended
     blocks so, and ``level`` came out ``"3\n!!!"``, no longer an integer."""
     end = b
-    if end > a and s[end - 1] != "\n" and markers:  # the stream ended in the last line
+    if end > a and s[end - 1] != "\n" and markers:  # the body ended in its last line
         start = max(s.rfind("\n", a, end) + 1, a)
-        end = start if _marker_part(s[start:end], markers, common) else end
+        last = s[start:end]
+        # A marker's part, or a blank line (spaces only) cut at the next marker: not the value's,
+        # as when the line ends (a streamed value is cut with its newline; see _close_value).
+        end = start if _marker_part(last, markers, common) or not last.strip(" \t\r") else end
     while end > a and s[end - 1] == "\n":
         line_end = end - 1
         k = line_end
