@@ -628,7 +628,7 @@ class GadgetCallParser(TextStretches):
     def _complete(self, block: _Streaming, out: list[SyntaxEvent], missing: bool = False) -> str:
         """The block ended: final partials (every field complete), then its raw body
         (``missing``: it ended without its end marker)."""
-        outside = False  # the body ends outside any value
+        outside = block.pointer is None and not block.field  # the body ends outside any value
         if block.pointer is not None:
             path = "".join(block.pointer).strip()
             if path:
@@ -636,8 +636,6 @@ class GadgetCallParser(TextStretches):
         elif block.field:
             self._emit(block, True, out)
             self._close_value(block, True, missing)
-        else:
-            outside = True
         raw = "".join(block.raw)
         if missing and outside and not self._typescript_compat:
             # No argument lines, or text after an argument line with no name: the body is cut as
