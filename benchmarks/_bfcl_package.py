@@ -126,11 +126,12 @@ def load_bfcl() -> Bfcl:
 
 
 def read_category(category: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """A category's entries (in file order) and its possible answers by id (none for irrelevance)."""
+    """A category's entries (in file order) and its possible answers by id (none for the
+    relevance and irrelevance categories, which BFCL grades by whether a call was made)."""
     data = files("bfcl_eval") / "data"
     entries = [json.loads(line) for line in (data / f"BFCL_v4_{category}.json").read_text().splitlines() if line]
     answers: dict[str, Any] = {}
-    if category != "irrelevance":
+    if "relevance" not in category:
         text = (data / "possible_answer" / f"BFCL_v4_{category}.json").read_text()
         for line in text.splitlines():
             if line:

@@ -68,8 +68,14 @@ from llmist import Agent
 from llmist.evals.local import SERVER_DIED, LlamaCppServer, ServerDied
 from llmist.evals.local_models import LOCAL_MODELS, install_model, local_model
 from llmist.gadgets import create_gadget
+from llmist.providers import Message
 
 CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance")
+"""The non-live AST categories: the development set, and the default."""
+LIVE_CATEGORIES = ("live_simple", "live_multiple", "live_parallel", "live_parallel_multiple", "live_irrelevance",
+                   "live_relevance")  # fmt: skip
+"""BFCL's live categories: functions and questions users contributed. Never tuned on, they judge a change
+on tasks of kinds the development set lacks (``--categories``, never the default)."""
 LLMIST_MODES = ("block", "emoji", "native", "constrained")
 MODES = (*LLMIST_MODES, "bfcl-prompt", "server-fc")
 SEED = 39
@@ -90,7 +96,9 @@ class Case:
 
     id: str
     category: str
-    question: str
+    messages: list[dict[str, str]]
+    """The first turn as BFCL gives it: a user message, in some live cases after a system message
+    or an earlier exchange."""
     functions: list[dict[str, Any]]
     """BFCL's function docs (with its Python hint), dotted names kept."""
     tools: list[dict[str, Any]]
@@ -142,8 +150,8 @@ def load_cases(bfcl: Bfcl, categories: Sequence[str], per_category: int | None, 
             names = {t["function"]["name"]: f["name"] for t, f in zip(tools, entry["function"], strict=True)}
             if len(names) != len(tools):
                 raise ValueError(f"{entry['id']}: two functions share a name once dots become underscores")
-            cases.append(Case(entry["id"], category, entry["question"][0][0]["content"], entry["function"], tools,
-                              names, answers.get(entry["id"])))  # fmt: skip
+            cases.append(Case(entry["id"], category, entry["question"][0], entry["function"], tools, names,
+                              answers.get(entry["id"])))  # fmt: skip
     missing = wanted - {c.id for c in cases}
     if missing:
         raise ValueError(f"unknown case ids (or not in --categories): {', '.join(sorted(missing))}")
@@ -152,18 +160,25 @@ def load_cases(bfcl: Bfcl, categories: Sequence[str], per_category: int | None, 
 
 def grade(bfcl: Bfcl, case: Case, out: Outcome) -> None:
     """Set ``out``'s verdict as BFCL's eval runner does (``_evaluate_single_ast_entry`` and, for
-    irrelevance, ``_evaluate_single_relevance_entry``: passes when no call could be decoded)."""
+    the (ir)relevance categories, ``_evaluate_single_relevance_entry``: irrelevance passes when no
+    call could be decoded, relevance when one could)."""
     if out.verdict == "error":
         return
-    if case.category == "irrelevance":
+    if "relevance" in case.category:
         # BFCL's decoder reads any call the model wrote, to a function that exists or not. llmist
         # runs only the calls that bind, so a call it refused (a made-up gadget's name, invalid
-        # values) was written all the same, and fails the case as it would in BFCL's prompt mode.
+        # values) was written all the same, and counts as a call as it would in BFCL's prompt mode.
         made_call = (out.decoded is not None and not bfcl.is_empty_output(out.decoded)) or bool(out.rejected)
-        out.verdict = "fail" if made_call else "pass"
-        if made_call:
-            out.error = ["Valid syntax. Successfully decode AST when it should not."]
-            out.error_type = "irrelevance_error:decoder_success"
+        if "irrelevance" in case.category:
+            out.verdict = "fail" if made_call else "pass"
+            if made_call:
+                out.error = ["Valid syntax. Successfully decode AST when it should not."]
+                out.error_type = "irrelevance_error:decoder_success"
+        else:
+            out.verdict = "pass" if made_call else "fail"
+            if not made_call:
+                out.error = ["Invalid syntax. Failed to decode AST when it should have."]
+                out.error_type = "relevance_error:decoder_failed"
         return
     if out.decoded is None:
         out.verdict, out.error_type = "fail", "ast_decoder:decoder_failed"
@@ -222,8 +237,16 @@ async def run_llmist(case: Case, mode: str, model: Any, cap: int | None, out: Ou
     syntax = "block" if mode == "constrained" else mode
     if cap is not None:
         extra["max_response_tokens"] = cap
+    # A live case's own system message joins llmist's system prompt as a user's instructions do
+    # (``system_extra``), as BFCL's prompt mode joins it to its own; an earlier exchange is the
+    # history the run continues.
+    system = "\n\n".join(m["content"] for m in case.messages if m["role"] == "system")
+    if system:
+        extra["system_extra"] = system
+    *earlier, last = [m for m in case.messages if m["role"] != "system"]
     agent = Agent(model=model, gadgets=gadgets, syntax=syntax, max_iterations=1, **extra)  # type: ignore[arg-type]
-    result = await agent.run(case.question)
+    history = [Message(m["role"], m["content"]) for m in earlier]  # type: ignore[arg-type]
+    result = await agent.run(last["content"], history=history)
     first = next((m for m in result.messages if m.role == "assistant"), None)
     if first is not None:
         native = [{"name": c.name, "arguments": c.arguments} for c in first.tool_calls]
@@ -241,7 +264,7 @@ async def run_openai(case: Case, mode: str, bfcl: Bfcl, client: Any, alias: str,
     """``bfcl-prompt``: BFCL's system prompt and decoder; ``server-fc``: the server's tool calls."""
     limit = {} if cap is None else {"max_tokens": cap}  # no cap: as BFCL sends its requests
     if mode == "bfcl-prompt":
-        messages = bfcl.system_prompt([{"role": "user", "content": case.question}], case.functions, case.id)
+        messages = bfcl.system_prompt(copy.deepcopy(case.messages), case.functions, case.id)
         response = await client.chat.completions.create(model=alias, messages=messages, temperature=0, **limit)
         out.raw = response.choices[0].message.content or ""
         try:
@@ -251,7 +274,7 @@ async def run_openai(case: Case, mode: str, bfcl: Bfcl, client: Any, alias: str,
     else:
         response = await client.chat.completions.create(
             model=alias,
-            messages=[{"role": "user", "content": case.question}],
+            messages=case.messages,
             tools=case.tools,
             temperature=0,
             **limit,
@@ -343,7 +366,8 @@ def table(outcomes: Sequence[Outcome]) -> str:
     modes = list(dict.fromkeys(o.mode for o in outcomes))
     for mode in modes:
         mine = [o for o in outcomes if o.mode == mode]
-        groups = [(c, [o for o in mine if o.category == c]) for c in CATEGORIES] + [("all", mine)]
+        categories = [c for c in (*CATEGORIES, *LIVE_CATEGORIES) if any(o.category == c for o in mine)]
+        groups = [(c, [o for o in mine if o.category == c]) for c in categories] + [("all", mine)]
         for category, group in groups:
             if not group:
                 continue
@@ -453,9 +477,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return main_replay(args.replay, args.out)
     args.mode = args.mode or ["block"]
     categories = [c for c in args.categories.split(",") if c]
-    unknown = sorted(set(categories) - set(CATEGORIES))
+    unknown = sorted(set(categories) - {*CATEGORIES, *LIVE_CATEGORIES})
     if unknown:
-        parser.error(f"unknown categories {unknown}; expected some of {', '.join(CATEGORIES)}")
+        parser.error(f"unknown categories {unknown}; expected some of {', '.join((*CATEGORIES, *LIVE_CATEGORIES))}")
     try:
         bfcl = load_bfcl()
         cases = load_cases(bfcl, categories, args.per_category, [c for c in args.cases.split(",") if c])

@@ -6,6 +6,7 @@ Needs the pinned ``bfcl-eval`` (``make bfcl-setup``); skipped with that command 
 
 from __future__ import annotations
 
+import copy
 import importlib.metadata
 import sys
 from pathlib import Path
@@ -104,3 +105,47 @@ def test_a_default_is_described_not_filled_in() -> None:
 def test_unknown_ids_are_named(package: Any) -> None:
     with pytest.raises(ValueError, match="simple_python_9999"):
         bfcl.load_cases(package, ["simple_python"], None, ["simple_python_9999"])
+
+
+def test_relevance_passes_with_a_call_and_fails_without_one(package: Any) -> None:
+    (case,) = bfcl.load_cases(package, ["live_relevance"], 1, [])
+    assert case.answer is None
+    name = case.functions[0]["name"]
+    called = bfcl.Outcome(case.id, case.category, "block", "m", verdict="graded", decoded=[{name: {}}])
+    refused = bfcl.Outcome(
+        case.id, case.category, "block", "m", verdict="graded", decoded=[],
+        rejected=[{"gadget": name, "parameters": {}, "error": "Missing required parameter."}],
+    )  # fmt: skip
+    silent = bfcl.Outcome(case.id, case.category, "block", "m", verdict="graded", decoded=[])
+    for out in (called, refused, silent):
+        bfcl.grade(package, case, out)
+    assert (called.verdict, refused.verdict, silent.verdict) == ("pass", "pass", "fail")
+    assert silent.error_type == "relevance_error:decoder_failed"
+
+
+def test_a_live_case_keeps_its_system_message_and_earlier_exchange(package: Any) -> None:
+    import asyncio
+
+    from llmist.testing import MockModel
+
+    cases = bfcl.load_cases(package, ["live_irrelevance"], None, [])
+    case = next(c for c in cases if [m["role"] for m in c.messages] == ["system", "user", "assistant", "user"])
+    model = MockModel(["No function fits."])
+    out = bfcl.Outcome(case.id, case.category, "block", "m")
+    asyncio.run(bfcl.run_llmist(case, "block", model, None, out))
+    (request,) = model.requests
+    system, *rest = request.messages
+    assert system.role == "system" and case.messages[0]["content"] in str(system.content)
+    assert [(m.role, m.content) for m in rest] == [(m["role"], m["content"]) for m in case.messages[1:]]
+    prompt = package.system_prompt(copy.deepcopy(case.messages), case.functions, case.id)
+    assert prompt[0]["role"] == "system" and case.messages[0]["content"] in prompt[0]["content"]
+    assert prompt[1:] == case.messages[1:]
+
+
+def test_the_live_categories_load_and_the_checker_passes_their_answers(package: Any) -> None:
+    cases = bfcl.load_cases(package, ["live_simple", "live_multiple", "live_parallel_multiple"], 3, [])
+    assert len(cases) == 9
+    for case in cases:
+        right = bfcl.Outcome(case.id, case.category, "block", "m", verdict="graded", decoded=first_choice(case.answer))
+        bfcl.grade(package, case, right)
+        assert right.verdict == "pass", (case.id, right.error)
