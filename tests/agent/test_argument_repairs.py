@@ -927,6 +927,35 @@ async def test_values_alone_are_read_in_order_when_the_whole_body_is_no_value_of
     assert result.gadget_results[0].result == "'milk\\neggs'" and [e.kind for e in events] == ["body_as_parameter"]
 
 
+@gadget(description="The number of turtles at a place in a year.")
+def turtle_population(location: str, year: int = 2001, species: bool = False) -> str:
+    return f"{location} in {year}, species={species}"
+
+
+@gadget(description="Send a message.")
+def send_message(text: str, signature: str = "") -> str:
+    return f"{text!r} signed {signature!r}"
+
+
+async def test_values_alone_that_give_numbers_or_flags_are_read_in_order_before_the_whole_body() -> None:
+    # Qwen2.5-Coder-1.5B (BFCL's parallel_121): a place, a year and a flag, one a line, for a
+    # gadget with one required string. The whole body would bind as one three-line location;
+    # the year and the flag say the lines are the three parameters, in declared order.
+    body = "galapagos\n2015\ntrue\n"
+    result, events = await _run_with([turtle_population], _call("turtle_population", body), "done")
+    assert result.gadget_results[0].result == "galapagos in 2015, species=True"
+    assert [e.kind for e in events] == ["values_in_order"]
+    # A line that is no year leaves the whole body as the location.
+    body = "galapagos\nsoon\ntrue\n"
+    result, events = await _run_with([turtle_population], _call("turtle_population", body), "done")
+    assert result.gadget_results[0].result == "galapagos\nsoon\ntrue in 2001, species=False"
+    assert [e.kind for e in events] == ["body_as_parameter"]
+    # Lines that are all text stay one value: a two-line message keeps its second line.
+    result, events = await _run_with([send_message], _call("send_message", "Hello\nAda\n"), "done")
+    assert result.gadget_results[0].result == "'Hello\\nAda' signed ''"
+    assert [e.kind for e in events] == ["body_as_parameter"]
+
+
 @gadget(description="The frequency of a genotype.")
 def genotype_frequency(allele_frequency: float, genotype: Literal["AA", "Aa", "aa"]) -> str:
     return f"{genotype} at {allele_frequency}"

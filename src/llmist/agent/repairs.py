@@ -537,7 +537,8 @@ def body_arguments(gadget: Gadget, body: str, required: Sequence[str]) -> list[t
     - ``values_in_order``: one value a line, as many lines as required parameters (or as all
       parameters), bound in declared order (``3``, ``4``, ``2`` for ``a``, ``b``, ``c``). With one
       required parameter, tried after the whole body: ``[3, 4, 5]`` then ``true`` is no list of
-      numbers, and is ``data`` and the optional ``population`` (Qwen2.5-Coder-1.5B).
+      numbers, and is ``data`` and the optional ``population`` (Qwen2.5-Coder-1.5B). Tried first
+      when the lines give values to parameters that are not text (:func:`_typed_values`).
 
     Values are text: binding coerces them by the schema."""
     fields = list(gadget.Params.model_fields)
@@ -550,8 +551,27 @@ def body_arguments(gadget: Gadget, body: str, required: Sequence[str]) -> list[t
         readings.append(("body_as_parameter", f"the body read as {required[0]}", {required[0]: body.strip("\r\n")}))
     read = _in_declared_order(_values_alone(lines), required, fields)
     if read is not None and not (readings and len(read) == 1):  # one value: the whole body already
-        readings.append(("values_in_order", f"the lines read as {', '.join(read)}, in order", read))
+        in_order: tuple[RepairKind, str, dict[str, str]] = (
+            "values_in_order",
+            f"the lines read as {', '.join(read)}, in order",
+            read,
+        )
+        readings.insert(0 if _typed_values(gadget, read) else len(readings), in_order)
     return readings
+
+
+_NOT_TEXT: Final = frozenset({"integer", "number", "boolean"})
+"""The JSON types whose values a line says as no text would: the sign that lines are values in order."""
+
+
+def _typed_values(gadget: Gadget, read: Mapping[str, str]) -> bool:
+    """Whether ``read`` gives a value to a parameter that is no text (a number, a boolean). The
+    lines ``galapagos``, ``2015``, ``true`` are then a location, a year and a flag, not one
+    three-line location (Qwen2.5-Coder-1.5B); the reading is kept only if each value binds to
+    its parameter's type. Lines that are all text stay one value: a two-line message for a
+    gadget with an optional string is still the message."""
+    schema = json_schema(gadget.Params)
+    return any(schema.kind(schema.properties.get(name)) in _NOT_TEXT for name in read)
 
 
 def _values_alone(lines: Iterable[str]) -> list[str]:
