@@ -956,6 +956,55 @@ async def test_values_alone_that_give_numbers_or_flags_are_read_in_order_before_
     assert [e.kind for e in events] == ["body_as_parameter"]
 
 
+@gadget(description="Look songs up; every filter optional.")
+def lookup_music(artist: str = "dontcare", genre: str = "dontcare", year: int = 0) -> str:
+    return f"{artist}/{genre}/{year}"
+
+
+async def test_a_body_of_names_and_values_is_read_for_a_gadget_that_requires_nothing() -> None:
+    # Qwen2.5-Coder-1.5B (BFCL's live cases): name=value lines for a gadget whose parameters are
+    # all optional. No required parameter was missing, so the body was never read, and the call
+    # ran with no arguments at all.
+    body = 'artist="Pitbull"\ngenre=dontcare\nyear=2019\n'
+    result, events = await _run_with([lookup_music], _call("lookup_music", body), "done")
+    assert result.gadget_results[0].result == "Pitbull/dontcare/2019"
+    assert [(e.kind, e.detail) for e in events] == [
+        ("bare_parameter_names", "lookup_music: the lines artist, genre, year read as parameter names")
+    ]
+    # Its id stays an id: with nothing required, a header's slot is never read as a value.
+    result, events = await _run_with([lookup_music], _call("lookup_music:pitbull", "genre=pop\n"), "done")
+    assert result.gadget_results[0].result == "dontcare/pop/0"
+    assert result.gadget_results[0].invocation_id == "pitbull"
+    # Values alone or prose are not read: with nothing required they could be anything.
+    for body in ("Pitbull\n", "Let me look that up.\n"):
+        result, events = await _run_with([lookup_music], _call("lookup_music", body), "done")
+        assert result.gadget_results[0].result == "dontcare/dontcare/0" and not events
+    with pytest.raises(RepairRefused):
+        await _run_with([lookup_music], _call("lookup_music", "artist=Sia\n"), "done", strict=True)
+
+
+@gadget(description="The current weather of a place.")
+def current_weather(location: str, unit: Literal["celsius", "fahrenheit"] = "fahrenheit") -> str:
+    return f"{location} in {unit}"
+
+
+async def test_a_header_slot_that_makes_the_call_invalid_as_a_value_stays_its_id() -> None:
+    # Qwen2.5-Coder-1.5B (BFCL's live_parallel_2): a city as each call's id, the place under it.
+    # Read as a value, "boston" was the unit (no unit) and the call was refused whole; as the id
+    # it was written as, the body is the location.
+    response = _call("current_weather:boston", "Boston, MA\n") + _call("current_weather:sf", "San Francisco, CA\n")
+    result, events = await _run_with([current_weather], response, "done")
+    assert [(r.invocation_id, r.result) for r in result.gadget_results] == [
+        ("boston", "Boston, MA in fahrenheit"),
+        ("sf", "San Francisco, CA in fahrenheit"),
+    ]
+    assert [e.kind for e in events] == ["body_as_parameter", "body_as_parameter"]
+    # A slot that fits stays a value: the unit, read across the header and the body.
+    result, events = await _run_with([current_weather], _call("current_weather:Oslo", "celsius\n"), "done")
+    assert result.gadget_results[0].result == "Oslo in celsius"
+    assert [e.kind for e in events] == ["values_in_order"]
+
+
 @gadget(description="The frequency of a genotype.")
 def genotype_frequency(allele_frequency: float, genotype: Literal["AA", "Aa", "aa"]) -> str:
     return f"{genotype} at {allele_frequency}"

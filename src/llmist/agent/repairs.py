@@ -599,7 +599,7 @@ def body_values(
     """The readings of a block body without ``!!!ARG:`` lines (:func:`body_arguments`), each with
     its repair kind, what was read, and whether the header's ``slots`` were read too, in the order
     to try them. When the header holds values (``has_slots``) and the body values alone, both are
-    one sequence in the order written (:func:`values_across`), the one reading: read apart, the
+    one sequence in the order written (:func:`values_across`), tried first: read apart, the
     body's took the first parameters and the header's the rest (``get_stock_price:Microsoft``
     over ``2022-01-01`` and ``NASDAQ`` gave the company the date)."""
     readings = body_arguments(gadget, body, required)
@@ -612,7 +612,7 @@ def body_values(
         )
     ):
         what = f"the header's slots and the lines under it read as {', '.join(across)}, in order"
-        return [("values_in_order", what, across, True)]
+        return [("values_in_order", what, across, True), *((*read, False) for read in readings)]
     return [(*read, False) for read in readings]
 
 
@@ -1378,6 +1378,8 @@ class CallRepairs:
             call = self._block_arguments(
                 call, tuple(f for f in self._gadgets[call.gadget_name].Params.model_fields if f in required)
             )
+        elif not required and params == {} and call.parse_error is None and call.parameters_raw.strip():
+            call = self._named_arguments(call)
         lists = self._lists_by.get(call.gadget_name)
         if lists is None:
             lists = self._lists(call.gadget_name)
@@ -1572,6 +1574,20 @@ class CallRepairs:
                 return fixed
         return self._arguments_read(call, required, []) or call
 
+    def _named_arguments(self, call: ParsedCall) -> ParsedCall:
+        """``call`` (a block call to a gadget whose parameters are all optional, with a body and
+        no argument lines) with the parameters its body names (``bare_parameter_names``:
+        ``artist="Pitbull"``, ``genre=dontcare``), if it then binds and validates; else as written.
+        Such a body was dropped and the call ran with no arguments, without a word
+        (Qwen2.5-Coder-1.5B, BFCL's live cases). Values alone and the header's slots are not read
+        here: with nothing required, a line of prose or an id would pass for a value."""
+        fields = set(self._fields(call.gadget_name))
+        named = _bare_names(call.parameters_raw.strip("\r\n").splitlines(), fields)
+        if named is None:
+            return call
+        what = f"the lines {', '.join(named)} read as parameter names"
+        return self._with_reading(call, (), [("bare_parameter_names", what)], named, call.parameters_raw, False) or call
+
     def _slot_as_argument(self, call: ParsedCall) -> tuple[ParsedCall, tuple[RepairKind, str]] | None:
         """``call`` read with its header's last slot as the argument line of the text before its
         body's first ``!!!ARG:`` line, when that slot names a parameter the body leaves unset
@@ -1642,17 +1658,32 @@ class CallRepairs:
     ) -> ParsedCall | None:
         """``call`` with the arguments ``params`` (its body ``raw``) that the readings ``kinds``
         gave, and those its header's slots hold unless the body's reading took them
-        (``read_across``), noted; ``None`` when nothing was read or the call then does not bind and
-        validate."""
-        gadget = self._gadgets[call.gadget_name]
-        kinds = list(kinds)
-        slots = [call.invocation_id, *call.dependencies]
-        header = None
-        if not read_across and self._has_slots(call):
-            header = header_arguments(gadget, slots, required, params)
+        (``read_across``) or the gadget requires nothing (its id may be any word), noted; ``None``
+        when nothing was read or the call then does not bind and validate. When the slots' values
+        make the call invalid, they are its id after all, as written: ``get_current_weather:boston``
+        over ``Boston, MA`` is the location, not a unit ``boston`` (Qwen2.5-Coder-1.5B)."""
+        if not read_across and required and self._has_slots(call):
+            slots = [call.invocation_id, *call.dependencies]
+            header = header_arguments(self._gadgets[call.gadget_name], slots, required, params)
             if header is not None:
-                kinds.append(("header_arguments", f"the header's {_listed(header)} read as arguments"))
-                params = {**params, **header}
+                read: tuple[RepairKind, str] = ("header_arguments", f"the header's {_listed(header)} read as arguments")
+                fixed = self._bound_reading(call, [*kinds, read], {**params, **header}, raw, header, read_across)
+                if fixed is not None:
+                    return fixed
+        return self._bound_reading(call, kinds, params, raw, None, read_across)
+
+    def _bound_reading(
+        self,
+        call: ParsedCall,
+        kinds: list[tuple[RepairKind, str]],
+        params: Mapping[str, object],
+        raw: str,
+        header: Mapping[str, str] | None,
+        read_across: bool,
+    ) -> ParsedCall | None:
+        """``call`` with the arguments ``params`` (``header`` among them: those its header's slots
+        held) written into its body, and the readings ``kinds`` noted, if it then binds and
+        validates; ``None`` otherwise, or when nothing was read."""
         if not kinds:
             return None
         # What was read goes into the body as argument lines: binding reads the body again, and a
@@ -1674,10 +1705,9 @@ class CallRepairs:
         bound = self._binding(fixed)
         if bound is None:
             return None
-        fixed = bound
         for kind, what in kinds:
-            self._note(kind, f"{call.gadget_name}: {what}", fixed.invocation_id)
-        return fixed
+            self._note(kind, f"{call.gadget_name}: {what}", bound.invocation_id)
+        return bound
 
     def _binding(self, call: ParsedCall) -> ParsedCall | None:
         """``call`` if it binds and validates, else with its lists read as text read as their items

@@ -535,8 +535,27 @@ def _python_literal(text: str) -> Any:
     try:
         value = ast.literal_eval(text)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return None
+        return _quoted_items(text)
     return value if isinstance(value, list | dict) else None
+
+
+_QUOTED_LIST = re.compile(r"\[\s*'(.*)'\s*\]", re.DOTALL)
+_ITEM_BREAK = re.compile(r"'\s*,\s*'")
+
+
+def _quoted_items(text: str) -> list[str] | None:
+    """A list of strings in single quotes whose items hold an apostrophe, which no Python
+    literal can (``['I'm interested in a savings account', 'Are banks open?']``: Qwen2.5-Coder-1.5B
+    on BFCL's live cases), or ``None``. The items are split where a quote, a comma and a quote
+    meet; a text with a quote beside a comma anywhere else is no such list."""
+    match = _QUOTED_LIST.fullmatch(text)
+    if match is None:
+        return None
+    items = _ITEM_BREAK.split(match[1])
+    return None if any(_STRAY_QUOTE.search(item) for item in items) else items
+
+
+_STRAY_QUOTE = re.compile(r"'\s*,|,\s*'")
 
 
 def prepare_params(gadget: Gadget, params: Mapping[str, Any]) -> dict[str, Any]:
