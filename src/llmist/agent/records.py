@@ -243,6 +243,7 @@ RepairKind: TypeAlias = Literal[
     "bare_parameter_names",
     "header_arguments",
     "numbered_parameters",
+    "repeated_parameters",
     "value_as_list",
     "quoted_value",
     "null_value",

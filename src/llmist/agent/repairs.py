@@ -772,6 +772,39 @@ def numbered_calls(gadget: Gadget, params: Mapping[str, object]) -> list[dict[st
     return [{**shared, **by_number[n]} for n in sorted(by_number)]
 
 
+def repeated_bodies(gadget: Gadget, raw: str, arg: str) -> list[str] | None:
+    """The body of one block call read as the bodies of several when its argument lines name
+    parameters more than once, each as many times (``!!!ARG:location`` ``Boston``, then
+    ``!!!ARG:location`` ``San Francisco``): the k-th body holds the k-th line of each repeated
+    name, and every body holds the lines written once (``unit``). ``None`` when no name repeats,
+    repeated names differ in count, a name is no parameter's (or a path: ``items/0``), a repeated
+    one is a list (its lines may be items), or text stands before the first argument line."""
+    start, end, _ = arguments_span(raw, 0, len(raw), arg)
+    lead, *pieces = raw[start:end].split(arg)
+    names = [piece.split("\n", 1)[0].strip() for piece in pieces]
+    fields = gadget.Params.model_fields
+    if lead.strip() or not all(name in fields for name in names):
+        return None
+    counts = {name: names.count(name) for name in names}
+    repeats = {count for count in counts.values() if count > 1}
+    if len(repeats) != 1:
+        return None
+    schema = json_schema(gadget.Params)
+    if any(count > 1 and schema.kind(schema.properties.get(name)) == "array" for name, count in counts.items()):
+        return None
+    bodies: list[list[str]] = [[] for _ in range(repeats.pop())]
+    taken = dict.fromkeys(counts, 0)
+    for name, piece in zip(names, pieces, strict=True):
+        line = arg + (piece if piece.endswith("\n") else piece + "\n")
+        if counts[name] == 1:
+            for body in bodies:
+                body.append(line)
+        else:
+            bodies[taken[name]].append(line)
+            taken[name] += 1
+    return ["".join(body) for body in bodies]
+
+
 def lead_arguments(
     gadget: Gadget, raw: str, arg: str, params: Mapping[str, object]
 ) -> tuple[RepairKind, str, dict[str, object], str] | None:
@@ -1311,8 +1344,10 @@ class CallRepairs:
         # Block calls only: a native call's result must answer the one tool call id the provider
         # gave (a second result would name an id the API never issued), and an emoji call's
         # arguments are positional. The common case costs one look at the parameters' names.
-        if call.syntax != "block" or gadget is None or not params:
+        if call.syntax != "block" or gadget is None:
             return None
+        if not params:
+            return self._repeated_parameters(call, gadget) if call.parse_error is not None else None
         if params.keys() <= self._fields(call.gadget_name):
             return None
         read = numbered_calls(gadget, params)
@@ -1322,22 +1357,51 @@ class CallRepairs:
         texts = numbered_calls(gadget, _as_written(call, self._arg))  # the same calls, values as written
         if texts is None:
             return None
-        calls: list[ParsedCall] = []
+        parts: list[tuple[Mapping[str, object], str]] = []
         for one, text in zip(read, texts, strict=True):
             written = _written_arguments(call.gadget_name, text, self._arg)
             if written is None:
                 return None
+            parts.append((one, written))
+        detail = f"the parameters {', '.join(params)} read as {len(parts)} call(s), one a number"
+        return self._several(call, gadget, parts, "numbered_parameters", detail)
+
+    def _repeated_parameters(self, call: ParsedCall, gadget: Gadget) -> list[ParsedCall] | None:
+        """``call`` (a block call the parser refused: a parameter's argument line written twice)
+        as the calls its bodies write (``repeated_parameters``, :func:`repeated_bodies`), or
+        ``None``. Qwen2.5-Coder wrote one call with two ``location`` lines for two cities' weather,
+        and three of each value for three stocks."""
+        bodies = repeated_bodies(gadget, call.parameters_raw, self._arg)
+        if bodies is None:
+            return None
+        try:
+            parts = [(parse_block_body(body, arg_prefix=self._arg), body) for body in bodies]
+        except BlockParseError:
+            return None
+        detail = f"the argument lines written more than once read as {len(parts)} calls, one a line"
+        return self._several(dataclasses.replace(call, parse_error=None), gadget, parts, "repeated_parameters", detail)
+
+    def _several(
+        self,
+        call: ParsedCall,
+        gadget: Gadget,
+        parts: Sequence[tuple[Mapping[str, object], str]],
+        kind: RepairKind,
+        detail: str,
+    ) -> list[ParsedCall] | None:
+        """``call`` as one call for each of ``parts`` (parameters and the body that writes them),
+        if each binds and validates, the reading ``kind`` noted; else ``None``."""
+        calls: list[ParsedCall] = []
+        for params, written in parts:
             # The parser's tolerances are the first call's alone: admit notes them once.
             tolerated = () if calls else call.repairs
-            part = dataclasses.replace(call, parameters=one, parameters_raw=written, repairs=tolerated)
+            part = dataclasses.replace(call, parameters=dict(params), parameters_raw=written, repairs=tolerated)
             if not _binds(gadget, part):
                 return None
             calls.append(part)
         # Ids only once every call validates: a reading that is dropped takes none of the run's.
         calls[1:] = [dataclasses.replace(part, invocation_id=self._ids()) for part in calls[1:]]
-        names = ", ".join(params)
-        detail = f"{call.gadget_name}: the parameters {names} read as {len(calls)} call(s), one a number"
-        self._note("numbered_parameters", detail, call.invocation_id)
+        self._note(kind, f"{call.gadget_name}: {detail}", call.invocation_id)
         return calls
 
     def _fitting_gadget(self, call: ParsedCall, offered: Sequence[str]) -> str:

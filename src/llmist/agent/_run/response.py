@@ -445,7 +445,7 @@ class Response:
         if parts is None:
             return await self._admitted(ev, ev.call)
         events: list[AgentEvent] = []
-        for index, part in enumerate(parts):  # numbered parameters (city1, city2): a call a number
+        for index, part in enumerate(parts):  # numbered or repeated parameters: a call a number or line
             if index:
                 self.n_calls += 1
             events += await self._admitted(ev, part)
