@@ -981,6 +981,10 @@ async def test_a_body_of_names_and_values_is_read_for_a_gadget_that_requires_not
         assert result.gadget_results[0].result == "dontcare/dontcare/0" and not events
     with pytest.raises(RepairRefused):
         await _run_with([lookup_music], _call("lookup_music", "artist=Sia\n"), "done", strict=True)
+    # A value that does not fit fails the call on that value, instead of a run with no arguments.
+    result, events = await _run_with([lookup_music], _call("lookup_music", "artist=Sia\nyear=dontcare\n"), "done")
+    [r] = result.gadget_results
+    assert r.result is None and r.error is not None and "year" in r.error and not events
 
 
 @gadget(description="The current weather of a place.")

@@ -1641,16 +1641,22 @@ class CallRepairs:
     def _named_arguments(self, call: ParsedCall) -> ParsedCall:
         """``call`` (a block call to a gadget whose parameters are all optional, with a body and
         no argument lines) with the parameters its body names (``bare_parameter_names``:
-        ``artist="Pitbull"``, ``genre=dontcare``), if it then binds and validates; else as written.
-        Such a body was dropped and the call ran with no arguments, without a word
-        (Qwen2.5-Coder-1.5B, BFCL's live cases). Values alone and the header's slots are not read
-        here: with nothing required, a line of prose or an id would pass for a value."""
+        ``artist="Pitbull"``, ``genre=dontcare``), noted if it then binds and validates, else for
+        the error its values get. Such a body was dropped and the call ran with no arguments,
+        without a word (Qwen2.5-Coder-1.5B, BFCL's live cases). Values alone and the header's slots
+        are not read here: with nothing required, a line of prose or an id would pass for a value."""
         fields = set(self._fields(call.gadget_name))
         named = _bare_names(call.parameters_raw.strip("\r\n").splitlines(), fields)
         if named is None:
             return call
         what = f"the lines {', '.join(named)} read as parameter names"
-        return self._with_reading(call, (), [("bare_parameter_names", what)], named, call.parameters_raw, False) or call
+        fixed = self._with_reading(call, (), [("bare_parameter_names", what)], named, call.parameters_raw, False)
+        if fixed is not None:
+            return fixed
+        # A value that does not fit (`year="dontcare"` for an integer): the call fails on it, as
+        # the model wrote it, rather than run with no arguments.
+        written = _written_arguments(call.gadget_name, named, self._arg)
+        return call if written is None else dataclasses.replace(call, parameters=dict(named), parameters_raw=written)
 
     def _slot_as_argument(self, call: ParsedCall) -> tuple[ParsedCall, tuple[RepairKind, str]] | None:
         """``call`` read with its header's last slot as the argument line of the text before its
