@@ -138,6 +138,7 @@ import dataclasses
 import json
 import re
 import shlex
+from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Final
 
@@ -785,7 +786,7 @@ def repeated_bodies(gadget: Gadget, raw: str, arg: str) -> list[str] | None:
     fields = gadget.Params.model_fields
     if lead.strip() or not all(name in fields for name in names):
         return None
-    counts = {name: names.count(name) for name in names}
+    counts = Counter(names)
     repeats = {count for count in counts.values() if count > 1}
     if len(repeats) != 1:
         return None

@@ -541,6 +541,7 @@ def _python_literal(text: str) -> Any:
 
 _QUOTED_LIST = re.compile(r"\[\s*'(.*)'\s*\]", re.DOTALL)
 _ITEM_BREAK = re.compile(r"'\s*,\s*'")
+_STRAY_QUOTE = re.compile(r"'\s*,|,\s*'")
 
 
 def _quoted_items(text: str) -> list[str] | None:
@@ -553,9 +554,6 @@ def _quoted_items(text: str) -> list[str] | None:
         return None
     items = _ITEM_BREAK.split(match[1])
     return None if any(_STRAY_QUOTE.search(item) for item in items) else items
-
-
-_STRAY_QUOTE = re.compile(r"'\s*,|,\s*'")
 
 
 def prepare_params(gadget: Gadget, params: Mapping[str, Any]) -> dict[str, Any]:
