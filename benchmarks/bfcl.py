@@ -8,8 +8,13 @@ Data, possible answers, checker, BFCL's prompt-mode prompt and decoder all come 
 ``bfcl-eval`` package (see ``_bfcl_package.py``). Categories: the non-live AST ones, ``simple_python``,
 ``multiple``, ``parallel``, ``parallel_multiple`` and ``irrelevance`` (passes when no call is made,
 as BFCL grades it: a call llmist refused to run, to a gadget that does not exist or with invalid
-values, was made all the same, as BFCL's decoder would read it in prompt mode). One model turn
-per case: BFCL grades the calls of the first response.
+values, was made all the same, as BFCL's decoder would read it in prompt mode), the development
+set and the default. BFCL's live categories (``--categories live_simple,live_multiple,...``, see
+``LIVE_CATEGORIES``), functions and questions users contributed, judge a change on tasks of kinds
+the development set lacks: a case's own system message joins llmist's system prompt as
+``system_extra`` (BFCL's prompt mode joins it to its own), an earlier exchange is the run's
+history, and ``live_relevance`` passes when a call is made. One model turn per case: BFCL grades
+the calls of the first response.
 
 Modes (``--mode``, repeatable), all on one llama.cpp server serving the same GGUF file:
 
