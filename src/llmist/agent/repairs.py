@@ -150,7 +150,7 @@ from llmist.execution.names import closest_names, gadget_names, same_name, unkno
 from llmist.execution.results import call_result
 from llmist.gadgets import Gadget, InvalidParametersError, bind_call, validate_params
 from llmist.gadgets._schema import is_plain_string
-from llmist.gadgets.binding import is_null_word, joined_words, shown_block_call
+from llmist.gadgets.binding import is_null_word, joined_words, shown_block_call, written_fields
 from llmist.syntax import BlockParseError, ParsedCall, is_auto_id, native_call, next_auto_id
 from llmist.syntax._tolerance import unquoted
 from llmist.syntax.pointers import arguments_span, parse_block_body
@@ -333,7 +333,7 @@ def parameter_names(gadgets: Iterable[Gadget]) -> dict[str, dict[str, bool]]:
     """Each gadget's parameters, by the gadget's name: each parameter's name and whether it is
     required. What :func:`json_calls` and :func:`without_json_calls` take as ``parameters``."""
     return {
-        gadget.name: {name: field.is_required() for name, field in gadget.Params.model_fields.items()}
+        gadget.name: {name: field.is_required() for name, field in written_fields(gadget.Params).items()}
         for gadget in gadgets
     }
 
@@ -510,7 +510,7 @@ def emoji_header_repair(gadget: Gadget, call: ParsedCall) -> tuple[RepairKind, P
         tokens = shlex.split(call.raw_args or "")
     except ValueError:
         return None
-    names = set(gadget.Params.model_fields)
+    names = set(written_fields(gadget.Params))
     kept = [t for t in tokens if t not in names]
     if len(kept) < len(tokens):
         fixed = dataclasses.replace(call, raw_args=shlex.join(kept))
@@ -542,7 +542,7 @@ def body_arguments(gadget: Gadget, body: str, required: Sequence[str]) -> list[t
       when the lines give values to parameters that are not text (:func:`_typed_values`).
 
     Values are text: binding coerces them by the schema."""
-    fields = list(gadget.Params.model_fields)
+    fields = list(written_fields(gadget.Params))
     lines = body.strip("\r\n").splitlines()
     named = _bare_names(lines, set(fields))
     if named is not None:
@@ -625,8 +625,8 @@ def values_across(gadget: Gadget, slots: Sequence[str], body: str, required: Seq
     ``name=value`` pair (:func:`header_arguments` reads those), or an id the instructions teach
     (``first``: Qwen2.5-Coder-0.5B wrote ``genetics_calculate_similarity:first`` over one line of
     prose), or the count fits neither."""
-    fields = list(gadget.Params.model_fields)
-    if any(slot in gadget.Params.model_fields or "=" in slot or is_id_word(slot) for slot in slots):
+    fields = list(written_fields(gadget.Params))
+    if any(slot in written_fields(gadget.Params) or "=" in slot or is_id_word(slot) for slot in slots):
         return None
     lines = _values_alone(body.splitlines())
     return _in_declared_order([*slots, *lines], required, fields) if lines else None
@@ -696,7 +696,7 @@ def header_arguments(
     ``!!!GADGET_START:music_generate:D Minor:120:4/4``), bound to them in declared order, as
     :func:`body_arguments` binds values alone, unless a slot is an id word (``save_file:third``:
     :data:`ID_WORDS`)."""
-    fields = gadget.Params.model_fields
+    fields = written_fields(gadget.Params)
     # The parser split the header at ":" and the dependencies at ",": joined again, as written.
     header = ":".join([*slots[:1], ",".join(slots[1:])]) if len(slots) > 1 else "".join(slots)
     pairs = _header_pairs(header, fields, params)
@@ -754,7 +754,7 @@ def numbered_calls(gadget: Gadget, params: Mapping[str, object]) -> list[dict[st
     under their own names, in the numbers' order, each with the parameters written without a
     number; ``None`` when a name is neither, a number sets a parameter twice, or none is numbered.
     A gadget that takes parameters it does not declare is never read so (``city1`` may be one)."""
-    fields = gadget.Params.model_fields
+    fields = written_fields(gadget.Params)
     if gadget.Params.model_config.get("extra") == "allow" or params.keys() <= fields.keys():
         return None
     shared: dict[str, object] = {}
@@ -783,7 +783,7 @@ def repeated_bodies(gadget: Gadget, raw: str, arg: str) -> list[str] | None:
     start, end, _ = arguments_span(raw, 0, len(raw), arg)
     lead, *pieces = raw[start:end].split(arg)
     names = [piece.split("\n", 1)[0].strip() for piece in pieces]
-    fields = gadget.Params.model_fields
+    fields = written_fields(gadget.Params)
     if lead.strip() or not all(name in fields for name in names):
         return None
     counts = Counter(names)
@@ -819,7 +819,7 @@ def lead_arguments(
     start = 0 if raw.startswith(arg) else raw.find("\n" + arg) + 1
     if start <= 0 or not raw[:start].strip():
         return None
-    fields = [f for f in gadget.Params.model_fields if f not in params]
+    fields = [f for f in written_fields(gadget.Params) if f not in params]
     named = _bare_names(raw[:start].splitlines(), set(fields))
     if named is not None:
         detail = f"the lines {', '.join(named)} before the first {arg.strip()} line read as parameter names"
@@ -827,7 +827,7 @@ def lead_arguments(
     values = _values_alone(raw[:start].splitlines())
     if len(values) < 2:  # one line before the arguments may be prose ("Here it is:"), never read as a value
         return None
-    required = [f for f in fields if gadget.Params.model_fields[f].is_required()]
+    required = [f for f in fields if written_fields(gadget.Params)[f].is_required()]
     read = _in_declared_order(values, required, fields)
     if read is None:
         return None
@@ -845,7 +845,7 @@ def spread_values(
     if len(params) != 1 or raw.count(arg) != 1:
         return None
     [(name, value)] = params.items()
-    fields = list(gadget.Params.model_fields)
+    fields = list(written_fields(gadget.Params))
     if not isinstance(value, str) or name not in fields:
         return None
     values = _values_alone(value.splitlines())
@@ -870,7 +870,7 @@ def value_as_name(
     if len(params) != 1 or raw.count(arg) != 1:
         return None
     [(name, value)] = params.items()
-    fields = gadget.Params.model_fields
+    fields = written_fields(gadget.Params)
     required = [field for field, info in fields.items() if info.is_required()]
     text = name.strip()
     if name in fields or len(required) != 1 or not text:
@@ -1082,7 +1082,7 @@ def _first_word(name: str) -> str:
 
 def _takes(gadget: Gadget, call: ParsedCall, written: set[str]) -> bool:
     """Whether ``gadget`` has a parameter for each one ``call`` wrote and the call binds to it."""
-    if not written <= set(gadget.Params.model_fields):
+    if not written <= set(written_fields(gadget.Params)):
         return False
     try:
         validate_params(gadget, bind_call(gadget, call))
@@ -1441,7 +1441,7 @@ class CallRepairs:
         params = call.parameters
         if required and params is not None and not params.keys() >= required and call.parse_error is None:
             call = self._block_arguments(
-                call, tuple(f for f in self._gadgets[call.gadget_name].Params.model_fields if f in required)
+                call, tuple(f for f in written_fields(self._gadgets[call.gadget_name].Params) if f in required)
             )
         elif not required and params == {} and call.parse_error is None and call.parameters_raw.strip():
             call = self._named_arguments(call)
@@ -1462,7 +1462,7 @@ class CallRepairs:
         lines that set both): the header names two or more of the gadget's parameters, the
         first in the id slot, and the argument lines set each of them. Read as an id and
         dependencies, two such calls had one id and the second was refused as a duplicate."""
-        fields = self._gadgets[call.gadget_name].Params.model_fields
+        fields = written_fields(self._gadgets[call.gadget_name].Params)
         params = call.parameters or {}
         names = [slot for slot in (call.invocation_id, *call.dependencies) if slot in fields]
         if len(names) < 2 or not all(name in params for name in names):
@@ -1511,7 +1511,7 @@ class CallRepairs:
         found = self._fields_by.get(name)
         if found is None:
             gadget = self._gadgets.get(name)
-            found = self._fields_by[name] = frozenset(gadget.Params.model_fields if gadget is not None else ())
+            found = self._fields_by[name] = frozenset(written_fields(gadget.Params) if gadget is not None else ())
         return found
 
     def _parameter_names(self, call: ParsedCall) -> ParsedCall:
@@ -1538,7 +1538,7 @@ class CallRepairs:
     def _required(self, name: str) -> frozenset[str]:
         """The required parameters of the gadget ``name``, worked out once."""
         gadget = self._gadgets.get(name)
-        fields = gadget.Params.model_fields if gadget is not None else {}
+        fields = written_fields(gadget.Params) if gadget is not None else {}
         found = self._required_by[name] = frozenset(f for f, info in fields.items() if info.is_required())
         return found
 
@@ -1672,7 +1672,7 @@ class CallRepairs:
         params = call.parameters or {}
         raw = call.parameters_raw
         lead = raw if self._arg not in raw else raw[: raw.find(self._arg)]
-        if slot not in self._gadgets[call.gadget_name].Params.model_fields or slot in params or not lead.strip():
+        if slot not in written_fields(self._gadgets[call.gadget_name].Params) or slot in params or not lead.strip():
             return None
         body = f"{self._arg}{slot}\n{raw.lstrip(chr(13) + chr(10))}"
         try:

@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from pydantic import BaseModel, ValidationError
+from pydantic.fields import FieldInfo
 
 from llmist.gadgets._schema import is_plain_string, marked_body_field
 from llmist.gadgets.base import Gadget
@@ -123,6 +124,32 @@ def _known_names(params: type[BaseModel]) -> frozenset[str] | None:
     return names
 
 
+_WRITTEN_FIELDS: dict[type[BaseModel], dict[str, FieldInfo]] = {}
+"""Per parameters class: :func:`written_fields`. A plain dict cleared when full, as ``json_schema``'s."""
+
+
+def written_fields(params: type[BaseModel]) -> Mapping[str, FieldInfo]:
+    """``params``'s fields, in declared order, by the names a model writes them with: a field's
+    alias where it has one, else its Python name. A JSON schema's ``_from``, ``class`` or
+    ``user-id`` can be no Python name, so its field is ``field_0`` with that alias; the prompt
+    shows the alias, the model writes it, and validation takes it. Every reading of a call by
+    its names (the repairs, an error's rewritten call) goes by these."""
+    found = _WRITTEN_FIELDS.get(params)
+    if found is None:
+        if len(_WRITTEN_FIELDS) >= 512:
+            _WRITTEN_FIELDS.clear()
+        found = _WRITTEN_FIELDS[params] = {_written_name(name, f): f for name, f in params.model_fields.items()}
+    return found
+
+
+def _written_name(name: str, field: FieldInfo) -> str:
+    """The name a model writes the field ``name`` with (see :func:`written_fields`)."""
+    for alias in (field.validation_alias, field.alias):
+        if isinstance(alias, str):
+            return alias
+    return name
+
+
 def corrected_params(gadget: Gadget, raw: Mapping[str, Any]) -> dict[str, Any] | None:
     """The parameters of a call that failed validation, corrected from what could be read, or
     ``None`` when that gives no valid call different from ``raw``.
@@ -175,7 +202,7 @@ def format_validation_error(gadget: Gadget, error: ValidationError | None, unkno
 
 
 def _unknown_line(gadget: Gadget, name: str) -> str:
-    close = difflib.get_close_matches(name, list(gadget.Params.model_fields), n=1, cutoff=0.6)
+    close = difflib.get_close_matches(name, list(written_fields(gadget.Params)), n=1, cutoff=0.6)
     return f"- {name}: unknown parameter; did you mean {close[0]!r}?" if close else f"- {name}: unknown parameter"
 
 
@@ -217,7 +244,7 @@ def _block_params(gadget: Gadget, call: ParsedCall, arg_prefix: str) -> dict[str
             raise InvalidParametersError(_parse_error_text(gadget, str(exc), arg_prefix)) from None
     params = dict(call.parameters or {})
     if not params and raw.strip():  # text without argument lines: unread, unless the gadget needs none
-        fields = gadget.Params.model_fields
+        fields = written_fields(gadget.Params)
         if any(info.is_required() for info in fields.values()):
             raise InvalidParametersError(_without_arguments_text(gadget, raw, arg_prefix))
     return params
@@ -229,7 +256,7 @@ def _without_arguments_text(gadget: Gadget, raw: str, arg_prefix: str) -> str:
     a required one it left out), so the model sees its own values in the form that runs (an
     empty block taught Qwen2.5-Coder nothing: it sent the same call six times)."""
     lines = [line.strip() for line in raw.splitlines() if line.strip()]
-    fields = gadget.Params.model_fields
+    fields = written_fields(gadget.Params)
     values: dict[str, str] = {}
     for field, line in zip(fields, lines, strict=False):
         values[field] = line
@@ -373,7 +400,7 @@ def _quoted_form_hint(gadget: Gadget, schema: JsonSchema, free: list[str], posit
     texts = [f for f in free if is_plain_string(schema, f)]
     if not texts:
         return ""
-    fields = gadget.Params.model_fields
+    fields = written_fields(gadget.Params)
     required = {f for f in free if f in fields and fields[f].is_required()}
     words = " ".join(t for t in positional if _NUMBER(t) is None)
     rest = [f'{f}="..."' if is_plain_string(schema, f) else f"{f}=..." for f in free if f in required and f != texts[0]]

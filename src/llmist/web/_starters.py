@@ -15,6 +15,7 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from llmist.gadgets import Gadget
+from llmist.gadgets.binding import written_fields
 
 __all__ = ["STARTERS", "starters"]
 
@@ -37,7 +38,7 @@ def starters(gadgets: Sequence[Gadget], guarded: Collection[str]) -> list[dict[s
 def _prompt(g: Gadget) -> str:
     """``Use <name> with <field> <value> and ...`` for the gadget's required fields (all of its
     fields when none is required)."""
-    fields = g.Params.model_fields
+    fields = written_fields(g.Params)
     names = [n for n, f in fields.items() if f.is_required()] or list(fields)
     if not names:
         return f"Use {g.name}"
