@@ -4,12 +4,15 @@ strict mode, and left to the parser's error whenever the lines do not say so pla
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llmist import gadget
 from llmist.agent.repairs import RepairRefused
+from llmist.execution import GadgetExecutionResult
 from tests.agent.repair_runs import run_with_repairs
 
 
@@ -28,6 +31,11 @@ def tag(path: str, tags: list[str]) -> str:
     return f"{path}: {tags}"
 
 
+def _in_call_order(results: Sequence[GadgetExecutionResult]) -> list[GadgetExecutionResult]:
+    """The results in the order of their calls: they arrive as each call finishes, in parallel."""
+    return sorted(results, key=lambda r: int(r.invocation_id.removeprefix("gadget_")))
+
+
 def _block(name: str, *lines: tuple[str, object]) -> str:
     body = "".join(f"!!!ARG:{key}\n{value}\n" for key, value in lines)
     return f"!!!GADGET_START:{name}\n{body}!!!GADGET_END\n"
@@ -37,7 +45,7 @@ async def test_a_repeated_parameter_is_one_call_a_line_with_the_others_in_each()
     # Qwen2.5-Coder-1.5B (BFCL's live_parallel_4): two cities' weather as one call.
     response = _block("weather", ("location", "Boston, USA"), ("unit", "celsius"), ("location", "San Francisco, USA"))
     result, events = await run_with_repairs([weather], response, "ok")
-    assert [(r.invocation_id, r.result) for r in result.gadget_results] == [
+    assert [(r.invocation_id, r.result) for r in _in_call_order(result.gadget_results)] == [
         ("gadget_1", "Boston, USA in celsius"),
         ("gadget_2", "San Francisco, USA in celsius"),
     ]
@@ -52,7 +60,7 @@ async def test_several_repeated_parameters_pair_up_in_the_order_written() -> Non
     lines = [(name, value) for trio in ((10, 15, 1), (20, 18, 2), (30, 40, 0)) for name, value in
              zip(("purchase_price", "sale_price", "dividend"), trio, strict=True)]  # fmt: skip
     result, _ = await run_with_repairs([stock_profit], _block("stock_profit", *lines), "ok")
-    assert [r.result for r in result.gadget_results] == ["6", "0", "10"]
+    assert [r.result for r in _in_call_order(result.gadget_results)] == ["6", "0", "10"]
 
 
 @pytest.mark.parametrize(
@@ -103,4 +111,4 @@ async def test_any_number_of_repeats_gives_that_many_calls_in_order(places: list
     lines: list[tuple[str, object]] = [("location", place) for place in places]
     lines.insert(min(unit_at, len(lines)), ("unit", "kelvin"))
     result, _ = await run_with_repairs([weather], _block("weather", *lines), "ok")
-    assert [r.result for r in result.gadget_results] == [f"{place} in kelvin" for place in places]
+    assert [r.result for r in _in_call_order(result.gadget_results)] == [f"{place} in kelvin" for place in places]
