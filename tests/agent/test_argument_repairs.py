@@ -351,6 +351,58 @@ async def test_names_with_their_values_on_their_lines_are_read_as_arg_lines() ->
     assert result.gadget_results[0].result == "Paris: sunny"
 
 
+async def test_a_name_value_line_with_a_name_no_parameter_has_is_no_part_of_the_value_above() -> None:
+    # Read into `key`'s value, `label=urgent` ran as part of the key without a word
+    # (Qwen2.5-Coder-1.5B, BFCL's live cases); read as a name, the call fails naming it.
+    result, _ = await _run(_call("save_note", "key=todo\nlabel=urgent\ntext=buy milk\n"), "done")
+    [r] = result.gadget_results
+    assert r.error is not None and "- label: unknown parameter" in r.error
+    assert "has no `!!!ARG:` lines" not in r.error
+
+
+_WORDS = st.text(st.characters(whitelist_categories=("L", "Nd")) | st.just(" "), min_size=1, max_size=20)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    key=_WORDS,
+    text=_WORDS,
+    name=st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,12}", fullmatch=True),
+    value=_WORDS,
+    sep=st.sampled_from(["=", ": ", " = "]),
+)
+async def test_an_unknown_name_value_line_among_others_never_runs_inside_a_value(
+    key: str, text: str, name: str, value: str, sep: str
+) -> None:
+    assume(name not in ("key", "text") and key.strip() and text.strip() and value.strip())
+    body = f"key{sep}{key.strip()}\n{name}{sep}{value.strip()}\ntext{sep}{text.strip()}\n"
+    result, _ = await _run(_call("save_note", body), "done")
+    [r] = result.gadget_results
+    assert r.error is not None and f"- {name}: unknown parameter" in r.error
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "key: todo\ntext:\nNote: buy milk\n",  # the value starts under its name
+        "key: todo\ntext: buy milk\nand eggs\nPS: bring bags\n",  # a value of several lines
+    ],
+)
+async def test_a_name_value_line_inside_a_value_of_several_lines_stays_in_the_value(body: str) -> None:
+    result, _ = await _run(_call("save_note", body), "done")
+    [r] = result.gadget_results
+    assert r.ok and r.result is not None and r.result.endswith(body.splitlines()[-1])
+    assert result.repairs == {"bare_parameter_names": 1}
+
+
+async def test_a_reading_by_names_that_does_not_validate_fails_on_the_value_it_named() -> None:
+    result, _ = await _run(_call("add3", "a=3\nb=three\nc=4\n"), "done")
+    [r] = result.gadget_results
+    assert r.error is not None and "- b: Input should be a valid integer" in r.error
+    assert "has no `!!!ARG:` lines" not in r.error  # not the lines put under a, b, c in order
+    assert result.repairs == {}
+
+
 @gadget(description="Final speed of a falling object.")
 def final_speed(initial_speed: int, time: int, gravity: float = -9.81) -> str:
     return f"{initial_speed + gravity * time:.2f}"

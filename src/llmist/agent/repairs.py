@@ -60,7 +60,9 @@
   on the lines after it (``I``, ``10``, ``r``, ``0.01``), or with its value on its line
   (``city: Paris``, ``a=3``): read as ``!!!ARG:`` lines, each name a parameter of the gadget;
   also such lines before a body's first ``!!!ARG:`` line (``area=2000`` then ``!!!ARG:rooms``). A
-  name given empty quotes (``venue=""``) is left out.
+  name given empty quotes (``venue=""``) is left out. A ``name=value`` line right under another is
+  a name of its own even when no parameter has it (``result_limit=5``), handled as an ``!!!ARG:``
+  line of that name would be; a body so read that does not validate fails on what it named.
 - ``header_arguments``: values in a block header's id and dependency slots where a required
   parameter is left unset and no earlier call of the response has that id
   (``!!!GADGET_START:get_president_and_vp:1980``, ``!!!GADGET_START:artwork_find:museum:Metropolitan``):
@@ -663,17 +665,25 @@ def _bare_names(lines: list[str], fields: set[str]) -> dict[str, str] | None:
     read: dict[str, list[str]] = {}
     emptied: set[str] = set()
     current: list[str] | None = None
+    one_line = False  # the value being read is a name=value line's, with no line under it yet
     for line in lines:
         word = line.strip()
         pair = _NAME_VALUE.fullmatch(word)
         if word in fields and word not in read:
             current = read[word] = []
-        elif pair is not None and pair[1] in fields and pair[1] not in read:
+            one_line = False
+        elif pair is not None and pair[1] not in read and (pair[1] in fields or (one_line and pair[2])):
+            # A name=value line under another is a parameter of its own, a name the gadget does
+            # not have too (``result_limit=5`` under ``keyword=Ji Sung Park``): read into the
+            # value above, it ran as part of the keyword without a word (Qwen2.5-Coder-1.5B);
+            # read as a name, the call fails naming it.
             value = pair[2] or ""
             current = read[pair[1]] = [unquoted(value)] if value else []
+            one_line = bool(value)
             if value in ("", '""', "''"):
                 emptied.add(pair[1])
         elif current is not None:
+            one_line = False
             current.append(line)
         elif word:
             return None
@@ -1637,7 +1647,13 @@ class CallRepairs:
             fixed = self._arguments_read(named[0], required, [named[1]])
             if fixed is not None:
                 return fixed
-        return self._arguments_read(call, required, []) or call
+        fixed = self._arguments_read(call, required, [])
+        if fixed is not None:
+            return fixed
+        if call.parameters:
+            return call
+        fields = set(self._fields(call.gadget_name))
+        return self._names_for_error(call, _bare_names(call.parameters_raw.strip("\r\n").splitlines(), fields))
 
     def _named_arguments(self, call: ParsedCall) -> ParsedCall:
         """``call`` (a block call to a gadget whose parameters are all optional, with a body and
@@ -1652,12 +1668,17 @@ class CallRepairs:
             return call
         what = f"the lines {', '.join(named)} read as parameter names"
         fixed = self._with_reading(call, (), [("bare_parameter_names", what)], named, call.parameters_raw, False)
-        if fixed is not None:
-            return fixed
-        # A value that does not fit (`year="dontcare"` for an integer): the call fails on it, as
-        # the model wrote it, rather than run with no arguments.
-        written = _written_arguments(call.gadget_name, named, self._arg)
-        return call if written is None else dataclasses.replace(call, parameters=dict(named), parameters_raw=written)
+        return fixed or self._names_for_error(call, named)
+
+    def _names_for_error(self, call: ParsedCall, named: Mapping[str, str] | None) -> ParsedCall:
+        """``call`` with the parameters its body names (``named``) as its argument lines, when that
+        reading does not validate: the call fails on what the model wrote under each name (an
+        unknown name, ``year="dontcare"`` for an integer) rather than run with no arguments, or
+        with an error that puts its lines under the parameters in declared order."""
+        written = None if named is None else _written_arguments(call.gadget_name, named, self._arg)
+        if named is None or written is None:
+            return call
+        return dataclasses.replace(call, parameters=dict(named), parameters_raw=written)
 
     def _slot_as_argument(self, call: ParsedCall) -> tuple[ParsedCall, tuple[RepairKind, str]] | None:
         """``call`` read with its header's last slot as the argument line of the text before its
