@@ -386,6 +386,7 @@ async def test_an_unknown_name_value_line_among_others_never_runs_inside_a_value
     [
         "key: todo\ntext:\nNote: buy milk\n",  # the value starts under its name
         "key: todo\ntext: buy milk\nand eggs\nPS: bring bags\n",  # a value of several lines
+        "key: todo\ntext=x = 1\ny = 2\n",  # a line written another way than the names'
     ],
 )
 async def test_a_name_value_line_inside_a_value_of_several_lines_stays_in_the_value(body: str) -> None:

@@ -60,9 +60,10 @@
   on the lines after it (``I``, ``10``, ``r``, ``0.01``), or with its value on its line
   (``city: Paris``, ``a=3``): read as ``!!!ARG:`` lines, each name a parameter of the gadget;
   also such lines before a body's first ``!!!ARG:`` line (``area=2000`` then ``!!!ARG:rooms``). A
-  name given empty quotes (``venue=""``) is left out. A ``name=value`` line right under another is
-  a name of its own even when no parameter has it (``result_limit=5``), handled as an ``!!!ARG:``
-  line of that name would be; a body so read that does not validate fails on what it named.
+  name given empty quotes (``venue=""``) is left out. A ``name=value`` line right under another
+  written the same way is a name of its own even when no parameter has it (``result_limit=5``),
+  handled as an ``!!!ARG:`` line of that name would be; a body so read that does not validate
+  fails on what it named.
 - ``header_arguments``: values in a block header's id and dependency slots where a required
   parameter is left unset and no earlier call of the response has that id
   (``!!!GADGET_START:get_president_and_vp:1980``, ``!!!GADGET_START:artwork_find:museum:Metropolitan``):
@@ -650,7 +651,7 @@ def is_id_word(slot: str) -> bool:
     return slot.strip().lower() in ID_WORDS
 
 
-_NAME_VALUE = re.compile(r"([A-Za-z_][\w.-]*)\s*[:=]\s*(\S.*)?")
+_NAME_VALUE = re.compile(r"(?P<name>[A-Za-z_][\w.-]*)(?P<sep>\s*[:=]\s*)(?P<value>\S.*)?")
 """A parameter's name and its value on one line: ``city: Paris``, ``a=3``; or nothing after the
 ``:`` or ``=`` (``genre=``)."""
 
@@ -661,29 +662,38 @@ def _bare_names(lines: list[str], fields: set[str]) -> dict[str, str] | None:
     the first non-blank line is a parameter's name. A name already read is a value the second
     time (a value may be a word that is also a parameter's name). A name given empty quotes
     (``venue=""``), or nothing after its ``=`` or ``:`` and no lines under it (``genre=``), is
-    left out: the model said it has no value."""
+    left out: the model said it has no value.
+
+    A ``name=value`` line right under another written the same way (the same ``=`` or ``:``, the
+    same spaces around it) is a name of its own even when no parameter has it (``result_limit=5``
+    under ``keyword=Ji Sung Park``): read into the value above, it ran as part of the keyword
+    without a word (Qwen2.5-Coder-1.5B); read as a name, the call fails naming it, or runs without
+    it as an ``!!!ARG:`` line of that name would. Written another way, it is the value's next line
+    (``code=x = 1`` then ``y = 2``)."""
     read: dict[str, list[str]] = {}
     emptied: set[str] = set()
     current: list[str] | None = None
-    one_line = False  # the value being read is a name=value line's, with no line under it yet
+    # How the line that began the value being read set it (`=`, ` = `, `: `), while that value
+    # is still the one line; None once a line is under it, or when it began under its name.
+    written_as: str | None = None
     for line in lines:
         word = line.strip()
         pair = _NAME_VALUE.fullmatch(word)
         if word in fields and word not in read:
             current = read[word] = []
-            one_line = False
-        elif pair is not None and pair[1] not in read and (pair[1] in fields or (one_line and pair[2])):
-            # A name=value line under another is a parameter of its own, a name the gadget does
-            # not have too (``result_limit=5`` under ``keyword=Ji Sung Park``): read into the
-            # value above, it ran as part of the keyword without a word (Qwen2.5-Coder-1.5B);
-            # read as a name, the call fails naming it.
-            value = pair[2] or ""
-            current = read[pair[1]] = [unquoted(value)] if value else []
-            one_line = bool(value)
+            written_as = None
+        elif (
+            pair is not None
+            and pair["name"] not in read
+            and (pair["name"] in fields or (pair["value"] and pair["sep"] == written_as))
+        ):
+            value = pair["value"] or ""
+            current = read[pair["name"]] = [unquoted(value)] if value else []
+            written_as = pair["sep"] if value else None
             if value in ("", '""', "''"):
-                emptied.add(pair[1])
+                emptied.add(pair["name"])
         elif current is not None:
-            one_line = False
+            written_as = None
             current.append(line)
         elif word:
             return None
