@@ -1685,10 +1685,10 @@ class CallRepairs:
         reading does not validate: the call fails on what the model wrote under each name (an
         unknown name, ``year="dontcare"`` for an integer) rather than run with no arguments, or
         with an error that puts its lines under the parameters in declared order."""
-        written = None if named is None else _written_arguments(call.gadget_name, named, self._arg)
-        if named is None or written is None:
+        if named is None:
             return call
-        return dataclasses.replace(call, parameters=dict(named), parameters_raw=written)
+        written = _written_arguments(call.gadget_name, named, self._arg)
+        return call if written is None else dataclasses.replace(call, parameters=dict(named), parameters_raw=written)
 
     def _slot_as_argument(self, call: ParsedCall) -> tuple[ParsedCall, tuple[RepairKind, str]] | None:
         """``call`` read with its header's last slot as the argument line of the text before its
