@@ -9,6 +9,10 @@ and ``LLMIST_LOCAL_MODEL``)::
 
 Prints each case's result in both modes, and the running totals (passed, calls the parser could
 not read, completion tokens and seconds per case) after each case.
+
+``constrained_eval.py block on`` (or ``off``) runs one mode alone, every case's prompt new to the
+server as in the eval itself: paired, the second run of a case reads the first one's cached
+prompt, which changes the model's numbers slightly and so, now and then, its answer.
 """
 
 from __future__ import annotations
@@ -23,15 +27,15 @@ from llmist.evals.runner import run_case
 MODES = ("off", "on")
 
 
-async def main(syntax: str) -> None:
-    """Run every case of the built-in suite that supports ``syntax`` in both modes, printing as it goes."""
+async def main(syntax: str, modes: tuple[str, ...] = MODES) -> None:
+    """Run every case of the built-in suite that supports ``syntax`` in ``modes``, printing as it goes."""
     model = f"llamacpp:{os.environ['LLMIST_LOCAL_MODEL']}"
     # Per mode: passed, cases, malformed calls, completion tokens, seconds.
-    tally = {mode: [0.0] * 5 for mode in MODES}
+    tally = {mode: [0.0] * 5 for mode in modes}
     for case in BUILTIN_SUITE.cases:
         if syntax not in case.syntaxes:
             continue
-        for mode in MODES:
+        for mode in modes:
             r = await run_case(case, syntax, model, agent_options={"constrained": mode == "on"})  # type: ignore[arg-type]
             for i, value in enumerate((r.passed, 1, r.malformed, r.output_tokens, r.latency_s)):
                 tally[mode][i] += value
@@ -51,4 +55,7 @@ async def main(syntax: str) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1] if len(sys.argv) > 1 else "block"))
+    chosen = tuple(sys.argv[2:]) or MODES
+    if not set(chosen) <= set(MODES):
+        sys.exit(f"modes are {' and '.join(MODES)}, got {' '.join(chosen)}")
+    asyncio.run(main(sys.argv[1] if len(sys.argv) > 1 else "block", chosen))

@@ -38,6 +38,8 @@ class Recorder:
     def __init__(self, inner: Provider, model: str, log: TextIO) -> None:
         self.inner, self.model, self.log = inner, model, log
         self.name = inner.name
+        # Requests carry the call grammar only through a provider that says how it sends one.
+        self.grammar_field = getattr(inner, "grammar_field", None)
         self.seen = 0
 
     def start(self, case: EvalCase, syntax: str) -> None:
@@ -73,10 +75,11 @@ def main() -> None:
     ap.add_argument("--transcript", required=True, help="every request's new messages and every response")
     ap.add_argument("--prompt", choices=["full", "compact"], default="full")
     ap.add_argument("--few-shot", type=int, default=0)
-    ap.add_argument("--max-response-tokens", type=int, default=300)
+    ap.add_argument("--max-response-tokens", type=int, help="each response's cap (default: the Agent's, as the eval)")
     ap.add_argument("--category", action="append", default=[])
     ap.add_argument("--case", action="append", default=[])
     ap.add_argument("--strict", action="store_true")
+    ap.add_argument("--constrained", action="store_true", help="grammar-constrained calls (Agent(constrained=True))")
     ap.add_argument("--threads", type=int, help="the server's threads (default: every core)")
     ap.add_argument("--quick", action="store_true", help="one case per category: " + ", ".join(QUICK))
     args = ap.parse_args()
@@ -119,9 +122,11 @@ async def _run(args: argparse.Namespace, name: str, label: str, log: TextIO) -> 
     options: dict[str, Any] = {
         "prompt_style": args.prompt,
         "few_shot": args.few_shot,
-        "max_response_tokens": args.max_response_tokens,
         "strict": args.strict,
+        "constrained": args.constrained,
     }
+    if args.max_response_tokens is not None:
+        options["max_response_tokens"] = args.max_response_tokens
     suite = BUILTIN_SUITE.select([*args.case, *(QUICK if args.quick else ())], args.category)
     return await run_suite(
         suite, choose, syntaxes=args.syntax, agent_options=options, on_result=graded, model_label=label

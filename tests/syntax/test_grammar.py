@@ -7,6 +7,7 @@ typed values) is refused when broken.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from llmist.syntax import EmojiCallParser, GadgetCallParser
-from llmist.syntax.grammar import GrammarTool, block_grammar, call_grammar, emoji_grammar
+from llmist.syntax.grammar import MAX_REPEATED_CALLS, GrammarTool, block_grammar, call_grammar, emoji_grammar
 from llmist.syntax.writing import quote_argument, write_block_call, write_emoji_call
 from tests.syntax.gbnf_match import Grammar
 from tests.syntax.helpers import run
@@ -111,6 +112,32 @@ def test_nested_objects_and_arrays_as_pointers_or_json() -> None:
     assert BLOCK.accepts(as_json)
     missing = "!!!GADGET_START:get_weather\n!!!ARG:city\nParis\n!!!ARG:opts/lang\nfr\n!!!GADGET_END"
     assert not BLOCK.accepts(missing)  # opts/hourly is required inside opts
+
+
+def test_an_alias_names_the_tool_alone_on_its_header_line() -> None:
+    grammar = Grammar(block_grammar([dataclasses.replace(ADD, aliases=("sum",)), WEATHER]))
+    assert grammar.accepts("!!!GADGET_START:sum\n!!!ARG:a\n1\n!!!ARG:b\n2\n!!!GADGET_END")
+    assert not grammar.accepts("!!!GADGET_START:sum:s1\n!!!ARG:a\n1\n!!!ARG:b\n2\n!!!GADGET_END")  # no id
+    assert not grammar.accepts("!!!GADGET_START:sum\n!!!ARG:city\nParis\n!!!GADGET_END")  # add's parameters
+    assert not BLOCK.accepts("!!!GADGET_START:sum\n!!!ARG:a\n1\n!!!ARG:b\n2\n!!!GADGET_END")  # none asked
+
+
+def test_repeats_take_the_required_parameters_again_only_for_scalars() -> None:
+    grammar = Grammar(block_grammar([dataclasses.replace(t, repeats=True) for t in TOOLS]))
+    twice = "!!!GADGET_START:add\n!!!ARG:a\n1\n!!!ARG:b\n2\n!!!ARG:note\nx\n!!!ARG:a\n3\n!!!ARG:b\n4\n!!!GADGET_END"
+    assert grammar.accepts(twice) and not BLOCK.accepts(twice)
+    assert not grammar.accepts(twice.replace("!!!ARG:b\n4\n", ""))
+    assert not grammar.accepts(twice.replace("!!!GADGET_END", "!!!ARG:note\ny\n!!!GADGET_END"))
+    numbered = "!!!GADGET_START:add\n!!!ARG:a1\n1\n!!!ARG:b1\n2\n!!!ARG:a2\n3\n!!!ARG:b2\n4\n!!!GADGET_END"
+    assert grammar.accepts(numbered) and not BLOCK.accepts(numbered)
+    assert not grammar.accepts(numbered.replace("a2", "a3").replace("b2", "b3"))  # from 1, in order
+    # A model looping on a call's lines reaches the end marker after MAX_REPEATED_CALLS calls.
+    for lines in ("!!!ARG:a\n{n}\n!!!ARG:b\n2\n", "!!!ARG:a{n}\n1\n!!!ARG:b{n}\n2\n"):
+        calls = [lines.format(n=n + 1) for n in range(MAX_REPEATED_CALLS + 1)]
+        assert grammar.accepts(f"!!!GADGET_START:add\n{''.join(calls[:-1])}!!!GADGET_END")
+        assert not grammar.accepts(f"!!!GADGET_START:add\n{''.join(calls)}!!!GADGET_END")
+    # get_weather takes a list and an object: a repetition of it would not read as one call each.
+    assert not grammar.accepts("!!!GADGET_START:get_weather\n!!!ARG:city\nA\n!!!ARG:city\nB\n!!!GADGET_END")
 
 
 def test_custom_markers() -> None:

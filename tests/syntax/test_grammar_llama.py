@@ -8,6 +8,7 @@ Needs ``.venv-eval`` (llama-cpp-python) and an installed Qwen model for its voca
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -21,12 +22,17 @@ from llmist.evals.local import missing_runtime
 from llmist.evals.local_models import eval_cache, local_model
 from llmist.syntax.grammar import GrammarTool, block_grammar, emoji_grammar
 from llmist.syntax.writing import write_block_call
-from tests.syntax.test_grammar import _NAMES, TOOLS, _blockable, _schemas
+from tests.syntax.test_grammar import _NAMES, ADD, TOOLS, _blockable, _schemas
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = os.environ.get("LLMIST_LOCAL_MODEL_PYTHON") or str(ROOT / ".venv-eval" / "bin" / "python")
 VOCAB = eval_cache() / "models" / local_model("qwen0.5b").filename
 MISSING = missing_runtime(PYTHON) or (None if VOCAB.is_file() else "no Qwen model installed")
+
+READ_ADD = dataclasses.replace(ADD, aliases=("sum",), repeats=True)
+"""``add`` with the forms the agent reads as one meaning: the name ``sum``, its parameters again."""
+ADD_TWICE = "!!!ARG:a\n1\n!!!ARG:b\n2\n" * 2
+ADD_NUMBERED = "!!!ARG:a1\n1\n!!!ARG:b1\n2\n!!!ARG:a2\n3\n!!!ARG:b2\n4\n"
 
 pytestmark = [
     pytest.mark.slow,
@@ -48,6 +54,11 @@ def test_generated_grammars_parse_and_accept_the_writers_calls() -> None:
     cases: list[dict[str, Any]] = [
         {"grammar": block_grammar(TOOLS), "text": "No tool fits, sorry."},
         {"grammar": emoji_grammar(TOOLS), "text": '🛠️[add a=1 b=2 note="x y"]\n🛠️[/end]'},
+        {"grammar": block_grammar([READ_ADD]), "text": "!!!GADGET_START:sum\n!!!ARG:a\n1\n!!!ARG:b\n2\n!!!GADGET_END"},
+        {
+            "grammar": block_grammar([READ_ADD]),
+            "text": "!!!GADGET_START:add\n" + "!!!ARG:a\n1\n!!!ARG:b\n2\n" * 2 + "!!!GADGET_END",
+        },
     ]
 
     @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
@@ -57,6 +68,8 @@ def test_generated_grammars_parse_and_accept_the_writers_calls() -> None:
         tool = GrammarTool(name, schema)
         text = "Here.\n" + write_block_call(name, params) if _blockable(params) else None
         cases.append({"grammar": block_grammar([tool]), "text": text})
+        read = GrammarTool(name, schema, aliases=(f"{name}x",), repeats=True)  # the forms the agent reads too
+        cases.append({"grammar": block_grammar([read]), "text": text})
         cases.append({"grammar": emoji_grammar([tool]), "text": None})
 
     collect()

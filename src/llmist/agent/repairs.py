@@ -177,6 +177,7 @@ __all__ = [
     "call_signature",
     "closest_names",
     "drop_invented_results",
+    "first_word_names",
     "json_calls",
     "next_step_note",
     "opens_like_result",
@@ -1098,6 +1099,20 @@ def _first_word(name: str) -> str:
     """The first word of a name, lower case: ``save`` of ``save_note``, ``SaveNote`` and ``save``."""
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
     return re.split(r"[_\-\s.]+", spaced.lower().strip("_-. "))[0]
+
+
+def first_word_names(names: Iterable[str]) -> dict[str, str]:
+    """The first word the ``first_word_name`` reading takes as a gadget's name whatever the call's
+    parameters, by gadget name: a first word of that name alone, which matches no gadget's name
+    itself (``save`` for ``save_note`` beside ``read_note``; none for ``get_weather`` beside
+    ``get_time``, nor for ``add``)."""
+    listed = list(names)
+    words = Counter(_first_word(name) for name in listed)
+    return {
+        name: word
+        for name in listed
+        if (word := _first_word(name)) and words[word] == 1 and same_name(word, listed) is None
+    }
 
 
 def _takes(gadget: Gadget, call: ParsedCall, written: set[str]) -> bool:

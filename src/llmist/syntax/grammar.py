@@ -22,6 +22,16 @@ JSON); string lengths, patterns, ranges. Block headers keep their optional ``:id
 (``!!!ARG:config/timeout``); arrays as pointer arguments (``items/0``, ``items/1``... up to
 :data:`MAX_ARRAY_ITEMS`) or as one line of JSON.
 
+What is also accepted, where a tool asks for it, in the block syntax: forms the agent reads as one
+meaning (its counted repairs), so that a model constrained mid-thought does not lose what it meant.
+A tool's ``aliases`` as its name, alone on the header line (``!!!GADGET_START:save`` for
+``save_note``: told "give that call the id save", small models write the id where the name goes,
+and a grammar that completes ``save`` to ``save_note`` drops the id); and, with ``repeats``, its
+required parameters written again after its arguments, once per further call (``!!!ARG:city``
+``Tokyo`` then ``!!!ARG:city`` ``Oslo``: two cities' weather asked for in one block) or numbered
+by call (``!!!ARG:city1``, ``!!!ARG:city2``), where every parameter is a scalar, so that each
+repetition reads as exactly one call.
+
 GBNF has no lookahead, so "prose that cannot swallow a call" is built as an automaton: prose
 is any text that never contains the start marker (the parser finds it mid-line too), and, in
 the block syntax, whose lines never begin with the marker character (``!``), since the parser
@@ -43,11 +53,15 @@ from llmist.syntax.block import DEFAULT_ARG_PREFIX, DEFAULT_END_PREFIX, DEFAULT_
 from llmist.syntax.schema import JsonSchema, Schema, json_schema
 from llmist.syntax.writing import EMOJI_END, EMOJI_START, quote_argument
 
-__all__ = ["MAX_ARRAY_ITEMS", "GrammarTool", "block_grammar", "call_grammar", "emoji_grammar"]
+__all__ = ["MAX_ARRAY_ITEMS", "MAX_REPEATED_CALLS", "GrammarTool", "block_grammar", "call_grammar", "emoji_grammar"]
 
 MAX_ARRAY_ITEMS: Final = 16
 """Most items an array takes as pointer arguments (``items/0`` ... ``items/15``); a longer one is
 written as one line of JSON, which the grammar also accepts."""
+
+MAX_REPEATED_CALLS: Final = 8
+"""Most calls one block writes with its required parameters repeated or numbered (``city1`` ...
+``city8``): a model that loops on a call's lines reaches the end marker, not its token cap."""
 
 _MAX_DEPTH: Final = 6
 """Nesting past this (or a schema that refers to itself) is one line of JSON, not pointers."""
@@ -63,6 +77,11 @@ class GrammarTool:
     """Its parameters: a JSON-schema dict or a Pydantic model class."""
     body: str | None = None
     """Emoji syntax: the parameter the body fills (``None``: the body stays empty)."""
+    aliases: tuple[str, ...] = ()
+    """Block syntax: other names its header may give, alone on the header line (no id)."""
+    repeats: bool = False
+    """Block syntax: its required parameters may be written again, each once per further call,
+    when every parameter is a scalar (see the module's docstring)."""
 
 
 def call_grammar(
@@ -274,8 +293,62 @@ def _block_call(g: _Grammar, tool: GrammarTool, markers: tuple[str, str, str], l
         _scalar_rules(g)
     schema = json_schema(tool.schema)
     args = _block_object(g, schema, schema.root, "", arg, 0)
-    pieces = [_lit(start + tool.name), "header-rest", _lit("\n"), args, _lit(end)]
-    return g.fresh("call", " ".join(p for p in pieces if p))
+    again = _repeated_required(g, schema, arg) if tool.repeats else ""
+    numbered = _numbered_required(g, schema, arg) if tool.repeats else ""
+    aliases = [alias for alias in tool.aliases if alias != tool.name]
+    if aliases and args:
+        args = g.fresh("args", args)  # written once, taken by each form of the call
+    several = f"{args} {again}" if again else args
+    if numbered:
+        several = f"( {several} | {numbered} )"
+    named = [_lit(start + tool.name), "header-rest", _lit("\n"), several, _lit(end)]
+    # Under an alias the call is read as written, with no repetition: the reading that takes the
+    # alias as the gadget's name does not split a call into several.
+    forms = [named, *([_lit(start + alias), _lit("\n"), args, _lit(end)] for alias in aliases)]
+    return g.fresh("call", " | ".join(" ".join(p for p in form if p) for form in forms))
+
+
+def _repeated_required(g: _Grammar, schema: JsonSchema, arg: str) -> str:
+    """The required parameters' argument lines again, once per further call, up to
+    :data:`MAX_REPEATED_CALLS` calls in all; ``""`` when some parameter is no scalar (an array's
+    or an object's lines would not read as one call each) or none is required."""
+    required = _scalar_required(schema)
+    if not required:
+        return ""
+    once = g.fresh("again", " ".join(_block_value(g, schema, node, key, arg, 1) for key, node in required))
+    tail = ""
+    for _ in range(MAX_REPEATED_CALLS - 1):
+        tail = f"( {once} {tail} )?" if tail else f"( {once} )?"
+    return tail
+
+
+def _numbered_required(g: _Grammar, schema: JsonSchema, arg: str) -> str:
+    """The required parameters' argument lines numbered by call, ``city1`` then ``city2``... up to
+    :data:`MAX_REPEATED_CALLS`, in order from 1; ``""`` where :func:`_scalar_required` finds none,
+    or a name with a number after it would read as another parameter or as another name and a
+    number (``x2`` and ``1``: ``x`` and ``21``)."""
+    required = _scalar_required(schema)
+    names = set(schema.resolve(schema.root).get("properties") or {})
+    numbered = {f"{key}{n}" for key, _ in required for n in range(1, MAX_REPEATED_CALLS + 1)}
+    if not required or numbered & names or any(key[-1:].isdigit() or key.endswith("_") for key, _ in required):
+        return ""
+    tail = ""
+    for n in range(MAX_REPEATED_CALLS, 0, -1):
+        one = " ".join(_block_value(g, schema, node, f"{key}{n}", arg, 1) for key, node in required)
+        tail = f"{one} ( {tail} )?" if tail else one
+        if n > 1:
+            tail = g.fresh("numbered", tail)
+    return tail
+
+
+def _scalar_required(schema: JsonSchema) -> list[tuple[str, Any]]:
+    """The required parameters, in order, when every parameter is a scalar; else none."""
+    obj = schema.resolve(schema.root)
+    properties: Mapping[str, Any] = obj.get("properties") or {}
+    required = set(obj.get("required") or ())
+    if any(_kind(schema.resolve(p)) in ("object", "array") for p in properties.values()):
+        return []
+    return [(key, node) for key, node in properties.items() if key in required]
 
 
 def _block_object(

@@ -1,37 +1,74 @@
 """Grammar-constrained calls in a run: the gadgets' call grammar, and whether a request carries it.
 
-The plan compiles the grammar once (:func:`plan_grammar`), for a provider that takes one and a text
-syntax; each request then decides by ``ModelSettings.constrained`` (:func:`request_grammar`), so a
-run that overrides the option shares the agent's plan.
+The plan says whether a grammar applies (:func:`plan_grammar`: a provider that takes one and a
+text syntax); each request then decides by ``ModelSettings.constrained`` and the run's ``strict``
+(:func:`request_grammar`), so a run that overrides either shares the agent's plan. A grammar is
+compiled once per gadgets, syntax, markers and strictness.
+
+Outside ``strict`` the grammar also accepts the forms the repairs read as one meaning
+(``llmist.syntax.grammar``: a gadget's first word as its name, required parameters written again
+or numbered for another call): a model that begins ``!!!GADGET_START:save`` meaning the id ``save`` would
+otherwise be made to write ``save_note`` and lose the id. Under ``strict`` those repairs are
+refused, so the grammar accepts only calls as the format writes them.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from llmist.agent import options
 from llmist.agent.prompt import Markers, Syntax
+from llmist.agent.repairs import first_word_names
 from llmist.gadgets import Gadget
 from llmist.gadgets._schema import is_plain_string, marked_body_field
 from llmist.syntax.grammar import GrammarTool, call_grammar
 from llmist.syntax.schema import json_schema
 
-__all__ = ["plan_grammar", "request_grammar"]
+__all__ = ["CallGrammar", "plan_grammar", "request_grammar"]
 
 
-def plan_grammar(provider: Any, syntax: Syntax, gadgets: Sequence[Gadget], markers: Markers) -> str | None:
+@dataclass(frozen=True, slots=True)
+class CallGrammar:
+    """The call grammar of a plan's gadgets, compiled for a run's strictness when a request needs it."""
+
+    gadgets: tuple[Gadget, ...]
+    syntax: Literal["block", "emoji"]
+    markers: Markers
+
+    def text(self, *, strict: bool) -> str:
+        """The GBNF text: with the forms the repairs read, unless ``strict``."""
+        return _grammar(self.gadgets, self.syntax, self.markers, strict)
+
+
+def plan_grammar(provider: Any, syntax: Syntax, gadgets: Sequence[Gadget], markers: Markers) -> CallGrammar | None:
     """The call grammar of ``gadgets`` when ``provider`` takes a grammar (its ``grammar_field``)
-    and ``syntax`` is a text one; else ``None``."""
+    and ``syntax`` is a text one; else ``None``. Compiled here once, so a schema no grammar can
+    be made of fails when the agent is planned, not at its first request."""
     if syntax == "native" or getattr(provider, "grammar_field", None) is None:
         return None
-    return _grammar(tuple(gadgets), syntax, markers)
+    grammar = CallGrammar(tuple(gadgets), syntax, markers)
+    grammar.text(strict=False)
+    return grammar
 
 
 @functools.lru_cache(maxsize=32)
-def _grammar(gadgets: tuple[Gadget, ...], syntax: Literal["block", "emoji"], markers: Markers) -> str:
-    tools = [GrammarTool(g.name, json_schema(g.Params).root, _body_field(g)) for g in gadgets]
+def _grammar(gadgets: tuple[Gadget, ...], syntax: Literal["block", "emoji"], markers: Markers, strict: bool) -> str:
+    # The first-word names and repeated parameters are readings of block calls only.
+    aliases = {} if strict or syntax != "block" else first_word_names(g.name for g in gadgets)
+    tools = [
+        GrammarTool(
+            g.name,
+            json_schema(g.Params).root,
+            _body_field(g),
+            aliases=(aliases[g.name],) if g.name in aliases else (),
+            # Numbered names are another parameter's to a gadget that takes names it does not declare.
+            repeats=not strict and g.Params.model_config.get("extra") != "allow",
+        )
+        for g in gadgets
+    ]
     return call_grammar(syntax, tools, start_prefix=markers.start, end_prefix=markers.end, arg_prefix=markers.arg)
 
 
@@ -46,18 +83,25 @@ def _body_field(gadget: Gadget) -> str | None:
 
 
 def request_grammar(
-    option: bool | Literal["auto"], grammar: str | None, provider: Any, syntax: Syntax, provider_name: str
+    option: bool | Literal["auto"],
+    grammar: CallGrammar | None,
+    provider: Any,
+    syntax: Syntax,
+    provider_name: str,
+    *,
+    strict: bool,
 ) -> str | None:
-    """The grammar a request carries under ``constrained=option``. ``True`` with a provider that
-    takes no grammar raises ``ValueError`` naming the servers that do."""
+    """The grammar a request carries under ``constrained=option`` in a run that is ``strict`` or
+    not. ``True`` with a provider that takes no grammar raises ``ValueError`` naming the servers
+    that do."""
     if option is False or syntax == "native":
         return None
-    if option == "auto":
-        return grammar if provider_name in options.CONSTRAINED_BY_DEFAULT else None
+    if option == "auto" and (grammar is None or provider_name not in options.CONSTRAINED_BY_DEFAULT):
+        return None
     if grammar is None:
         raise ValueError(
             f"constrained=True needs a server that takes a grammar, and the provider {provider_name!r} "
             "takes none: use llama.cpp's server or llama-cpp-python's ('llamacpp:...') or vLLM ('vllm:...'), "
             "or constrained='auto' (on where it is known to work) or False"
         )
-    return grammar
+    return grammar.text(strict=strict)

@@ -394,7 +394,9 @@ def _request(run: _Run) -> LLMRequest:
         temperature=settings.temperature,
         reasoning=settings.reasoning,
         tools=(*run.cfg.tools, run.cfg.viewer_tool) if run.viewer_taught and run.cfg.viewer_tool else run.cfg.tools,
-        grammar=request_grammar(settings.constrained, cfg.grammar, cfg.provider, cfg.syntax, cfg.provider_name),
+        grammar=request_grammar(
+            settings.constrained, cfg.grammar, cfg.provider, cfg.syntax, cfg.provider_name, strict=run.spec.strict
+        ),
     )
 
 

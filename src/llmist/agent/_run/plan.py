@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from llmist.agent._run.grammar import plan_grammar
+from llmist.agent._run.grammar import CallGrammar, plan_grammar
 from llmist.agent._run.hooks import NO_HOOKS, RunHooks
 from llmist.agent._run.models import default_registry, pricer, resolve_agent_model
 from llmist.agent.ending import ending_names
@@ -121,9 +121,9 @@ class RunPlan:
     """Tokens of the model's context (the agent's option, else the registry's, else the default)."""
     auto_response_cap: int | None = DEFAULT_MAX_RESPONSE_TOKENS
     """Each response's cap when ``max_response_tokens`` is ``"auto"`` (:func:`auto_response_cap`)."""
-    grammar: str | None = None
-    """The GBNF grammar of the gadgets' calls, when the provider takes one and the syntax is a text
-    one (sent as ``ModelSettings.constrained`` says: ``agent._run.grammar``)."""
+    grammar: CallGrammar | None = None
+    """The grammar of the gadgets' calls, when the provider takes one and the syntax is a text
+    one (sent as ``ModelSettings.constrained`` and the run's ``strict`` say: ``agent._run.grammar``)."""
     registry: Any = None
     """The registry that prices the model (``None``: none)."""
     by_name: dict[str, Gadget] = field(default_factory=dict)
