@@ -303,6 +303,42 @@ async def test_native_tool_calls_repeated_stop_at_the_third_and_each_kept_one_ha
     assert answered == ["call_0", "call_1"]
 
 
+async def test_the_same_arguments_a_third_time_in_one_call_end_the_response() -> None:
+    # Qwen2.5-Coder-1.5B wrote count_to's two argument lines over and over inside one call, to
+    # its cap (2,127 tokens, 136 s): markers and short values, which the line signs skip.
+    runaway = "!!!GADGET_START:add\n!!!ARG:a\n5\n!!!ARG:b\n5\n" + "!!!ARG:a\n3\n!!!ARG:b\n4\n" * RUNAWAY
+    result, model, repairs = await _run(runaway, block_call("add", a=3, b=4), "3 + 4 = 7.")
+    assert _kinds(repairs) == ["degenerate_response"]
+    assert "the same arguments written 3 times in one call" in repairs[0].detail
+    assert model.closed_early[0] and model.read[0] < model.total[0] // 100
+    assert ran == [(3, 4)]  # the looping call is not run; the one sent again is
+    looped = result.gadget_results[0]  # type: ignore[attr-defined]
+    assert looped.error.startswith("Not run: inside this add call your response went on repeating itself")
+    # The response is kept up to the second copy: the first group and one copy.
+    assert result.messages[2].text.endswith("!!!ARG:b\n5\n!!!ARG:a\n3\n!!!ARG:b\n4")  # type: ignore[attr-defined]
+
+
+async def test_parameters_written_again_with_other_values_or_twice_are_no_loop() -> None:
+    cities = "".join(f"!!!ARG:a\n{i}\n!!!ARG:b\n1\n" for i in range(20))
+    twice = "!!!ARG:a\n1\n!!!ARG:b\n2\n" * 2
+    prose = "I will add the numbers now, in one call, with the values you gave me.\n" * 4  # watched
+    for body in (cities, twice, twice + "!!!ARG:a\n1\n"):  # a third copy not yet whole
+        _result, model, repairs = await _run(f"{prose}!!!GADGET_START:add\n{body}!!!GADGET_END", "done")
+        assert "degenerate_response" not in _kinds(repairs), body
+        assert model.closed_early == [False, False]
+
+
+async def test_the_same_arguments_in_separate_calls_are_counted_per_call() -> None:
+    # Each call's groups are its own: the group written twice in one call and once in the next
+    # is no third copy.
+    same, other = "!!!ARG:a\n1\n!!!ARG:b\n2\n", "!!!ARG:a\n9\n!!!ARG:b\n9\n"
+    calls = [f"!!!GADGET_START:add\n{body}!!!GADGET_END\n" for body in (same * 2 + other, same + other)]
+    prose = "I will add the numbers now, in two calls, one after the other, as you asked.\n" * 4  # watched
+    _result, model, repairs = await _run(prose + "".join(calls), "done")
+    assert "degenerate_response" not in _kinds(repairs)
+    assert model.closed_early == [False, False]
+
+
 async def test_strict_mode_refuses_a_degenerate_response() -> None:
     with pytest.raises(RepairRefused, match="degenerate_response"):
         await _run("Thinking about it some more.\n" * RUNAWAY, strict=True)

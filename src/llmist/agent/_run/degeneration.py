@@ -24,6 +24,12 @@ per call, nothing per character beyond finding the line breaks):
   the same four tenant's rights to 72 before its cap) is a loop of lines too.
 - **one short line in a row**: the :data:`SHORT_RUN`-th copy of one short line with nothing but
   blank lines between (``0.01`` under a call's argument, 406 times to the cap).
+- **the same arguments a third time in one block call** (:data:`SAME_CALL_LIMIT`): a block call's
+  argument lines that name again a parameter the call already set begin another call (the
+  ``repeated_parameters`` reading), so the same such group, lines and values as written, is the
+  same call. Qwen2.5-Coder-1.5B wrote ``!!!ARG:name`` ``laps`` ``!!!ARG:n`` ``5`` over and over
+  inside one call to its cap (2,127 tokens, 136 s): its lines are markers and short values, which
+  the signs above skip.
 
 Two more signs read prose alone, outside any call (text syntaxes: after a call's end marker, or
 before the first call), since a call's value may hold any text on purpose (a file of the same line,
@@ -149,6 +155,7 @@ class DegenerationWatch:
         "_after_call",
         "_calls",
         "_ends",
+        "_groups",
         "_line",
         "_line_at",
         "_line_size",
@@ -172,7 +179,9 @@ class DegenerationWatch:
         "invented",
     )
 
-    def __init__(self, markers: tuple[str, ...] = (), names: Sequence[str] = (), ends: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, markers: tuple[str, ...] = (), names: Sequence[str] = (), ends: tuple[str, ...] = (), arg: str = ""
+    ) -> None:
         self._markers = markers
         """Line starts of the syntax's markers: such lines are skipped like blank ones. Calls are
         compared whole (:meth:`call`); their marker lines would repeat in any list of calls."""
@@ -227,6 +236,8 @@ class DegenerationWatch:
         """How many times in a row it was written (0 once another line came)."""
         self._short_at = 0
         """Where its second copy starts in the text."""
+        self._groups = _ArgumentGroups(arg) if arg else None
+        """The block call's argument groups (``arg``: the block syntax's argument marker)."""
 
     def call(self, call: ParsedCall) -> bool:
         """A call of the response: whether it is the :data:`SAME_CALL_LIMIT`-th copy of one."""
@@ -280,6 +291,9 @@ class DegenerationWatch:
     def _whole_line(self, line: str | None, start: int) -> bool:
         """A whole line of the text as written (``None``: too long to compare), starting at
         ``start``: whether it completes a loop."""
+        groups = self._groups
+        if groups is not None and groups.lines and line is not None and not line.startswith(self._markers):
+            groups.lines.append(line)  # a value line of the block call's current argument group
         if line is not None:
             if len(line) < MIN_LINE and not self._names:  # natively read, a result may be short
                 return self._short_line(line, start)  # it neither makes nor breaks a repeat of longer lines
@@ -290,8 +304,19 @@ class DegenerationWatch:
         if line is not None and line.startswith(self._markers):
             self._marker = line
             self._prose_lines = 0
-            return False
+            return groups is not None and self._argument_line(groups, line, start)
         return self._read_line(line, start)
+
+    def _argument_line(self, groups: _ArgumentGroups, line: str, start: int) -> bool:
+        """A marker line of the block syntax, stripped, starting at ``start``: whether it begins
+        the :data:`SAME_CALL_LIMIT`-th copy of one argument group in the call (the response then
+        ends at the second copy's start)."""
+        copies, second = groups.marker(line, start)
+        if copies < SAME_CALL_LIMIT:
+            return False
+        self.found = f"the same arguments written {copies} times in one call"
+        self.cut_at, self.first_line = second, line
+        return True
 
     def _short_line(self, line: str, start: int) -> bool:
         """A short line as written, starting at ``start``: whether it is the :data:`SHORT_RUN`-th
@@ -421,6 +446,47 @@ class DegenerationWatch:
                 self.cut_at, self.first_line = start, line
                 return True
         return False
+
+
+class _ArgumentGroups:
+    """The argument groups of the block call being read: its argument lines up to one that names
+    a parameter again, which begins the next group (another call, as ``repeated_parameters``
+    reads it), each with its value lines as written."""
+
+    __slots__ = ("_arg", "_at", "_names", "_seen", "lines")
+
+    def __init__(self, arg: str) -> None:
+        self._arg = arg
+        self.lines: list[str] = []
+        """The current group's lines (empty: none begun, outside a call or before its arguments)."""
+        self._names: set[str] = set()
+        """The parameters its argument lines name."""
+        self._at = 0
+        """Where it starts in the text."""
+        self._seen: dict[str, list[int]] = {}
+        """Each closed group of the call, joined: how often written, and where its second copy starts."""
+
+    def marker(self, line: str, start: int) -> tuple[int, int]:
+        """A marker line, stripped, starting at ``start``: the copies of the group it closes, and
+        where that group's second copy starts (``(0, -1)``: it closes none). A call's start or end
+        forgets the call's groups: each call's are its own."""
+        closed = (0, -1)
+        if not line.startswith(self._arg):
+            self.lines, self._names, self._seen = [], set(), {}
+            return closed
+        name = line[len(self._arg) :].strip()
+        if name in self._names:  # a parameter set again: the group before is a call
+            seen = self._seen.setdefault("\n".join(self.lines), [0, start])
+            seen[0] += 1
+            if seen[0] == 2:
+                seen[1] = self._at
+            closed = (seen[0], seen[1])
+            self.lines, self._names = [], set()
+        if not self.lines:
+            self._at = start
+        self.lines.append(line)
+        self._names.add(name)
+        return closed
 
 
 def _unnumbered(line: str) -> str:

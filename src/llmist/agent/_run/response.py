@@ -466,7 +466,7 @@ def _degeneration_watch(cfg: RunPlan) -> DegenerationWatch:
         return DegenerationWatch(names=list(cfg.by_name))
     m = cfg.markers
     if cfg.syntax == "block":
-        return DegenerationWatch((m.start, m.end, m.arg), ends=(m.end,))
+        return DegenerationWatch((m.start, m.end, m.arg), ends=(m.end,), arg=m.arg)
     return DegenerationWatch(_EMOJI_MARKERS, ends=_EMOJI_ENDS)
 
 
