@@ -122,6 +122,21 @@ async def test_a_first_word_two_gadgets_share_is_no_name() -> None:
     assert alone.accepts(call)
 
 
+async def test_the_output_viewers_first_word_is_no_name_of_anything() -> None:
+    # The repairs read the viewer's name only once an output is stored for it; `gadget` is its
+    # first word, and so no other gadget's either.
+    @gadget(description="List the gadgets.")
+    def gadget_list(prefix: str) -> str:
+        return "none"
+
+    _, grammar, _ = await _run("Done.", [read_note])
+    assert grammar.accepts("!!!GADGET_START:read\n!!!ARG:key\nk\n!!!GADGET_END")
+    assert grammar.accepts("!!!GADGET_START:GadgetOutputViewer\n!!!ARG:id\nx\n!!!GADGET_END")
+    assert not grammar.accepts("!!!GADGET_START:gadget\n!!!ARG:id\nx\n!!!GADGET_END")
+    _, grammar, _ = await _run("Done.", [gadget_list, read_note])
+    assert not grammar.accepts("!!!GADGET_START:gadget\n!!!ARG:prefix\np\n!!!GADGET_END")
+
+
 async def test_a_first_word_with_an_id_or_parameters_written_again_is_refused() -> None:
     # The reading takes a first word only on a header without an id, and as one call: an id, or
     # a second call's parameters, would leave it no gadget's.

@@ -22,7 +22,7 @@ from typing import Any, Literal
 from llmist.agent import options
 from llmist.agent.prompt import Markers, Syntax
 from llmist.agent.repairs import first_word_names
-from llmist.gadgets import Gadget
+from llmist.gadgets import Gadget, GadgetOutputViewer
 from llmist.gadgets._schema import is_plain_string, marked_body_field
 from llmist.syntax.grammar import GrammarTool, call_grammar
 from llmist.syntax.schema import json_schema
@@ -58,6 +58,10 @@ def plan_grammar(provider: Any, syntax: Syntax, gadgets: Sequence[Gadget], marke
 def _grammar(gadgets: tuple[Gadget, ...], syntax: Literal["block", "emoji"], markers: Markers, strict: bool) -> str:
     # The first-word names and repeated parameters are readings of block calls only.
     aliases = {} if strict or syntax != "block" else first_word_names(g.name for g in gadgets)
+    # The repairs do not read the output viewer's name until an output is stored (it is hidden
+    # from them until then), so its first word is no name the grammar may offer; it still takes
+    # its word from any other gadget.
+    aliases.pop(GadgetOutputViewer.name, None)
     tools = [
         GrammarTool(
             g.name,
