@@ -55,10 +55,8 @@ def test_generated_grammars_parse_and_accept_the_writers_calls() -> None:
         {"grammar": block_grammar(TOOLS), "text": "No tool fits, sorry."},
         {"grammar": emoji_grammar(TOOLS), "text": '🛠️[add a=1 b=2 note="x y"]\n🛠️[/end]'},
         {"grammar": block_grammar([READ_ADD]), "text": "!!!GADGET_START:sum\n!!!ARG:a\n1\n!!!ARG:b\n2\n!!!GADGET_END"},
-        {
-            "grammar": block_grammar([READ_ADD]),
-            "text": "!!!GADGET_START:add\n" + "!!!ARG:a\n1\n!!!ARG:b\n2\n" * 2 + "!!!GADGET_END",
-        },
+        {"grammar": block_grammar([READ_ADD]), "text": "!!!GADGET_START:add\n" + ADD_TWICE + "!!!GADGET_END"},
+        {"grammar": block_grammar([READ_ADD]), "text": "!!!GADGET_START:add\n" + ADD_NUMBERED + "!!!GADGET_END"},
     ]
 
     @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
@@ -67,6 +65,10 @@ def test_generated_grammars_parse_and_accept_the_writers_calls() -> None:
         schema, params = case
         tool = GrammarTool(name, schema)
         text = "Here.\n" + write_block_call(name, params) if _blockable(params) else None
+        if text is not None and "\x00" in text:
+            # llama.cpp matches a token's text as a C string, which a NUL ends: such an answer
+            # cannot be checked token by token here (the GBNF matcher of test_grammar.py takes it).
+            text = None
         cases.append({"grammar": block_grammar([tool]), "text": text})
         read = GrammarTool(name, schema, aliases=(f"{name}x",), repeats=True)  # the forms the agent reads too
         cases.append({"grammar": block_grammar([read]), "text": text})
