@@ -1106,13 +1106,9 @@ def first_word_names(names: Iterable[str]) -> dict[str, str]:
     parameters, by gadget name: a first word of that name alone, which matches no gadget's name
     itself (``save`` for ``save_note`` beside ``read_note``; none for ``get_weather`` beside
     ``get_time``, nor for ``add``)."""
-    listed = list(names)
-    words = Counter(_first_word(name) for name in listed)
-    return {
-        name: word
-        for name in listed
-        if (word := _first_word(name)) and words[word] == 1 and same_name(word, listed) is None
-    }
+    words = {name: _first_word(name) for name in names}
+    counts = Counter(words.values())
+    return {name: word for name, word in words.items() if word and counts[word] == 1 and same_name(word, words) is None}
 
 
 def _takes(gadget: Gadget, call: ParsedCall, written: set[str]) -> bool:

@@ -293,8 +293,9 @@ def _block_call(g: _Grammar, tool: GrammarTool, markers: tuple[str, str, str], l
         _scalar_rules(g)
     schema = json_schema(tool.schema)
     args = _block_object(g, schema, schema.root, "", arg, 0)
-    again = _repeated_required(g, schema, arg) if tool.repeats else ""
-    numbered = _numbered_required(g, schema, arg) if tool.repeats else ""
+    required = _scalar_required(schema) if tool.repeats else []
+    again = _repeated_required(g, schema, required, arg)
+    numbered = _numbered_required(g, schema, required, arg)
     aliases = [alias for alias in tool.aliases if alias != tool.name]
     if aliases and args:
         args = g.fresh("args", args)  # written once, taken by each form of the call
@@ -308,36 +309,39 @@ def _block_call(g: _Grammar, tool: GrammarTool, markers: tuple[str, str, str], l
     return g.fresh("call", " | ".join(" ".join(p for p in form if p) for form in forms))
 
 
-def _repeated_required(g: _Grammar, schema: JsonSchema, arg: str) -> str:
-    """The required parameters' argument lines again, once per further call, up to
-    :data:`MAX_REPEATED_CALLS` calls in all; ``""`` when some parameter is no scalar (an array's
-    or an object's lines would not read as one call each) or none is required."""
-    required = _scalar_required(schema)
+def _repeated_required(g: _Grammar, schema: JsonSchema, required: list[tuple[str, Any]], arg: str) -> str:
+    """The ``required`` parameters' argument lines again, once per further call, up to
+    :data:`MAX_REPEATED_CALLS` calls in all; ``""`` when there are none (:func:`_scalar_required`)."""
     if not required:
         return ""
     once = g.fresh("again", " ".join(_block_value(g, schema, node, key, arg, 1) for key, node in required))
-    tail = ""
-    for _ in range(MAX_REPEATED_CALLS - 1):
-        tail = f"( {once} {tail} )?" if tail else f"( {once} )?"
-    return tail
+    return f"( {_chain(g, 'again', [once] * (MAX_REPEATED_CALLS - 1))} )?"
 
 
-def _numbered_required(g: _Grammar, schema: JsonSchema, arg: str) -> str:
-    """The required parameters' argument lines numbered by call, ``city1`` then ``city2``... up to
-    :data:`MAX_REPEATED_CALLS`, in order from 1; ``""`` where :func:`_scalar_required` finds none,
-    or a name with a number after it would read as another parameter or as another name and a
-    number (``x2`` and ``1``: ``x`` and ``21``)."""
-    required = _scalar_required(schema)
+def _numbered_required(g: _Grammar, schema: JsonSchema, required: list[tuple[str, Any]], arg: str) -> str:
+    """The ``required`` parameters' argument lines numbered by call, ``city1`` then ``city2``... up
+    to :data:`MAX_REPEATED_CALLS`, in order from 1; ``""`` when there are none, or a name with a
+    number after it would read as another parameter or as another name and a number (``x2`` and
+    ``1``: ``x`` and ``21``)."""
     names = set(schema.resolve(schema.root).get("properties") or {})
     numbered = {f"{key}{n}" for key, _ in required for n in range(1, MAX_REPEATED_CALLS + 1)}
     if not required or numbered & names or any(key[-1:].isdigit() or key.endswith("_") for key, _ in required):
         return ""
+    calls = [
+        " ".join(_block_value(g, schema, node, f"{key}{n}", arg, 1) for key, node in required)
+        for n in range(1, MAX_REPEATED_CALLS + 1)
+    ]
+    return _chain(g, "numbered", calls)
+
+
+def _chain(g: _Grammar, stem: str, pieces: Sequence[str]) -> str:
+    """``pieces[0]``, then optionally ``pieces[1]``, and so on in order: each piece only after the
+    one before it (a rule ``<stem>-<n>`` for each but the first)."""
     tail = ""
-    for n in range(MAX_REPEATED_CALLS, 0, -1):
-        one = " ".join(_block_value(g, schema, node, f"{key}{n}", arg, 1) for key, node in required)
-        tail = f"{one} ( {tail} )?" if tail else one
-        if n > 1:
-            tail = g.fresh("numbered", tail)
+    for k in range(len(pieces) - 1, -1, -1):
+        tail = f"{pieces[k]} ( {tail} )?" if tail else pieces[k]
+        if k > 0:
+            tail = g.fresh(stem, tail)
     return tail
 
 
@@ -388,15 +392,12 @@ def _block_value(
 
 def _array_pointers(g: _Grammar, schema: JsonSchema, items: Any, path: str, arg: str, depth: int) -> str:
     """``path/0`` then optionally ``path/1``, ... in order (the parser refuses gaps)."""
-    tail = ""
-    for i in range(MAX_ARRAY_ITEMS - 1, -1, -1):
-        # An array inside an item is one line of JSON: pointers for every index of both would
-        # multiply the grammar's size.
-        one = _block_value(g, schema, items, f"{path}/{i}", arg, depth + 1, in_array=True)
-        tail = f"{one} ( {tail} )?" if tail else one
-        if i > 0:
-            tail = g.fresh("item", tail)
-    return tail
+    # An array inside an item is one line of JSON: pointers for every index of both would
+    # multiply the grammar's size.
+    values = [
+        _block_value(g, schema, items, f"{path}/{i}", arg, depth + 1, in_array=True) for i in range(MAX_ARRAY_ITEMS)
+    ]
+    return _chain(g, "item", values)
 
 
 def _kind(field: Mapping[str, Any]) -> str | None:
