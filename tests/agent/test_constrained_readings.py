@@ -10,11 +10,10 @@ from collections.abc import AsyncIterator
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from llmist import Agent, create_gadget, gadget
-from llmist.agent import Hooks, Observers
-from llmist.agent.repairs import RepairEvent
+from llmist import create_gadget, gadget
 from llmist.providers.base import LLMChunk, LLMRequest
 from llmist.testing import MockModel
+from tests.agent.repair_runs import run_with_repairs
 from tests.syntax.gbnf_match import Grammar
 
 notes: dict[str, str] = {}
@@ -74,16 +73,8 @@ async def _run(answer: str, gadgets: list[object], *, strict: bool = False) -> t
     notes.clear()
     order.clear()
     weather_asked.clear()
-    repairs: list[RepairEvent] = []
     model = GrammarModel([answer, "Done."])
-    agent = Agent(
-        model=(model, "mock"),
-        gadgets=gadgets,
-        constrained=True,
-        strict=strict,
-        hooks=Hooks(observers=Observers(on_repair=repairs.append)),
-    )
-    result = await agent.run("Go.")
+    result, repairs = await run_with_repairs(gadgets, model=(model, "mock"), strict=strict, constrained=True)
     grammar = model.requests[0].grammar
     assert grammar is not None
     return result, Grammar(grammar), [r.kind for r in repairs]
