@@ -8,6 +8,7 @@ from typing import Any
 
 from llmist import Agent
 from llmist.agent import AgentResult, Hooks, Observers
+from llmist.agent.prompt import SyntaxOption
 from llmist.agent.repairs import RepairEvent
 from llmist.testing import MockModel
 
@@ -16,7 +17,7 @@ async def run_with_repairs(
     gadgets: Sequence[object],
     *responses: str,
     strict: bool = False,
-    syntax: str = "block",
+    syntax: SyntaxOption = "block",
     model: Any = None,
     **options: Any,
 ) -> tuple[AgentResult, list[RepairEvent]]:
