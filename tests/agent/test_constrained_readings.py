@@ -197,6 +197,28 @@ async def test_strict_refuses_parameters_written_again() -> None:
     assert not grammar.accepts("!!!GADGET_START:add\n!!!ARG:a1\n1\n!!!ARG:b1\n2\n!!!GADGET_END")
 
 
+OPEN_CALLS = (
+    "!!!GADGET_START:get_weather:first\n!!!ARG:city\nNew York\n\n"
+    "!!!GADGET_START:get_weather:second\n!!!ARG:city\nLos Angeles\n\n"
+)
+
+
+async def test_calls_closed_by_the_next_call_or_the_end_run_with_the_values_written() -> None:
+    # Made to write the end marker where it meant the next call, a model has already written a
+    # blank line, which the format keeps as the value's newline ("New York\n"); left open, the
+    # call reads as `missing_end` does, without it.
+    _, grammar, repairs = await _run(OPEN_CALLS, [get_weather])
+    assert grammar.accepts(OPEN_CALLS)
+    assert sorted(weather_asked) == ["Los Angeles celsius", "New York celsius"]
+    assert repairs == ["missing_end", "missing_end"]
+
+
+async def test_strict_sends_a_grammar_that_closes_every_call() -> None:
+    _, grammar, _ = await _run("Done.", [get_weather], strict=True)
+    assert not grammar.accepts(OPEN_CALLS)
+    assert grammar.accepts(OPEN_CALLS.replace("\n\n", "\n!!!GADGET_END\n"))
+
+
 _LINE = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=12).filter(
     lambda s: s.strip() == s and not s.startswith("!") and "!!!" not in s
 )

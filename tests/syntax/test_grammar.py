@@ -140,6 +140,18 @@ def test_repeats_take_the_required_parameters_again_only_for_scalars() -> None:
     assert not grammar.accepts("!!!GADGET_START:get_weather\n!!!ARG:city\nA\n!!!ARG:city\nB\n!!!GADGET_END")
 
 
+def test_open_ends_close_a_call_at_the_next_call_or_the_answers_end() -> None:
+    grammar = Grammar(block_grammar(TOOLS, open_ends=True))
+    first = "!!!GADGET_START:add\n!!!ARG:a\n1\n!!!ARG:b\n2\n"
+    second = "!!!GADGET_START:get_weather\n!!!ARG:city\nParis\n"
+    for text in (first + second + "!!!GADGET_END", first + "\n" + second, first, "Sure.\n" + first + "\n"):
+        assert grammar.accepts(text) and not BLOCK.accepts(text), text
+    assert grammar.accepts(first + "!!!GADGET_END\nDone.")  # closed calls stay as they were
+    assert not grammar.accepts(first + "Done.")  # after an integer, prose is no value
+    assert not grammar.accepts(first + "\n\n" + second)  # one blank line at most between calls
+    assert not grammar.accepts(first[:-1])  # the answer ends at a line's end, not inside a value
+
+
 def test_custom_markers() -> None:
     grammar = Grammar(block_grammar([ADD], start_prefix="<<CALL ", end_prefix="<<END", arg_prefix="<<ARG "))
     text = write_block_call("add", {"a": 1, "b": 2}, start_prefix="<<CALL ", end_prefix="<<END", arg_prefix="<<ARG ")
@@ -249,6 +261,27 @@ def test_every_block_call_the_writer_writes_is_accepted(case: Any, name: str, be
     # And the parser reads that text as one well-formed call.
     calls = [e.call for e in run(GadgetCallParser(), [text]) if e.type == "gadget_call"]
     assert len(calls) == 1 and calls[0].parse_error is None
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_schemas(), _NAMES, st.lists(st.booleans(), min_size=1, max_size=3), st.booleans())
+def test_calls_left_open_are_accepted_and_read_as_written(
+    case: Any, name: str, blank_lines: list[bool], last_closed: bool
+) -> None:
+    """Calls whose end markers are left out (a blank line or none before the next call or the
+    answer's end; the last call closed or not) are accepted with ``open_ends``, and the parser reads each with the
+    parameters of the same call closed, as the ``missing_end`` repair."""
+    schema, params = case
+    if not _blockable(params) or any(isinstance(v, str) and v.endswith("\n") for v in params.values()):
+        return  # a value's last newline is written as a blank line, which an open end drops
+    closed = write_block_call(name, params)
+    opened = closed.removesuffix("!!!GADGET_END")
+    parts = [opened + ("\n" if blank else "") for blank in blank_lines]
+    text = "".join(parts[:-1]) + (closed if last_closed else parts[-1])
+    assert Grammar(block_grammar([GrammarTool(name, schema)], open_ends=True)).accepts(text), text
+    expected = next(e.call.parameters for e in run(GadgetCallParser(), [closed]) if e.type == "gadget_call")
+    calls = [e.call for e in run(GadgetCallParser(), [text]) if e.type == "gadget_call"]
+    assert [c.parameters for c in calls] == [expected] * len(blank_lines)
 
 
 @settings(max_examples=150, deadline=None)

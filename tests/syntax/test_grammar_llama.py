@@ -31,7 +31,8 @@ MISSING = missing_runtime(PYTHON) or (None if VOCAB.is_file() else "no Qwen mode
 
 READ_ADD = dataclasses.replace(ADD, aliases=("sum",), repeats=True)
 """``add`` with the forms the agent reads as one meaning: the name ``sum``, its parameters again."""
-ADD_TWICE = "!!!ARG:a\n1\n!!!ARG:b\n2\n" * 2
+ADD_ONCE = "!!!ARG:a\n1\n!!!ARG:b\n2\n"
+ADD_TWICE = ADD_ONCE * 2
 ADD_NUMBERED = "!!!ARG:a1\n1\n!!!ARG:b1\n2\n!!!ARG:a2\n3\n!!!ARG:b2\n4\n"
 
 pytestmark = [
@@ -57,6 +58,8 @@ def test_generated_grammars_parse_and_accept_the_writers_calls() -> None:
         {"grammar": block_grammar([READ_ADD]), "text": "!!!GADGET_START:sum\n!!!ARG:a\n1\n!!!ARG:b\n2\n!!!GADGET_END"},
         {"grammar": block_grammar([READ_ADD]), "text": "!!!GADGET_START:add\n" + ADD_TWICE + "!!!GADGET_END"},
         {"grammar": block_grammar([READ_ADD]), "text": "!!!GADGET_START:add\n" + ADD_NUMBERED + "!!!GADGET_END"},
+        # Calls left open: closed by the next call's start (after a blank line) and by the end.
+        {"grammar": block_grammar([ADD], open_ends=True), "text": ("!!!GADGET_START:add\n" + ADD_ONCE + "\n") * 2},
     ]
 
     @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
@@ -71,7 +74,7 @@ def test_generated_grammars_parse_and_accept_the_writers_calls() -> None:
             text = None
         cases.append({"grammar": block_grammar([tool]), "text": text})
         read = GrammarTool(name, schema, aliases=(f"{name}x",), repeats=True)  # the forms the agent reads too
-        cases.append({"grammar": block_grammar([read]), "text": text})
+        cases.append({"grammar": block_grammar([read], open_ends=True), "text": text})
         cases.append({"grammar": emoji_grammar([tool]), "text": None})
 
     collect()

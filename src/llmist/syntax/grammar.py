@@ -30,7 +30,11 @@ and a grammar that completes ``save`` to ``save_note`` drops the id); and, with 
 required parameters written again after its arguments, once per further call (``!!!ARG:city``
 ``Tokyo`` then ``!!!ARG:city`` ``Oslo``: two cities' weather asked for in one block) or numbered
 by call (``!!!ARG:city1``, ``!!!ARG:city2``), where every parameter is a scalar, so that each
-repetition reads as exactly one call.
+repetition reads as exactly one call. And, with ``open_ends``, a call its end marker does not
+close when the next call's start marker or the answer's end does (the ``missing_end`` reading,
+which drops the blank lines before the next call): a model made to write the end marker where it
+meant to start the next call has already written a blank line, which the format keeps as the
+last value's newline (``New York\n``).
 
 GBNF has no lookahead, so "prose that cannot swallow a call" is built as an automaton: prose
 is any text that never contains the start marker (the parser finds it mid-line too), and, in
@@ -91,12 +95,15 @@ def call_grammar(
     start_prefix: str = DEFAULT_START_PREFIX,
     end_prefix: str = DEFAULT_END_PREFIX,
     arg_prefix: str = DEFAULT_ARG_PREFIX,
+    open_ends: bool = False,
 ) -> str:
-    """The GBNF grammar of an answer in ``syntax``: free prose and calls of ``tools``."""
+    """The GBNF grammar of an answer in ``syntax``: free prose and calls of ``tools``
+    (``open_ends``: see :func:`block_grammar`)."""
     if syntax == "emoji":
         return emoji_grammar(tools)
     if syntax == "block":
-        return block_grammar(tools, start_prefix=start_prefix, end_prefix=end_prefix, arg_prefix=arg_prefix)
+        markers = {"start_prefix": start_prefix, "end_prefix": end_prefix, "arg_prefix": arg_prefix}
+        return block_grammar(tools, **markers, open_ends=open_ends)
     raise ValueError(f"No call grammar for the syntax {syntax!r}: expected 'block' or 'emoji' (native needs none)")
 
 
@@ -106,8 +113,11 @@ def block_grammar(
     start_prefix: str = DEFAULT_START_PREFIX,
     end_prefix: str = DEFAULT_END_PREFIX,
     arg_prefix: str = DEFAULT_ARG_PREFIX,
+    open_ends: bool = False,
 ) -> str:
-    """The GBNF grammar of a block-syntax answer (see the module's docstring for what it forces)."""
+    """The GBNF grammar of a block-syntax answer (see the module's docstring for what it forces).
+    ``open_ends``: a call may also be closed by the next call's start marker (after at most one
+    blank line) or by the answer's end, where the parser reads it as the ``missing_end`` repair."""
     markers = (start_prefix, end_prefix, arg_prefix)
     for marker in markers:
         if not marker or "\n" in marker or "\r" in marker:
@@ -119,7 +129,12 @@ def block_grammar(
     calls = [_block_call(g, t, markers, lead) for t in _unique(tools)]
     call = g.rule("call", " | ".join(calls) if calls else '"' + "\\x00" + '"')  # no gadget: no call
     after = g.rule("after-call", '( "\\n" prose-ls )?')
-    _text(g, "prose", [start_prefix], lead, end_anywhere=True, line_start_exit=f"{call} {after}")
+    closed = f"{call} {_lit(end_prefix)} {after}"
+    if open_ends:
+        # Only the next call or the answer's end may close a call without its end marker: prose
+        # after it would be read as the call's last value.
+        closed = g.rule("calls", f'{call} ( {_lit(end_prefix)} {after} | "\\n" calls? | calls )?')
+    _text(g, "prose", [start_prefix], lead, end_anywhere=True, line_start_exit=closed)
     g.rule("root", "prose-ls")
     return g.text()
 
@@ -285,7 +300,7 @@ def _alts(alts: Sequence[str]) -> str:
 
 
 def _block_call(g: _Grammar, tool: GrammarTool, markers: tuple[str, str, str], lead: str | None) -> str:
-    start, end, arg = markers
+    start, _, arg = markers
     if "value-ls" not in g.rules:
         _text(g, "value", markers, lead, end_anywhere=False)
         g.rule("ident", "[A-Za-z_] [A-Za-z0-9_-]*")
@@ -302,10 +317,10 @@ def _block_call(g: _Grammar, tool: GrammarTool, markers: tuple[str, str, str], l
     several = f"{args} {again}" if again else args
     if numbered:
         several = f"( {several} | {numbered} )"
-    named = [_lit(start + tool.name), "header-rest", _lit("\n"), several, _lit(end)]
+    named = [_lit(start + tool.name), "header-rest", _lit("\n"), several]
     # Under an alias the call is read as written, with no repetition: the reading that takes the
     # alias as the gadget's name does not split a call into several.
-    forms = [named, *([_lit(start + alias), _lit("\n"), args, _lit(end)] for alias in aliases)]
+    forms = [named, *([_lit(start + alias), _lit("\n"), args] for alias in aliases)]
     return g.fresh("call", " | ".join(" ".join(p for p in form if p) for form in forms))
 
 

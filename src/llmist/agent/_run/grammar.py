@@ -7,9 +7,10 @@ compiled once per gadgets, syntax, markers and strictness.
 
 Outside ``strict`` the grammar also accepts the forms the repairs read as one meaning
 (``llmist.syntax.grammar``: a gadget's first word as its name, required parameters written again
-or numbered for another call): a model that begins ``!!!GADGET_START:save`` meaning the id ``save`` would
-otherwise be made to write ``save_note`` and lose the id. Under ``strict`` those repairs are
-refused, so the grammar accepts only calls as the format writes them.
+or numbered for another call, a call closed by the next one's start or the answer's end): a model
+that begins ``!!!GADGET_START:save`` meaning the id ``save`` would otherwise be made to write
+``save_note`` and lose the id. Under ``strict`` those repairs are refused, so the grammar accepts
+only calls as the format writes them.
 """
 
 from __future__ import annotations
@@ -73,7 +74,9 @@ def _grammar(gadgets: tuple[Gadget, ...], syntax: Literal["block", "emoji"], mar
         )
         for g in gadgets
     ]
-    return call_grammar(syntax, tools, start_prefix=markers.start, end_prefix=markers.end, arg_prefix=markers.arg)
+    # A call the next call's start or the answer's end closes is read as `missing_end`.
+    prefixes = {"start_prefix": markers.start, "end_prefix": markers.end, "arg_prefix": markers.arg}
+    return call_grammar(syntax, tools, **prefixes, open_ends=not strict)
 
 
 def _body_field(gadget: Gadget) -> str | None:
