@@ -269,8 +269,8 @@ def test_calls_left_open_are_accepted_and_read_as_written(
     case: Any, name: str, blank_lines: list[bool], last_closed: bool
 ) -> None:
     """Calls whose end markers are left out (a blank line or none before the next call or the
-    answer's end; the last call closed or not) are accepted with ``open_ends``, and the parser reads each with the
-    parameters of the same call closed, as the ``missing_end`` repair."""
+    answer's end; the last call closed or not) are accepted with ``open_ends``, and the parser
+    reads each with the parameters of the same call closed, as the ``missing_end`` repair."""
     schema, params = case
     if not _blockable(params) or any(isinstance(v, str) and v.endswith("\n") for v in params.values()):
         return  # a value's last newline is written as a blank line, which an open end drops

@@ -102,8 +102,9 @@ def call_grammar(
     if syntax == "emoji":
         return emoji_grammar(tools)
     if syntax == "block":
-        markers = {"start_prefix": start_prefix, "end_prefix": end_prefix, "arg_prefix": arg_prefix}
-        return block_grammar(tools, **markers, open_ends=open_ends)
+        return block_grammar(
+            tools, start_prefix=start_prefix, end_prefix=end_prefix, arg_prefix=arg_prefix, open_ends=open_ends
+        )
     raise ValueError(f"No call grammar for the syntax {syntax!r}: expected 'block' or 'emoji' (native needs none)")
 
 

@@ -74,9 +74,14 @@ def _grammar(gadgets: tuple[Gadget, ...], syntax: Literal["block", "emoji"], mar
         )
         for g in gadgets
     ]
-    # A call the next call's start or the answer's end closes is read as `missing_end`.
-    prefixes = {"start_prefix": markers.start, "end_prefix": markers.end, "arg_prefix": markers.arg}
-    return call_grammar(syntax, tools, **prefixes, open_ends=not strict)
+    return call_grammar(
+        syntax,
+        tools,
+        start_prefix=markers.start,
+        end_prefix=markers.end,
+        arg_prefix=markers.arg,
+        open_ends=not strict,  # a call the next call's start or the answer's end closes: `missing_end`
+    )
 
 
 def _body_field(gadget: Gadget) -> str | None:
