@@ -8,9 +8,14 @@ CASE = EvalCase("c", "single", "p", [], answer=("6912",), calls=(ExpectedCall("a
 
 
 def _call(
-    gadget: str = "add", ok: bool = True, iteration: int = 1, deps: tuple[str, ...] = (), **params: object
+    gadget: str = "add",
+    ok: bool = True,
+    iteration: int = 1,
+    deps: tuple[str, ...] = (),
+    call_id: str = "id",
+    **params: object,
 ) -> CallRecord:
-    return CallRecord(gadget, "id", params or {"a": 1, "b": 2}, ok, None if ok else "boom", iteration, deps)
+    return CallRecord(gadget, call_id, params or {"a": 1, "b": 2}, ok, None if ok else "boom", iteration, deps)
 
 
 def test_a_right_answer_with_the_expected_call_passes() -> None:
@@ -49,7 +54,17 @@ def test_calls_expected_together_must_come_in_one_response() -> None:
 def test_a_dependency_is_required_when_the_case_says_so() -> None:
     case = EvalCase("c", "dependency", "p", [], calls=(ExpectedCall("read", with_dependency=True),))
     assert grade(case, "", "no_calls", [_call("read")]) == ["no successful call read() waiting for another call"]
-    assert grade(case, "", "no_calls", [_call("read", deps=("save",))]) == []
+    save = _call("save", call_id="save")
+    assert grade(case, "", "no_calls", [save, _call("read", deps=("save",))]) == []
+
+
+def test_a_dependency_on_an_id_no_call_has_is_no_dependency() -> None:
+    # The loop runs such a call without waiting (missing_dependency): it waited for nothing.
+    case = EvalCase("c", "dependency", "p", [], calls=(ExpectedCall("read", with_dependency=True),))
+    alone = [_call("save", call_id="gadget_1"), _call("read", deps=("first",), call_id="second")]
+    assert grade(case, "", "no_calls", alone) == ["no successful call read() waiting for another call"]
+    itself = [_call("read", deps=("second",), call_id="second")]
+    assert grade(case, "", "no_calls", itself) == ["no successful call read() waiting for another call"]
 
 
 def test_the_stop_reason_is_checked() -> None:

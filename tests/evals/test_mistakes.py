@@ -89,6 +89,20 @@ async def test_an_answer_without_any_call_fails_for_the_missing_call() -> None:
     assert result.failures == ["no successful call add(a=1234, b=5678)"]
 
 
+async def test_a_dependency_on_an_id_no_call_has_does_not_count_as_waiting() -> None:
+    # The loop runs count_to without waiting for "first" (no call has that id): right values,
+    # but the call the case asks for, one waiting for another, was never made.
+    case = BUILTIN_SUITE.select(["counter_chain"]).cases[0]
+    start = block_call("start_counter", name="laps")
+    count = block_call("count_to", invocation_id="second", deps=["first"], name="laps", n=5)
+    result = await run_case(case, "block", MockModel([start + count, "The counter laps is at 5."]))
+    assert result.repairs == {"missing_dependency": 1}
+    assert result.failures == ["no successful call count_to(name='laps', n=5) waiting for another call"]
+    waited = block_call("count_to", invocation_id="second", deps=["gadget_1"], name="laps", n=5)
+    result = await run_case(case, "block", MockModel([start + waited, "The counter laps is at 5."]))
+    assert result.passed, result.failures
+
+
 async def test_a_model_error_fails_the_run_and_names_the_error() -> None:
     result = await run_case(ADD, "block", MockModel([ConnectionError("server gone")]))
     assert result.failures == ["run failed: ConnectionError: server gone"]

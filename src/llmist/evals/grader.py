@@ -44,8 +44,9 @@ def grade(case: EvalCase, output: str, stop_reason: str, calls: Sequence[CallRec
     said = normalize_answer(output)
     failures += [f"answer lacks {want!r}" for want in case.answer if normalize_answer(want) not in said]
     matched: list[CallRecord] = []
+    ids = {c.invocation_id for c in calls}
     for want in case.calls:
-        hit = next((c for c in calls if _matches(want, c)), None)
+        hit = next((c for c in calls if _matches(want, c, ids)), None)
         if hit is None:
             failures.append(f"no successful call {_describe(want)}")
         else:
@@ -57,10 +58,13 @@ def grade(case: EvalCase, output: str, stop_reason: str, calls: Sequence[CallRec
     return failures
 
 
-def _matches(want: ExpectedCall, call: CallRecord) -> bool:
+def _matches(want: ExpectedCall, call: CallRecord, ids: set[str]) -> bool:
+    """Whether ``call`` is the call ``want`` describes; ``ids``: every call's id in the run."""
     if not call.ok or call.gadget != want.gadget:
         return False
-    if want.with_dependency and not call.dependencies:
+    # A dependency counts only when it names a call the run made: a call that waits for an id
+    # no call has runs without waiting (the missing_dependency repair), so it waited for nothing.
+    if want.with_dependency and not any(d in ids and d != call.invocation_id for d in call.dependencies):
         return False
     if any(_norm(call.parameters.get(k)) != _norm(v) for k, v in want.params.items()):
         return False
